@@ -1,0 +1,43 @@
+import type { WireRequest } from '../model/request.js';
+
+/** Ordered response header list; a name may repeat (one line per value). */
+export type OutgoingHeaders = Array<[string, string]>;
+
+/** How the engine answers one request; implemented per connection by HTTP/1 and HTTP/2 transports. */
+export interface ResponseSink {
+  readonly protocol: 'http1' | 'h2';
+  /**
+   * Write a complete response. HTTP/1: adds Content-Length unless the headers carry
+   * Transfer-Encoding; closes the connection afterwards when a `Connection: close` header is present
+   * (mountebank's default) or the request was HTTP/1.0 without keep-alive.
+   */
+  send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void;
+  /** Real TCP RST (beneath TLS on https). */
+  reset(): void;
+  /** Close with no bytes written (FIN). */
+  closeEmpty(): void;
+  /** Write bytes verbatim on the raw socket (beneath TLS framing is not possible: TLS-encrypted) then close. */
+  writeRawAndClose(bytes: Buffer): void;
+}
+
+export type RequestHandler = (request: WireRequest, sink: ResponseSink) => void;
+
+export interface ListenerOptions {
+  protocol: 'http' | 'https';
+  port: number;
+  host?: string;
+  /** PEM; a default self-signed pair is used when omitted on https. */
+  key?: string;
+  cert?: string;
+  mutualAuth?: boolean;
+  /** false: HTTP/1 only (no h2c sniff, ALPN offers only http/1.1). */
+  http2: boolean;
+  /** Request body cap in bytes; larger bodies are answered 413. */
+  maxBodyBytes: number;
+}
+
+export interface Listener {
+  readonly port: number;
+  /** Resolves once the port is unbound and every connection (keep-alive included) is closed. */
+  close(): Promise<void>;
+}
