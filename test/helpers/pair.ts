@@ -1,0 +1,161 @@
+/**
+ * Differential testing: the same imposter JSON and requests go to mountebank 2.9.1 and to svc, and
+ * the answers are reduced to the parts a mountebank client can observe before comparison.
+ *
+ * `DIFF_SVC=mb` puts a second mountebank on the svc side, which validates the harness itself.
+ *
+ * What is compared on imposter traffic: status, body bytes, and every response header except
+ * `date` (time), `content-length` / `transfer-encoding` (framing: mountebank streams chunked, a
+ * faster engine may send a length) and `keep-alive` (a timeout hint). Header names are compared
+ * case-insensitively; the values of a repeated header are compared in order.
+ *
+ * Admin JSON: mountebank's document must be contained in svc's (svc may add SPEC extensions such
+ * as `stubCount`), after `_links` hosts and imposter ports are replaced by placeholders (each side
+ * listens on its own ports) and the values of `timestamp` / `requestFrom` / `ip` (per run) are masked.
+ */
+import { isUtf8 } from 'node:buffer';
+import { freePort, http, startMountebank, startSvc, type HttpOptions, type HttpResponse, type RunningServer } from './servers.js';
+
+export interface Side {
+  name: string;
+  server: RunningServer;
+  admin: string;
+}
+
+export interface Pair {
+  mb: Side;
+  svc: Side;
+  stop(): Promise<void>;
+}
+
+export async function startPair(): Promise<Pair> {
+  const [mb, svc] = await Promise.allSettled([
+    startMountebank(),
+    process.env.DIFF_SVC === 'mb' ? startMountebank() : startSvc(),
+  ]);
+  if (mb.status === 'rejected' || svc.status === 'rejected') {
+    if (mb.status === 'fulfilled') await mb.value.stop();
+    if (svc.status === 'fulfilled') await svc.value.stop();
+    throw mb.status === 'rejected' ? mb.reason : (svc as PromiseRejectedResult).reason;
+  }
+  const side = (name: string, server: RunningServer): Side =>
+    ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
+  return {
+    mb: side('mountebank', mb.value),
+    svc: side(process.env.DIFF_SVC === 'mb' ? 'mountebank#2' : 'svc', svc.value),
+    async stop() { await Promise.all([mb.value.stop(), svc.value.stop()]); },
+  };
+}
+
+export interface SideImposters {
+  side: Side;
+  /** One per imposter passed to createOnBoth, ascending, so both sides list them in the same order. */
+  ports: number[];
+  created: HttpResponse[];
+}
+
+/** POSTs the imposters (without `port`) to both sides, each side on free ports of its own. */
+export async function createOnBoth(pair: Pair, ...imposters: object[]): Promise<[SideImposters, SideImposters]> {
+  const make = async (side: Side): Promise<SideImposters> => {
+    const ports: number[] = [];
+    while (ports.length < imposters.length) {
+      const port = await freePort();
+      if (!ports.includes(port)) ports.push(port);
+    }
+    ports.sort((a, b) => a - b);
+    const created: HttpResponse[] = [];
+    for (const [i, imposter] of imposters.entries()) {
+      const res = await postJson(`${side.admin}/imposters`, { ...imposter, port: ports[i] });
+      if (res.status !== 201) throw new Error(`${side.name} refused the imposter (${res.status}): ${res.body}`);
+      created.push(res);
+    }
+    return { side, ports, created };
+  };
+  return [await make(pair.mb), await make(pair.svc)];
+}
+
+export async function deleteAll(pair: Pair): Promise<void> {
+  await Promise.all([pair.mb, pair.svc].map((side) => http('DELETE', `${side.admin}/imposters`)));
+}
+
+export function postJson(url: string, value: unknown, method = 'POST'): Promise<HttpResponse> {
+  return http(method, url, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
+}
+
+export const ignoredHeaders = new Set(['date', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+export interface ResponseView {
+  status: number;
+  headers: Record<string, string[]>;
+  body: string;
+}
+
+/** What a client observes of an imposter response; binary bodies as base64 so diffs stay readable. */
+export function view(res: HttpResponse): ResponseView {
+  const headers: Record<string, string[]> = {};
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    const name = res.rawHeaders[i]!.toLowerCase();
+    if (ignoredHeaders.has(name)) continue;
+    (headers[name] ??= []).push(res.rawHeaders[i + 1]!);
+  }
+  const sorted = Object.fromEntries(Object.entries(headers).sort(([a], [b]) => a.localeCompare(b)));
+  const body = isUtf8(res.bodyBytes) ? res.body : `base64:${res.bodyBytes.toString('base64')}`;
+  return { status: res.status, headers: sorted, body };
+}
+
+/** A request to the first imposter of a side. */
+export function send(imposters: SideImposters, method: string, path: string, options: HttpOptions = {}): Promise<HttpResponse> {
+  return http(method, `http://127.0.0.1:${imposters.ports[0]}${path}`, options);
+}
+
+/** Per-run values: kept as a presence marker so a missing field still shows. */
+const volatileKeys = new Set(['timestamp', 'requestFrom', 'ip']);
+
+/**
+ * Admin JSON with this side's addresses replaced: `http://host:adminPort` → `http://ADMIN`, each
+ * imposter port (as a number, or after `:` or `/` in a string) → `PORT<n>`, numbered by the
+ * caller's list so both sides map alike.
+ */
+export function normalizeAdmin(value: unknown, side: Side, imposterPorts: number[]): unknown {
+  const portAlias = new Map(imposterPorts.map((port, i) => [port, `PORT${i}`]));
+  const walk = (node: unknown, key?: string): unknown => {
+    if (Array.isArray(node)) return node.map((item) => walk(item));
+    if (node && typeof node === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) out[k] = volatileKeys.has(k) ? '<volatile>' : walk(v, k);
+      return out;
+    }
+    if (key === 'port' && typeof node === 'number') return portAlias.get(node) ?? node;
+    if (typeof node === 'string') {
+      return node
+        .replace(/^https?:\/\/[^/]+:\d+/, (origin) => origin.endsWith(`:${side.server.adminPort}`) ? 'http://ADMIN' : origin)
+        // `/imposters/<port>` in links, `127.0.0.1:<port>` in recorded Host headers.
+        .replace(/(?<=[:/])\d+\b/g, (digits) => portAlias.get(Number(digits)) ?? digits);
+    }
+    return node;
+  };
+  return walk(value);
+}
+
+/**
+ * Paths (`a.b[0].c`) where `expected` is not contained in `actual`: every object key of expected
+ * must be present with a contained value; arrays must have equal length, compared element-wise.
+ */
+export function missingFrom(expected: unknown, actual: unknown, path = '$'): string[] {
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`];
+    if (actual.length !== expected.length) {
+      return [`${path}: expected ${expected.length} items, got ${actual.length}: ${JSON.stringify(actual)}`];
+    }
+    return expected.flatMap((item, i) => missingFrom(item, actual[i], `${path}[${i}]`));
+  }
+  if (expected && typeof expected === 'object') {
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual)) {
+      return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
+    }
+    const actualRecord = actual as Record<string, unknown>;
+    return Object.entries(expected).flatMap(([k, v]) =>
+      k in actualRecord ? missingFrom(v, actualRecord[k], `${path}.${k}`) : [`${path}.${k}: missing (expected ${JSON.stringify(v)})`]);
+  }
+  return Object.is(expected, actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
+}

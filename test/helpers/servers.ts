@@ -1,0 +1,200 @@
+/**
+ * Spawning svc and mountebank for tests and benches, plus a minimal HTTP client.
+ *
+ * uvu runs every test file in one process, so nothing here may leave a handle open: children are
+ * killed (SIGTERM, then SIGKILL after a grace period) and reaped on stop, their output pipes end with
+ * them, and a process 'exit' hook kills any child a crashed run left behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface RunningServer {
+  adminPort: number;
+  /** Resolves once the process has exited; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface SpawnSpec {
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  adminPort: number;
+  /** Path answered once the admin API is up (any HTTP status counts). */
+  readyPath: string;
+  readyTimeoutMs?: number;
+  /** Called after the process has exited (temp dirs, ...). */
+  cleanup?: () => void;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) killGroup(child, 'SIGKILL');
+});
+
+/** A port the OS just handed out on loopback; racy in theory, fine for tests on one machine. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a server process and waits for its admin port; rejects with the process output on failure. */
+export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
+  // A process group of its own, so stop() also reaches anything the command forks.
+  const child = spawn(spec.command, spec.args, {
+    cwd: spec.cwd ?? repoRoot,
+    env: spec.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  live.add(child);
+  let output = '';
+  const keepTail = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000); };
+  child.stdout?.on('data', keepTail);
+  child.stderr?.on('data', keepTail);
+  let gone = false;
+  const exited = new Promise<void>((resolve) => {
+    const finish = () => {
+      if (gone) return;
+      gone = true;
+      live.delete(child);
+      spec.cleanup?.();
+      resolve();
+    };
+    child.once('exit', finish);
+    // A command that cannot be spawned at all reports only 'error'.
+    child.once('error', (err) => { output += `\nspawn error: ${err.message}`; if (!child.pid) finish(); });
+  });
+
+  const stop = async () => {
+    if (!gone) {
+      killGroup(child, 'SIGTERM');
+      const grace = setTimeout(() => killGroup(child, 'SIGKILL'), 2000);
+      await exited;
+      clearTimeout(grace);
+    }
+    await exited;
+  };
+
+  const deadline = Date.now() + (spec.readyTimeoutMs ?? 20_000);
+  for (;;) {
+    if (gone || child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`${spec.command} ${spec.args.join(' ')} exited before answering:\n${output}`);
+    }
+    try {
+      await http('GET', `http://127.0.0.1:${spec.adminPort}${spec.readyPath}`, { timeoutMs: 1000 });
+      return { adminPort: spec.adminPort, stop };
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`${spec.command} ${spec.args.join(' ')} did not answer on ${spec.adminPort}:\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+export interface MountebankOptions {
+  args?: string[];
+  /** Prefix such as ['taskset', '-c', '0'] to pin the process. */
+  wrapper?: string[];
+  adminPort?: number;
+}
+
+/** mountebank 2.9.1 from node_modules; its log and pid files go to a temp dir, not the repo. */
+export async function startMountebank(options: MountebankOptions = {}): Promise<RunningServer> {
+  const adminPort = options.adminPort ?? await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-mb-'));
+  const mb = [
+    process.execPath, join(repoRoot, 'node_modules/mountebank/bin/mb'),
+    '--port', String(adminPort), '--nologfile', '--pidfile', join(dir, 'mb.pid'),
+    ...(options.args ?? []),
+  ];
+  const [command, ...args] = [...(options.wrapper ?? []), ...mb];
+  return spawnServer({
+    command: command!, args, adminPort, readyPath: '/imposters', cwd: dir,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
+}
+
+export interface SvcOptions {
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  adminPort?: number;
+}
+
+/** svc from source through tsx, so tests need no build. */
+export async function startSvc(options: SvcOptions = {}): Promise<RunningServer> {
+  const adminPort = options.adminPort ?? await freePort();
+  return spawnServer({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...(options.args ?? [])],
+    env: { ...process.env, ...options.env },
+    adminPort,
+    readyPath: '/',
+  });
+}
+
+export interface HttpOptions {
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Alternating name/value list exactly as received (names keep their case, repeats kept). */
+  rawHeaders: string[];
+  body: string;
+  bodyBytes: Buffer;
+}
+
+/** One request on a fresh connection (agent:false), so no socket outlives the call. */
+export function http(method: string, url: string, options: HttpOptions = {}): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: options.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const bodyBytes = Buffer.concat(chunks);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: bodyBytes.toString('utf8'),
+          bodyBytes,
+        });
+      });
+    });
+    req.setTimeout(options.timeoutMs ?? 5000, () => req.destroy(new Error(`${method} ${url} timed out`)));
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
