@@ -1,0 +1,46 @@
+/**
+ * The servers under test, each a child process pinned to core 0 (wrk gets core 1) when taskset is
+ * available, so the numbers do not depend on which core the scheduler picked.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, repoRoot, spawnServer, startMountebank, type RunningServer } from '../test/helpers/servers.js';
+
+export interface Pinning {
+  server: string[];
+  wrk: string[];
+}
+
+export function pinning(enabled: boolean): Pinning {
+  return enabled ? { server: ['taskset', '-c', '0'], wrk: ['taskset', '-c', '1'] } : { server: [], wrk: [] };
+}
+
+/**
+ * svc from the build (`npm run bench` compiles first). `BENCH_SVC_CMD` replaces the command, with
+ * `{port}` standing for the admin port, e.g. a second mountebank while svc's server is unfinished:
+ * BENCH_SVC_CMD='node node_modules/mountebank/bin/mb --nologfile --port {port}'
+ */
+export async function startSvcServer(pin: Pinning): Promise<{ server: RunningServer; command: string }> {
+  const adminPort = await freePort();
+  const custom = process.env.BENCH_SVC_CMD;
+  const entry = join(repoRoot, 'dist/tools/svc.js');
+  if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
+  const words = custom
+    ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
+    : [process.execPath, entry, 'start', '--port', String(adminPort)];
+  const [command, ...args] = [...pin.server, ...words];
+  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
+  return { server, command: words.join(' ') };
+}
+
+/** mountebank at `warn`: its default `info` logs every request, a cost no benchmark user wants. */
+export function startMountebankServer(pin: Pinning): Promise<RunningServer> {
+  return startMountebank({ wrapper: pin.server, args: ['--loglevel', 'warn'] });
+}
+
+/** The bare node:net hello-world (bench/ceiling.ts); `adminPort` is its only port. */
+export async function startCeiling(pin: Pinning): Promise<RunningServer> {
+  const port = await freePort();
+  const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/ceiling.ts'), String(port)];
+  return spawnServer({ command: command!, args, adminPort: port, readyPath: '/' });
+}

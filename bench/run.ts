@@ -1,0 +1,162 @@
+/**
+ * `npm run bench`: svc vs mountebank 2.9.1 side by side, plus a bare node:net ceiling.
+ *
+ * Env: BENCH_DURATION (seconds per measurement, default 5), BENCH_RUNS (default 3; the median is
+ * printed), BENCH_WARMUP (seconds, default 1), BENCH_ONLY=a,b (scenario ids), BENCH_SVC_CMD (see
+ * processes.ts). Runs are interleaved (each scenario: svc, mountebank, svc, ...) so drift from
+ * other load on the machine hits both sides alike.
+ */
+import { http, type RunningServer } from '../test/helpers/servers.js';
+import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
+import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
+import { renderTable, renderTargets, summarize, type Cell, type Row, type Target } from './table.js';
+import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
+
+const CONNECTIONS = 50;
+const THREADS = 1;
+
+function positiveEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return value;
+}
+
+const duration = Math.max(1, positiveEnv('BENCH_DURATION', 5));
+const runs = Math.max(1, positiveEnv('BENCH_RUNS', 3));
+const warmup = positiveEnv('BENCH_WARMUP', 1);
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const ceilingWanted = !only || only.includes('e');
+const selected = scenarios.filter((s) => !only || only.includes(s.id));
+if (only) {
+  const unknown = only.filter((id) => id !== 'e' && !scenarios.some((s) => s.id === id));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${[...scenarios.map((s) => s.id), 'e'].join(', ')}`);
+}
+
+const servers: RunningServer[] = [];
+let stopping: Promise<void> | undefined;
+const stopAll = () => (stopping ??= Promise.all(servers.map((s) => s.stop())).then(() => undefined));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping servers\n`);
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+async function track<T extends RunningServer>(start: Promise<T>): Promise<T> {
+  const server = await start;
+  servers.push(server);
+  return server;
+}
+
+async function createImposter(server: RunningServer, scenario: Scenario): Promise<number> {
+  const res = await http('POST', `http://127.0.0.1:${server.adminPort}/imposters`, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(scenario.imposter),
+  });
+  if (res.status !== 201) throw new Error(`(${scenario.id}) imposter refused with ${res.status}: ${res.body.slice(0, 500)}`);
+  const port = (JSON.parse(res.body) as { port?: unknown }).port;
+  if (typeof port !== 'number') throw new Error(`(${scenario.id}) created imposter has no port: ${res.body.slice(0, 500)}`);
+  return port;
+}
+
+/** One request outside wrk: a scenario that answers the wrong stub must not be benchmarked. */
+async function check(url: string, request: BenchRequest, expectBody: string, who: string): Promise<void> {
+  const res = await http(request.method, `${url}${request.path}`, { headers: request.headers, body: request.body });
+  if (res.status !== 200 || res.body !== expectBody) {
+    throw new Error(`${who}: expected 200 «${expectBody}», got ${res.status} «${res.body.slice(0, 200)}»`);
+  }
+}
+
+async function measure(url: string, request: BenchRequest, wrkPin: string[]) {
+  const base = { url, request, connections: CONNECTIONS, threads: THREADS, wrapper: wrkPin };
+  if (warmup > 0) await runWrk({ ...base, seconds: warmup });
+  return runWrk({ ...base, seconds: duration });
+}
+
+async function main(): Promise<void> {
+  ensureWrk();
+  const pinned = hasTaskset();
+  const pin = pinning(pinned);
+
+  const svc = await startSvcServer(pin);
+  servers.push(svc.server);
+  const mb = await track(startMountebankServer(pin));
+  const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
+
+  process.stdout.write([
+    'svc vs mountebank 2.9.1',
+    `  load: wrk -t${THREADS} -c${CONNECTIONS} -d${duration}s after a ${warmup}s warm-up; median of ${runs} run(s) per cell, runs interleaved`,
+    `  pinning: ${pinned ? 'servers on core 0, wrk on core 1 (taskset)' : 'none (taskset not found)'}`,
+    '  every stub response sends `Connection: keep-alive` (mountebank closes after each response by default)',
+    `  svc: ${svc.command}`,
+    '  mountebank: node_modules/mountebank/bin/mb --loglevel warn (no per-request log lines)',
+    `  node ${process.version}`,
+    '',
+  ].join('\n') + '\n');
+
+  const rows: Row[] = [];
+  const errorNotes: string[] = [];
+  let ceilingCell: Cell | undefined;
+  if (ceiling) {
+    const url = `http://127.0.0.1:${ceiling.adminPort}`;
+    const request: BenchRequest = { method: 'GET', path: '/' };
+    await check(url, request, 'hello', 'ceiling');
+    ceilingCell = { runs: [] };
+    for (let run = 0; run < runs; run++) ceilingCell.runs.push(await measure(url, request, pin.wrk));
+    rows.push({ label: '(e) ceiling: bare node:net hello-world', svc: ceilingCell });
+    process.stderr.write('bench: (e) done\n');
+  }
+
+  for (const scenario of selected) {
+    const sides = [
+      { name: 'svc', server: svc.server, cell: { runs: [] } as Cell },
+      { name: 'mountebank', server: mb, cell: { runs: [] } as Cell },
+    ];
+    const urls: string[] = [];
+    for (const side of sides) {
+      const url = `http://127.0.0.1:${await createImposter(side.server, scenario)}`;
+      await check(url, scenario.request, scenario.expectBody, `(${scenario.id}) ${side.name}`);
+      urls.push(url);
+    }
+    for (let run = 0; run < runs; run++) {
+      for (const [i, side] of sides.entries()) side.cell.runs.push(await measure(urls[i]!, scenario.request, pin.wrk));
+    }
+    for (const side of sides) {
+      const errors = summarize(side.cell).errors;
+      if (errors) errorNotes.push(`(${scenario.id}) ${side.name}: ${errors} socket errors or non-2xx/3xx responses`);
+    }
+    rows.push({ label: `(${scenario.id}) ${scenario.title}`, svc: sides[0]!.cell, mb: sides[1]!.cell });
+    process.stderr.write(`bench: (${scenario.id}) done\n`);
+  }
+
+  process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
+  if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
+  const targets = targetsFor(rows, ceilingCell);
+  if (targets.length) process.stdout.write(`\ntargets (issue 2):\n${renderTargets(targets)}\n`);
+}
+
+function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
+  const rps = (id: string, side: 'svc' | 'mb') => {
+    const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.[side];
+    return cell && summarize(cell).requestsPerSecond;
+  };
+  const targets: Target[] = [];
+  const [a, b, c] = [rps('a', 'svc'), rps('b', 'svc'), rps('c', 'svc')];
+  const ceilingRps = ceilingCell && summarize(ceilingCell).requestsPerSecond;
+  if (a && ceilingRps) targets.push({ label: '(a) vs ceiling', value: (100 * a) / ceilingRps, threshold: 85, unit: '%' });
+  if (a && b) targets.push({ label: '(b) vs (a)', value: (100 * b) / a, threshold: 70, unit: '%' });
+  for (const [id, value] of [['b', b], ['c', c]] as const) {
+    const mbRps = rps(id, 'mb');
+    if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
+  }
+  return targets;
+}
+
+main()
+  .catch((err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll());

@@ -1,0 +1,84 @@
+/**
+ * Benchmark scenarios: one imposter (sent unchanged to svc and to mountebank) and the one request
+ * wrk repeats against it. Adding a scenario is one entry in `scenarios`.
+ *
+ * Every stub response carries `Connection: keep-alive`: mountebank otherwise answers
+ * `Connection: close` and closes after each response, which would measure TCP handshakes instead
+ * of the server.
+ */
+
+export interface BenchRequest {
+  method: string;
+  /** Path and query string. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** Imposter JSON without `port`. */
+  imposter: Record<string, unknown>;
+  request: BenchRequest;
+  /** Body the request must get back, checked on every server before measuring. */
+  expectBody: string;
+}
+
+const keepAlive = { Connection: 'keep-alive' };
+
+function is(body: string, headers: Record<string, string> = {}) {
+  return { is: { statusCode: 200, headers: { ...keepAlive, ...headers }, body } };
+}
+
+const manyPathStubs = Array.from({ length: 400 }, (_, n) => ({
+  predicates: [{ equals: { method: 'GET', path: `/item/${n}` } }],
+  responses: [is(`item ${n}`)],
+}));
+
+const manyRegexStubs = Array.from({ length: 100 }, (_, n) => ({
+  predicates: [{ matches: { path: `^/re/${n}/[a-z]+/\\d+$` } }],
+  responses: [is(`regex ${n}`)],
+}));
+
+export const scenarios: Scenario[] = [
+  {
+    id: 'a',
+    title: 'one static is stub',
+    imposter: { protocol: 'http', stubs: [{ responses: [is('hello', { 'Content-Type': 'text/plain' })] }] },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'hello',
+  },
+  {
+    id: 'b',
+    title: 'equals: last of 400 stubs',
+    imposter: { protocol: 'http', stubs: manyPathStubs },
+    request: { method: 'GET', path: '/item/399' },
+    expectBody: 'item 399',
+  },
+  {
+    id: 'c',
+    title: 'matches: last of 100 regex stubs',
+    imposter: { protocol: 'http', stubs: manyRegexStubs },
+    request: { method: 'GET', path: '/re/99/abc/123' },
+    expectBody: 'regex 99',
+  },
+  {
+    id: 'd',
+    title: 'jsonpath on a JSON body',
+    imposter: {
+      protocol: 'http',
+      stubs: [
+        { predicates: [{ equals: { body: 'other' }, jsonpath: { selector: '$.order.customer' } }], responses: [is('wrong')] },
+        { predicates: [{ equals: { body: 'alice' }, jsonpath: { selector: '$.order.customer' } }], responses: [is('order accepted')] },
+      ],
+    },
+    request: {
+      method: 'POST',
+      path: '/orders',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ order: { id: 42, customer: 'alice', items: [{ sku: 'x1', qty: 2 }, { sku: 'y9', qty: 1 }] } }),
+    },
+    expectBody: 'order accepted',
+  },
+];
