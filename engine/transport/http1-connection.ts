@@ -1,0 +1,224 @@
+import type { Socket } from 'node:net';
+import type { WireRequest } from '../model/request.js';
+import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
+import { errorEnvelope, JSON_HEADERS } from './envelope.js';
+import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
+import { InvalidResponseError, serializeResponse, type ResponseContext } from './http1-writer.js';
+
+export interface ConnectionOptions {
+  handler: RequestHandler;
+  maxBodyBytes: number;
+}
+
+const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n');
+/** Pipelined requests awaiting an answer before the connection stops reading. */
+const MAX_IN_FLIGHT = 64;
+
+const enum Fault {
+  None,
+  Reset,
+  Empty,
+  Raw,
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One request's answer slot. Answers may arrive in any order; the connection writes them in request
+ * order, so a slot holds its bytes (or its fault) until every earlier slot has been written.
+ */
+class Http1Sink implements ResponseSink {
+  readonly protocol = 'http1';
+  ready = false;
+  bytes: Buffer | null = null;
+  closeAfter = false;
+  fault = Fault.None;
+
+  constructor(
+    private readonly connection: Http1Connection,
+    private readonly ctx: ResponseContext,
+  ) {}
+
+  send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void {
+    if (this.ready) return;
+    let serialized;
+    try {
+      serialized = serializeResponse(statusCode, headers, body, this.ctx);
+    } catch (error) {
+      const type = error instanceof InvalidResponseError ? 'invalid_response' : 'internal_error';
+      serialized = serializeResponse(500, JSON_HEADERS, errorEnvelope(500, type, messageOf(error)), this.ctx);
+    }
+    this.bytes = serialized.bytes;
+    this.closeAfter = serialized.close;
+    this.settle();
+  }
+
+  reset(): void {
+    this.settleFault(Fault.Reset, null);
+  }
+
+  closeEmpty(): void {
+    this.settleFault(Fault.Empty, null);
+  }
+
+  writeRawAndClose(bytes: Buffer): void {
+    this.settleFault(Fault.Raw, bytes);
+  }
+
+  /** The handler threw or rejected: answer 500 unless it already answered. */
+  fail(error: unknown): void {
+    if (this.ready) return;
+    this.send(500, JSON_HEADERS, errorEnvelope(500, 'internal_error', messageOf(error)));
+  }
+
+  private settleFault(fault: Fault, bytes: Buffer | null): void {
+    if (this.ready) return;
+    this.fault = fault;
+    this.bytes = bytes;
+    this.settle();
+  }
+
+  private settle(): void {
+    this.ready = true;
+    this.connection.flush();
+  }
+}
+
+/** Serves HTTP/1.x on one socket (plain, or the TLS socket over `raw`). */
+export class Http1Connection {
+  private readonly parser: Http1Parser;
+  private readonly queue: Http1Sink[] = [];
+  private readonly remoteAddress: string;
+  private readonly remotePort: number;
+  private closed = false;
+  private readEnded = false;
+  private paused = false;
+
+  /**
+   * @param socket the byte stream HTTP/1 is spoken on
+   * @param raw the TCP socket beneath it (the same object on plain ports), where RST is sent
+   */
+  constructor(
+    private readonly socket: Socket,
+    private readonly raw: Socket,
+    private readonly options: ConnectionOptions,
+  ) {
+    this.remoteAddress = raw.remoteAddress ?? '';
+    this.remotePort = raw.remotePort ?? 0;
+    this.parser = new Http1Parser(options.maxBodyBytes, {
+      onRequest: (head, body) => this.onRequest(head, body),
+      onContinue: () => this.onContinue(),
+      onError: (failure) => this.answerFailure(failure),
+    });
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('end', () => this.onEnd());
+    socket.on('error', () => this.onClose());
+    socket.on('close', () => this.onClose());
+    socket.on('drain', () => this.updateFlow());
+  }
+
+  onData(chunk: Buffer): void {
+    this.parser.execute(chunk);
+    this.updateFlow();
+  }
+
+  /** Writes every answer whose turn has come; called whenever a slot becomes ready. */
+  flush(): void {
+    const queue = this.queue;
+    while (!this.closed && queue.length > 0 && queue[0].ready) {
+      const sink = queue.shift() as Http1Sink;
+      switch (sink.fault) {
+        case Fault.None:
+          this.socket.write(sink.bytes as Buffer);
+          if (sink.closeAfter) this.finish(() => this.socket.end());
+          break;
+        case Fault.Reset:
+          this.finish(() => this.raw.resetAndDestroy());
+          break;
+        case Fault.Empty:
+          this.finish(() => this.socket.end());
+          break;
+        case Fault.Raw:
+          this.finish(() => this.socket.end(sink.bytes as Buffer));
+          break;
+      }
+    }
+    if (!this.closed && this.readEnded && queue.length === 0) this.finish(() => this.socket.end());
+    this.updateFlow();
+  }
+
+  private onRequest(head: RequestHead, body: Buffer): void {
+    const sink = new Http1Sink(this, {
+      head: head.method === 'HEAD',
+      requestClose: !head.keepAlive,
+      http10: head.httpVersion === '1.0',
+    });
+    this.queue.push(sink);
+    const request: WireRequest = {
+      method: head.method,
+      url: head.url,
+      httpVersion: head.httpVersion,
+      rawHeaders: head.rawHeaders,
+      body,
+      remoteAddress: this.remoteAddress,
+      remotePort: this.remotePort,
+    };
+    try {
+      const result: unknown = this.options.handler(request, sink);
+      // A handler typed as returning void may still be async; its rejection is this request's 500.
+      if (result instanceof Promise) result.catch((error: unknown) => sink.fail(error));
+    } catch (error) {
+      sink.fail(error);
+    }
+  }
+
+  private onContinue(): void {
+    const sink = new Http1Sink(this, { head: false, requestClose: false, http10: false });
+    sink.bytes = CONTINUE;
+    sink.ready = true;
+    this.queue.push(sink);
+    this.flush();
+  }
+
+  private answerFailure(failure: ParseFailure): void {
+    const sink = new Http1Sink(this, { head: false, requestClose: true, http10: false });
+    this.queue.push(sink);
+    sink.send(failure.status, JSON_HEADERS, errorEnvelope(failure.status, failure.type, failure.message));
+  }
+
+  private onEnd(): void {
+    const failure = this.parser.endOfInput();
+    this.parser.stop();
+    this.readEnded = true;
+    if (failure !== null && this.socket.writable) this.answerFailure(failure);
+    else this.flush();
+  }
+
+  private onClose(): void {
+    this.closed = true;
+    this.parser.stop();
+    this.queue.length = 0;
+  }
+
+  /** Stops serving: later answers for this connection are dropped. */
+  private finish(close: () => void): void {
+    this.closed = true;
+    this.parser.stop();
+    this.queue.length = 0;
+    close();
+  }
+
+  /** Stop reading while too many answers are pending or the peer is not reading ours. */
+  private updateFlow(): void {
+    const busy = !this.closed && (this.queue.length >= MAX_IN_FLIGHT || this.socket.writableNeedDrain);
+    if (busy && !this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    } else if (!busy && this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+}

@@ -1,0 +1,10 @@
+export type {
+  Listener,
+  ListenerOptions,
+  OutgoingHeaders,
+  RequestHandler,
+  ResponseSink,
+} from './contract.js';
+export { createListener } from './listener.js';
+export { isHttp2Disabled } from './env.js';
+export { reasonPhrase } from './status-text.js';

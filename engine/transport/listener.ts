@@ -1,0 +1,92 @@
+import net, { type AddressInfo, type Socket } from 'node:net';
+import type { Listener, ListenerOptions, RequestHandler } from './contract.js';
+import { H2Bridge } from './h2-bridge.js';
+import { Http1Connection, type ConnectionOptions } from './http1-connection.js';
+import { acceptTls, createTlsSetup } from './tls-wrap.js';
+
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+
+function ignore(): void {}
+
+/**
+ * Plain port with HTTP/2 enabled: look at the first bytes; the HTTP/2 preface hands the socket to
+ * node:http2 (paused, bytes unshifted, never resumed here), anything else is HTTP/1.
+ */
+function sniffPreface(socket: Socket, h2: H2Bridge, options: ConnectionOptions): void {
+  let seen: Buffer | null = null;
+  const onData = (chunk: Buffer): void => {
+    const bytes = seen === null ? chunk : Buffer.concat([seen, chunk]);
+    const n = Math.min(bytes.length, PREFACE.length);
+    const isPreface = bytes.compare(PREFACE, 0, n, 0, n) === 0;
+    if (isPreface && bytes.length < PREFACE.length) {
+      seen = bytes;
+      return;
+    }
+    socket.off('data', onData);
+    if (isPreface) {
+      socket.pause();
+      socket.unshift(bytes);
+      h2.adopt(socket, socket);
+    } else {
+      new Http1Connection(socket, socket, options).onData(bytes);
+    }
+  };
+  socket.on('data', onData);
+}
+
+function listen(server: net.Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    // No host: every interface, IPv6 and IPv4, as mountebank binds.
+    server.listen({ port, host });
+  });
+}
+
+export async function createListener(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
+  const tlsSetup = options.protocol === 'https' ? await createTlsSetup(options) : null;
+  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes) : null;
+  const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes };
+  const sockets = new Set<Socket>();
+
+  // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
+  const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (raw) => {
+    sockets.add(raw);
+    raw.on('close', () => sockets.delete(raw));
+    raw.on('error', ignore);
+    if (tlsSetup !== null) {
+      acceptTls(raw, tlsSetup, (secure) => {
+        if (h2 !== null && secure.alpnProtocol === 'h2') h2.adopt(secure, raw);
+        else new Http1Connection(secure, raw, connectionOptions);
+      });
+    } else if (h2 !== null) {
+      sniffPreface(raw, h2, connectionOptions);
+    } else {
+      new Http1Connection(raw, raw, connectionOptions);
+    }
+  });
+
+  await listen(server, options.port, options.host);
+  // Accept failures (EMFILE...) must not take the process down.
+  server.on('error', ignore);
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    close(): Promise<void> {
+      closing ??= new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
