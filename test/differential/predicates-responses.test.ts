@@ -71,6 +71,7 @@ const cases: Case[] = [
   predicate('deepEquals query needs every key', { deepEquals: { query: { q: '1' } } }, [get('/?q=1')], [get('/?q=1&r=2'), get('/')]),
   predicate('deepEquals empty query', { deepEquals: { query: {} } }, [get('/x')], [get('/x?a=1')]),
   predicate('deepEquals body JSON exact', { deepEquals: { body: { a: 1 } } }, [json({ a: 1 })], [json({ a: 1, b: 2 }), json({ a: 2 })]),
+  predicate('deepEquals method', { deepEquals: { method: 'put' } }, [{ method: 'PUT', path: '/' }], [get('/')]),
   predicate('deepEquals path', { deepEquals: { path: '/exact' } }, [get('/exact'), get('/EXACT')], [get('/exact/')]),
   predicate('deepEquals body text caseSensitive', { deepEquals: { body: 'Body' }, caseSensitive: true }, [post('Body')], [post('body')]),
 
@@ -140,6 +141,11 @@ const cases: Case[] = [
   {
     name: 'response-level repeat',
     imposter: { protocol: 'http', stubs: [{ responses: [{ is: { body: 'A' }, repeat: 2 }, { is: { body: 'B' } }] }] },
+    requests: ['A', 'A', 'B', 'A'].map((expect) => ({ path: '/', expect })),
+  },
+  {
+    name: 'repeat inside _behaviors',
+    imposter: { protocol: 'http', stubs: [{ responses: [{ is: { body: 'A' }, _behaviors: { repeat: 2 } }, { is: { body: 'B' } }] }] },
     requests: ['A', 'A', 'B', 'A'].map((expect) => ({ path: '/', expect })),
   },
   {

@@ -74,8 +74,17 @@ export async function createOnBoth(pair: Pair, ...imposters: object[]): Promise<
   return [await make(pair.mb), await make(pair.svc)];
 }
 
+/**
+ * Clears both sides between cases. Never throws: it runs in uvu's after.each hook, where an error
+ * would abort the whole run; a leftover imposter shows up in the next admin comparison instead.
+ */
 export async function deleteAll(pair: Pair): Promise<void> {
-  await Promise.all([pair.mb, pair.svc].map((side) => http('DELETE', `${side.admin}/imposters`)));
+  const results = await Promise.allSettled([pair.mb, pair.svc].map((side) => http('DELETE', `${side.admin}/imposters`)));
+  for (const [i, result] of results.entries()) {
+    if (result.status === 'rejected') {
+      process.stderr.write(`DELETE /imposters on ${[pair.mb, pair.svc][i]!.name} failed: ${String(result.reason)}\n`);
+    }
+  }
 }
 
 export function postJson(url: string, value: unknown, method = 'POST'): Promise<HttpResponse> {
