@@ -1,0 +1,97 @@
+/**
+ * jsonpath / xpath parameters: they replace each request string with what the selector picks
+ * (one value, an array when several, undefined when none), exactly as mountebank's select() does.
+ */
+import { JSONPath } from 'jsonpath-plus';
+import xpath from 'xpath';
+import { DOMParser } from '@xmldom/xmldom';
+import { PredicateError } from './errors.js';
+import { forceStrings, isObject, sortedCopy } from './values.js';
+
+export type Selector = (text: string) => unknown;
+
+/** One match becomes a scalar, several an order-independent array (mountebank's select + orderIndependent). */
+function collapse(values: unknown): unknown {
+  const single = values !== undefined && values !== null && (values as { length?: unknown }).length === 1;
+  const picked = single ? (values as ArrayLike<unknown>)[0] : values;
+  return Array.isArray(picked) ? sortedCopy(picked) : picked;
+}
+
+type JsonPathCall = (path: unknown, json: unknown) => unknown;
+
+/** `parse` is tryJSON bound to the predicate's normalisation; `stringify` is deepEquals' forceStrings. */
+export function jsonPathSelector(selector: unknown, parse: (text: string) => unknown, stringify: boolean): Selector {
+  const run = JSONPath as unknown as JsonPathCall;
+  return text => {
+    let possibleJSON = parse(text);
+    if (stringify) possibleJSON = forceStrings(possibleJSON);
+    let values: unknown;
+    try {
+      const json = isObject(possibleJSON) ? possibleJSON : JSON.parse(possibleJSON as string);
+      const result = run(selector, json) as { length: number } | string;
+      values = typeof result === 'string' || result.length !== 0 ? result : undefined;
+    } catch {
+      values = undefined;
+    }
+    return collapse(values);
+  };
+}
+
+interface XNode {
+  nodeType: number;
+  nodeValue?: unknown;
+  value?: unknown;
+  data?: unknown;
+  firstChild?: { data?: unknown } | null;
+}
+
+const TEXT_NODE = 3;
+const ATTRIBUTE_NODE = 2;
+
+function nodeValue(node: XNode): unknown {
+  if (node.nodeType === TEXT_NODE) return node.nodeValue;
+  if (node.nodeType === ATTRIBUTE_NODE) return node.value;
+  // String() keeps empty elements selectable by `exists`, as in mountebank ('undefined').
+  if (node.firstChild) return String(node.firstChild.data);
+  return String(node.data);
+}
+
+const MALFORMED = 'malformed xpath predicate selector';
+
+/** Fails at compile time for selectors xpath cannot parse: mountebank rejects those on every request. */
+export function xpathSyntaxError(selector: unknown): PredicateError | undefined {
+  if (typeof selector !== 'string') return undefined;
+  try {
+    (xpath as unknown as { parse(expr: string): unknown }).parse(selector);
+    return undefined;
+  } catch {
+    return new PredicateError(MALFORMED, selector);
+  }
+}
+
+export function xpathSelector(selector: unknown, ns: Record<string, string>): Selector {
+  const select = xpath.useNamespaces(ns) as unknown as (expr: unknown, doc: unknown) => unknown;
+  return text => {
+    const doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(text, 'text/xml') as unknown;
+    let result: unknown;
+    if (doc === undefined) {
+      result = [];
+    } else {
+      // xpath treats documents claiming HTML 2.0 case-insensitively; mountebank switches that off.
+      const impl = (doc as { implementation?: { hasFeature: (f: string, v: string) => boolean } }).implementation;
+      if (impl) {
+        const original = impl.hasFeature.bind(impl);
+        impl.hasFeature = (feature, version) => (feature === 'HTML' && version === '2.0' ? false : original(feature, version));
+      }
+      try {
+        result = select(selector, doc);
+      } catch {
+        throw new PredicateError(MALFORMED, selector);
+      }
+    }
+    if (typeof result === 'number' || typeof result === 'boolean') return collapse(result);
+    if (!Array.isArray(result)) throw new PredicateError('xpath selector must select nodes, a number or a boolean', selector);
+    const values = result.map(node => nodeValue(node as XNode));
+    return collapse(values.length === 0 ? undefined : values);
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * A compiled stub set: first match in index order (SPEC 2.1), visiting only the candidates the
+ * index allows. Evaluation stays synchronous unless a visited stub holds an `inject` predicate.
+ */
+import type { MockRequest } from '../model/request.js';
+import { compileNode, type CompiledNode } from './compile-predicate.js';
+import { PredicateError } from './errors.js';
+import { RequestView } from './request-view.js';
+import { nextCandidate, StubIndex } from './stub-index.js';
+import type { MatchContext, StubSetMatcher, TriedEntry } from './types.js';
+
+export interface StubSetOptions {
+  /** Build the candidate index (default true); false gives the plain linear scan. */
+  readonly index?: boolean;
+}
+
+interface CompiledStub {
+  readonly predicates: readonly CompiledNode[];
+}
+
+function compileStub(predicates: unknown): CompiledStub {
+  // mountebank reads `stub.predicates || []`, then calls .every on it.
+  if (!predicates) return { predicates: [] };
+  if (!Array.isArray(predicates)) {
+    const error = new PredicateError('predicates must be an array', predicates);
+    return { predicates: [{ evaluate: () => { throw error; } }] };
+  }
+  return { predicates: predicates.map(compileNode) };
+}
+
+/** Index of the first failing predicate, or -1 when all pass; a Promise only once an inject answers with one. */
+function firstFailure(stub: CompiledStub, view: RequestView, ctx: MatchContext): number | Promise<number> {
+  const { predicates } = stub;
+  for (let i = 0; i < predicates.length; i++) {
+    const result = predicates[i]!.evaluate(view, ctx);
+    if (typeof result !== 'boolean') return finishFailure(predicates, i, result, view, ctx);
+    if (!result) return i;
+  }
+  return -1;
+}
+
+async function finishFailure(predicates: readonly CompiledNode[], at: number, pending: Promise<boolean>, view: RequestView, ctx: MatchContext): Promise<number> {
+  if (!(await pending)) return at;
+  for (let i = at + 1; i < predicates.length; i++) {
+    if (!(await predicates[i]!.evaluate(view, ctx))) return i;
+  }
+  return -1;
+}
+
+class CompiledStubSet implements StubSetMatcher {
+  readonly size: number;
+
+  constructor(private readonly stubs: readonly CompiledStub[], private readonly index: StubIndex | undefined) {
+    this.size = stubs.length;
+  }
+
+  firstMatch(request: MockRequest, ctx: MatchContext, from = 0, trace?: TriedEntry[]): number | Promise<number> {
+    const view = new RequestView(request);
+    const candidates = this.index?.candidates(view);
+    return this.scan(view, ctx, candidates, Math.max(0, from), trace);
+  }
+
+  private next(candidates: Uint32Array | undefined, from: number): number {
+    if (candidates === undefined) return from < this.size ? from : -1;
+    return nextCandidate(candidates, from);
+  }
+
+  private scan(view: RequestView, ctx: MatchContext, candidates: Uint32Array | undefined, from: number, trace: TriedEntry[] | undefined): number | Promise<number> {
+    for (let i = this.next(candidates, from); i !== -1; i = this.next(candidates, i + 1)) {
+      if (ctx.isEligible) {
+        const eligibility = ctx.isEligible(i);
+        if (eligibility !== 'ok') {
+          trace?.push({ stubIndex: i, why: { reason: eligibility } });
+          continue;
+        }
+      }
+      const failed = firstFailure(this.stubs[i]!, view, ctx);
+      if (typeof failed !== 'number') return this.resume(view, ctx, candidates, i, failed, trace);
+      if (failed === -1) return i;
+      trace?.push({ stubIndex: i, why: { reason: 'failedPredicate', predicateIndex: failed } });
+    }
+    return -1;
+  }
+
+  private async resume(view: RequestView, ctx: MatchContext, candidates: Uint32Array | undefined, at: number, pending: Promise<number>, trace: TriedEntry[] | undefined): Promise<number> {
+    const failed = await pending;
+    if (failed === -1) return at;
+    trace?.push({ stubIndex: at, why: { reason: 'failedPredicate', predicateIndex: failed } });
+    return this.scan(view, ctx, candidates, at + 1, trace);
+  }
+}
+
+export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, options: StubSetOptions = {}): StubSetMatcher {
+  const compiled = stubs.map(stub => compileStub(stub.predicates));
+  const index = options.index === false ? undefined : StubIndex.build(stubs.map(stub => stub.predicates));
+  return new CompiledStubSet(compiled, index);
+}

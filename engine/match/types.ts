@@ -1,0 +1,29 @@
+import type { MockRequest } from '../model/request.js';
+
+export type Eligibility = 'ok' | 'skippedSpace' | 'skippedScenarioState';
+
+/** Hooks the engine supplies per imposter; matching itself is stateless. */
+export interface MatchContext {
+  /** Runs an `inject` predicate's source; absent means injection is unavailable. */
+  injectPredicate?: (source: string, request: MockRequest) => boolean | Promise<boolean>;
+  /** Lets the engine skip stubs for spaces and scenario states without recompiling. */
+  isEligible?: (stubIndex: number) => Eligibility;
+}
+
+export type CompiledPredicate = (request: MockRequest, ctx: MatchContext) => boolean | Promise<boolean>;
+
+export type TriedWhy =
+  | { reason: 'failedPredicate'; predicateIndex: number }
+  | { reason: 'skippedSpace' }
+  | { reason: 'skippedScenarioState' };
+
+export interface TriedEntry {
+  stubIndex: number;
+  why: TriedWhy;
+}
+
+export interface StubSetMatcher {
+  readonly size: number;
+  /** Index of the first stub at or after `from` whose predicates all match, or -1. */
+  firstMatch(request: MockRequest, ctx: MatchContext, from?: number, trace?: TriedEntry[]): number | Promise<number>;
+}
