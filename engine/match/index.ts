@@ -5,3 +5,4 @@ export { PredicateError } from './errors.js';
 export { compilePredicate } from './compile-predicate.js';
 export { compileStubSet, type StubSetOptions } from './stub-set.js';
 export { validatePredicates } from './validate.js';
+export { explainPredicates, type PredicateVerdict } from './explain.js';
