@@ -1,0 +1,66 @@
+/**
+ * A Rhai interpreter (Rhai Book, language version 1.x) for `_svc.script` (SPEC §2.7).
+ *
+ * Scripts are parsed once into an AST and compiled into JS closures; a compiled `RhaiProgram` is
+ * immutable and can be run any number of times, including re-entrantly: each run gets its own
+ * state (operations, deadline, call depth).
+ *
+ * ```ts
+ * const engine = new RhaiEngine({ limits: { maxOperations: 1_000_000 }, print: (s) => log.info(s) });
+ * engine.registerFunction('http', (status, body) => new HttpResult(status, body));
+ * engine.registerMethod('HttpResult', 'header', (self, name, value) => self.header(name, value));
+ * const program = engine.compile(source);              // throws RhaiError (kind 'parse')
+ * program.hasFunction('respond', 1)
+ *   ? program.call('respond', [ctx], { deadlineMs: 50 })
+ *   : program.run({ scope: { ctx }, deadlineMs: 50 });   // throws RhaiError / RhaiTimeoutError
+ * ```
+ *
+ * JS ⇄ Rhai values:
+ * - `null`/`undefined` → `()`, and `()` → `null`.
+ * - booleans and strings map to themselves; a Rhai `char` comes out as a one-character string.
+ * - A JS number that is an integer becomes an `i64` (so `1.0` arrives as the integer 1); any other
+ *   number becomes an `f64`. A `bigint` becomes an `i64` (error if outside the i64 range).
+ *   Out of Rhai, an `i64` is a `number` when it is a safe integer (|n| ≤ 2^53−1), else a `bigint`;
+ *   an `f64` is a `number`.
+ * - Arrays ↔ arrays (recursively). Plain objects and `Map`s → object maps; object maps → plain objects
+ *   with keys in sorted order (Rhai maps are ordered by key).
+ * - A JS function (top level or inside an object) becomes a function pointer; called from a map
+ *   property it works as a method: `ctx.state.get("k")`.
+ * - Any other object (a host class instance) passes through unchanged in both directions; its Rhai
+ *   type name is its constructor name, which is what `registerMethod` matches on.
+ * - Function pointers, ranges and timestamps come out as opaque objects.
+ *
+ * Errors: `RhaiError` has `kind` ('parse' | 'runtime' | 'throw' | 'limit' | 'timeout'), `line`, `column`,
+ * `description` (message without position) and a Rhai-style `message` ending in
+ * "(line L, position C)". `RhaiTimeoutError` (a subclass) signals the deadline or the operation budget.
+ * Only 'runtime' and 'throw' errors can be caught by a script's `try … catch`.
+ *
+ * Not supported: `import`/`export`/modules and `eval` (clear errors), custom syntax, decimals, blobs.
+ */
+export { RhaiEngine, RhaiProgram, type EngineOptions, type RunOptions } from './engine.js';
+export { RhaiError, RhaiTimeoutError, type RhaiErrorKind, type Pos } from './errors.js';
+export type { Limits } from './runtime.js';
+export type { HostFunction } from './convert.js';
+
+import { RhaiEngine, type EngineOptions, type RhaiProgram } from './engine.js';
+
+/** Compiles a script with a fresh engine (standard library only). */
+export function compileRhai(source: string, options: EngineOptions = {}): RhaiProgram {
+  return new RhaiEngine(options).compile(source);
+}
+
+/** JSON.stringify that also writes bigints (large i64 results) as JSON numbers. */
+export function toJsonText(value: unknown, indent?: number): string {
+  const marks = new Map<string, string>();
+  const text = JSON.stringify(
+    value,
+    (_k, v: unknown) => {
+      if (typeof v !== 'bigint') return v;
+      const mark = `__bigint_${marks.size}__`;
+      marks.set(mark, v.toString());
+      return mark;
+    },
+    indent,
+  );
+  return marks.size === 0 ? text : text.replace(/"__bigint_\d+__"/g, (m) => marks.get(m.slice(1, -1))!);
+}
