@@ -4,11 +4,13 @@
  * startsWith on scalar fields), taken from top-level predicates and `and` lists. At request time a
  * bitset of candidates is built from hash lookups, so stubs that cannot match are never evaluated
  * (and never run their regexes). Stubs without constraints on a dimension stay candidates there.
+ * Only predicates up to the first one that can throw contribute, so skipping never hides an error.
  */
 import { PredicateError } from './errors.js';
 import { normaliseValue } from './normalise.js';
 import { operatorOf, settingsFor, type PredicateObject } from './options.js';
 import { isScalarField, resolveField, type KeyedField, type RequestView, type ScalarField } from './request-view.js';
+import { neverThrows } from './safety.js';
 import { isObject } from './values.js';
 
 type Reader = (view: RequestView) => string | readonly string[] | undefined;
@@ -152,7 +154,11 @@ export class StubIndex {
     stubPredicates.forEach((predicates, stub) => {
       if (!Array.isArray(predicates)) return;
       const constraints = new Map<string, Constraint>();
-      for (const predicate of predicates) collect(predicate, constraints);
+      // Stop at the first predicate that may throw: mountebank would evaluate it and answer 500.
+      for (const predicate of predicates) {
+        if (!neverThrows(predicate)) break;
+        collect(predicate, constraints);
+      }
       for (const constraint of constraints.values()) {
         let dimension = dimensions.get(constraint.dimension);
         if (dimension === undefined) {
