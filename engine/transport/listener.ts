@@ -1,8 +1,9 @@
 import net, { type AddressInfo, type Socket } from 'node:net';
+import tls from 'node:tls';
 import type { Listener, ListenerOptions, RequestHandler } from './contract.js';
 import { H2Bridge } from './h2-bridge.js';
 import { Http1Connection, type ConnectionOptions } from './http1-connection.js';
-import { acceptTls, createTlsSetup } from './tls-wrap.js';
+import { tlsServerOptions } from './tls-options.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -51,28 +52,53 @@ function listen(server: net.Server, port: number, host: string | undefined): Pro
   });
 }
 
+function peerKey(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
 export async function createListener(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-  const tlsSetup = options.protocol === 'https' ? await createTlsSetup(options) : null;
   const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes) : null;
   const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes };
-  const sockets = new Set<Socket>();
-
   // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
-  const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (raw) => {
+  const serverOptions = { allowHalfOpen: true, noDelay: true };
+  const secure = options.protocol === 'https';
+  const server = secure
+    ? tls.createServer({ ...serverOptions, ...(await tlsServerOptions(options)) })
+    : net.createServer(serverOptions);
+
+  // Every TCP socket, for close(); on https also by peer address, because faults reset the TCP socket
+  // beneath TLS and tls.Server hands out only the TLS socket.
+  const sockets = new Set<Socket>();
+  const rawByPeer = new Map<string, Socket>();
+  server.on('connection', (raw: Socket) => {
     sockets.add(raw);
-    raw.on('close', () => sockets.delete(raw));
     raw.on('error', ignore);
-    if (tlsSetup !== null) {
-      acceptTls(raw, tlsSetup, (secure) => {
-        if (h2 !== null && secure.alpnProtocol === 'h2') h2.adopt(secure, raw);
-        else new Http1Connection(secure, raw, connectionOptions);
+    if (secure) {
+      const key = peerKey(raw);
+      rawByPeer.set(key, raw);
+      raw.on('close', () => {
+        sockets.delete(raw);
+        rawByPeer.delete(key);
       });
-    } else if (h2 !== null) {
-      sniffPreface(raw, h2, connectionOptions);
-    } else {
-      new Http1Connection(raw, raw, connectionOptions);
+      return;
     }
+    raw.on('close', () => sockets.delete(raw));
+    if (h2 !== null) sniffPreface(raw, h2, connectionOptions);
+    else new Http1Connection(raw, raw, connectionOptions);
   });
+  if (secure) {
+    server.on('secureConnection', (socket: tls.TLSSocket) => {
+      const raw = rawByPeer.get(peerKey(socket));
+      if (raw === undefined) {
+        socket.destroy();
+        return;
+      }
+      if (h2 !== null && socket.alpnProtocol === 'h2') h2.adopt(socket, raw);
+      else new Http1Connection(socket, raw, connectionOptions);
+    });
+    // Failed handshakes concern one client only; tls.Server destroys the socket.
+    server.on('tlsClientError', ignore);
+  }
 
   await listen(server, options.port, options.host);
   // Accept failures (EMFILE...) must not take the process down.
