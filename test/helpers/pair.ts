@@ -16,6 +16,9 @@
 import { isUtf8 } from 'node:buffer';
 import { freePort, http, startMountebank, startSvc, type HttpOptions, type HttpResponse, type RunningServer } from './servers.js';
 
+/** DIFF_SVC=mb: the "svc" side is a second mountebank. */
+export const svcIsMountebank = process.env.DIFF_SVC === 'mb';
+
 export interface Side {
   name: string;
   server: RunningServer;
@@ -31,7 +34,7 @@ export interface Pair {
 export async function startPair(): Promise<Pair> {
   const [mb, svc] = await Promise.allSettled([
     startMountebank(),
-    process.env.DIFF_SVC === 'mb' ? startMountebank() : startSvc(),
+    svcIsMountebank ? startMountebank() : startSvc(),
   ]);
   if (mb.status === 'rejected' || svc.status === 'rejected') {
     if (mb.status === 'fulfilled') await mb.value.stop();
@@ -42,7 +45,7 @@ export async function startPair(): Promise<Pair> {
     ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
   return {
     mb: side('mountebank', mb.value),
-    svc: side(process.env.DIFF_SVC === 'mb' ? 'mountebank#2' : 'svc', svc.value),
+    svc: side(svcIsMountebank ? 'mountebank#2' : 'svc', svc.value),
     async stop() { await Promise.all([mb.value.stop(), svc.value.stop()]); },
   };
 }
