@@ -8,7 +8,7 @@
  * 2 usage or I/O error.
  */
 import { readFile } from 'node:fs/promises';
-import { RhaiEngine, RhaiError, toJsonText } from '../../engine/script/rhai/index.js';
+import { RhaiEngine, RhaiError, formatJson, type RhaiValue } from '../../engine/script/rhai/index.js';
 import { MemoryFlowStore, buildCtx, type RequestFile } from './ctx.js';
 import { registerResults } from './results.js';
 
@@ -86,15 +86,15 @@ export async function scriptCommand(argv: string[]): Promise<number> {
   registerResults(engine);
   try {
     const program = engine.compile(source);
-    let value: unknown;
-    if (request === undefined) value = program.run({ deadlineMs: args.deadlineMs });
+    let value: RhaiValue;
+    if (request === undefined) value = program.runRaw({ deadlineMs: args.deadlineMs });
     else {
       const ctx = buildCtx(request, new MemoryFlowStore(), 'cli', err);
       value = program.hasFunction('respond', 1)
-        ? program.call('respond', [ctx], { deadlineMs: args.deadlineMs })
-        : program.run({ scope: { ctx }, deadlineMs: args.deadlineMs });
+        ? program.callRaw('respond', [ctx], { deadlineMs: args.deadlineMs })
+        : program.runRaw({ scope: { ctx }, deadlineMs: args.deadlineMs });
     }
-    process.stdout.write(toJsonText(value ?? null) + '\n');
+    process.stdout.write(formatJson(value) + '\n');
     return 0;
   } catch (e) {
     if (e instanceof RhaiError) {

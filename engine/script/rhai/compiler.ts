@@ -65,6 +65,20 @@ function isContainer(v: Value): boolean {
   return Array.isArray(v) || v instanceof Map;
 }
 
+/** Result of a chain cut short by `?.` on (); becomes () at the end of the chain. */
+const SKIP: Value = Object.freeze({ skip: true });
+
+type ChainExpr = Expr & { k: 'index' | 'prop' | 'method' };
+
+function isChain(e: Expr): e is ChainExpr {
+  return e.k === 'index' || e.k === 'prop' || e.k === 'method';
+}
+
+function hasSafe(e: Expr): boolean {
+  for (let x = e; isChain(x); x = x.obj) if (x.safe) return true;
+  return false;
+}
+
 function isPlaceExpr(e: Expr): boolean {
   return e.k === 'var' || e.k === 'index' || e.k === 'prop' || e.k === 'this';
 }
@@ -146,29 +160,18 @@ class Compiler {
         return this.binary(e.op, e.l, e.r, e.pos);
       case 'assign':
         return this.assign(e.op, e.target, e.value, e.pos);
-      case 'index': {
-        const obj = this.expr(e.obj);
-        const idx = this.expr(e.idx);
-        const { safe, pos } = e;
+      case 'index':
+      case 'prop':
+      case 'method': {
+        const c = this.chainPart(e);
+        if (!hasSafe(e)) return c;
         return (s, r) => {
-          const o = obj(s, r);
-          if (safe && o === undefined) return undefined;
-          return indexGet(o, idx(s, r), r, pos);
-        };
-      }
-      case 'prop': {
-        const obj = this.expr(e.obj);
-        const { name, safe, pos } = e;
-        return (s, r) => {
-          const o = obj(s, r);
-          if (safe && o === undefined) return undefined;
-          return propGet(o, name, r, pos);
+          const v = c(s, r);
+          return v === SKIP ? undefined : v;
         };
       }
       case 'call':
         return this.call(e.name, e.args, e.ref, e.pos);
-      case 'method':
-        return this.method(e.obj, e.name, e.args, e.safe, e.pos);
       case 'closure':
         return this.closure(e.fn, e.captures);
       case 'block':
@@ -524,13 +527,41 @@ class Compiler {
     return (s, r) => r.callNamed(name, args(s, r), pos);
   }
 
-  private method(objE: Expr, name: string, argExprs: Expr[], safe: boolean, pos: Pos): Code {
-    const args = this.args(argExprs);
-    const p = isPlaceExpr(objE) ? this.place(objE) : undefined;
-    const recvGet = p ? p.get : this.expr(objE);
+  /** One link of a `.`/`?.`/`[]` chain; SKIP propagates a `?.` short-circuit through the rest. */
+  private chainPart(e: ChainExpr): Code {
+    const obj = isChain(e.obj) ? this.chainPart(e.obj) : this.expr(e.obj);
+    const { safe, pos } = e;
+    switch (e.k) {
+      case 'index': {
+        const idx = this.expr(e.idx);
+        return (s, r) => {
+          const o = obj(s, r);
+          if (o === SKIP || (safe && o === undefined)) return SKIP;
+          return indexGet(o, idx(s, r), r, pos);
+        };
+      }
+      case 'prop': {
+        const name = e.name;
+        return (s, r) => {
+          const o = obj(s, r);
+          if (o === SKIP || (safe && o === undefined)) return SKIP;
+          return propGet(o, name, r, pos);
+        };
+      }
+      case 'method':
+        return this.method(e, obj);
+    }
+  }
+
+  private method(e: ChainExpr & { k: 'method' }, chainObj: Code): Code {
+    const { name, safe, pos } = e;
+    const args = this.args(e.args);
+    // A receiver that is a variable/property/element gets changes written back (`s.trim()`).
+    const p = isPlaceExpr(e.obj) && !hasSafe(e.obj) ? this.place(e.obj) : undefined;
+    const recvGet = p ? p.get : chainObj;
     return (s, r) => {
       const recv = recvGet(s, r);
-      if (safe && recv === undefined) return undefined;
+      if (recv === SKIP || (safe && recv === undefined)) return SKIP;
       r.thisOut = NO_OUT;
       const res = r.callMethod(name, recv, args(s, r), pos);
       if (r.thisOut !== NO_OUT) {

@@ -11,6 +11,9 @@ import { CTL_RETURN, DEFAULT_LIMITS, Run, type Limits, type Output } from './run
 import { standardLibrary } from './stdlib/index.js';
 import type { RMap, Value } from './values.js';
 
+/** A Rhai value as the interpreter holds it; opaque outside this module (see formatDebug/formatJson). */
+export type RhaiValue = Value;
+
 export interface EngineOptions {
   limits?: Partial<Limits>;
   /** Receives `print(...)` output. Default: discarded. */
@@ -84,21 +87,31 @@ export class RhaiProgram {
     private readonly linked: ConstructorParameters<typeof Run>[0],
   ) {}
 
-  /** Runs the top-level statements; returns the value of the last one (or of `return`). */
+  /** Runs the top-level statements; returns the value of the last one (or of `return`) as JS. */
   run(opts: RunOptions = {}): unknown {
-    const r = this.newRun(opts);
-    return toJs(guard(() => {
-      const v = this.code.main(new Array<Value>(this.code.nslots), r);
-      return r.ctl === CTL_RETURN ? r.cv : v;
-    }));
+    return toJs(this.runRaw(opts));
   }
 
   /** Calls a script function by name with JS arguments; top-level statements are not run. */
   call(name: string, args: unknown[] = [], opts: RunOptions = {}): unknown {
+    return toJs(this.callRaw(name, args, opts));
+  }
+
+  /** Like run(), but returns the Rhai value itself (for formatDebug / formatJson). */
+  runRaw(opts: RunOptions = {}): RhaiValue {
+    const r = this.newRun(opts);
+    return guard(() => {
+      const v = this.code.main(new Array<Value>(this.code.nslots), r);
+      return r.ctl === CTL_RETURN ? r.cv : v;
+    });
+  }
+
+  /** Like call(), but returns the Rhai value itself. */
+  callRaw(name: string, args: unknown[] = [], opts: RunOptions = {}): RhaiValue {
     const f = this.code.fns.get(`${name}/${args.length}`);
     if (!f) throw runtimeError(`Function not found: ${name} with ${args.length} parameter${args.length === 1 ? '' : 's'}`);
     const r = this.newRun(opts);
-    return toJs(guard(() => r.callScript(f, args.map(fromJs), NO_POS)));
+    return guard(() => r.callScript(f, args.map(fromJs), NO_POS));
   }
 
   hasFunction(name: string, arity?: number): boolean {

@@ -37,30 +37,26 @@
  *
  * Not supported: `import`/`export`/modules and `eval` (clear errors), custom syntax, decimals, blobs.
  */
-export { RhaiEngine, RhaiProgram, type EngineOptions, type RunOptions } from './engine.js';
+export { RhaiEngine, RhaiProgram, type EngineOptions, type RunOptions, type RhaiValue } from './engine.js';
 export { RhaiError, RhaiTimeoutError, type RhaiErrorKind, type Pos } from './errors.js';
 export type { Limits } from './runtime.js';
 export type { HostFunction } from './convert.js';
 
-import { RhaiEngine, type EngineOptions, type RhaiProgram } from './engine.js';
+import { RhaiEngine, type EngineOptions, type RhaiProgram, type RhaiValue } from './engine.js';
+import { toJson } from './convert.js';
+import { debug } from './values.js';
+
+/** Rhai's debug form of a value, e.g. `42`, `42.0`, `"s"`, `'c'`, `[1, 2]`, `#{"a": 1}`, `()`. */
+export function formatDebug(value: RhaiValue): string {
+  return debug(value);
+}
+
+/** JSON text of a Rhai value: floats keep a fraction (`1.0`), maps in key order, `()` → null. */
+export function formatJson(value: RhaiValue): string {
+  return toJson(value);
+}
 
 /** Compiles a script with a fresh engine (standard library only). */
 export function compileRhai(source: string, options: EngineOptions = {}): RhaiProgram {
   return new RhaiEngine(options).compile(source);
-}
-
-/** JSON.stringify that also writes bigints (large i64 results) as JSON numbers. */
-export function toJsonText(value: unknown, indent?: number): string {
-  const marks = new Map<string, string>();
-  const text = JSON.stringify(
-    value,
-    (_k, v: unknown) => {
-      if (typeof v !== 'bigint') return v;
-      const mark = `__bigint_${marks.size}__`;
-      marks.set(mark, v.toString());
-      return mark;
-    },
-    indent,
-  );
-  return marks.size === 0 ? text : text.replace(/"__bigint_\d+__"/g, (m) => marks.get(m.slice(1, -1))!);
 }

@@ -4,6 +4,8 @@
 import { parseError, type Pos } from './errors.js';
 import { normBig, type Int } from './values.js';
 
+export const I64_MIN_ABS = 9223372036854775808n;
+
 export type Token =
   | { k: 'int'; v: Int; line: number; col: number }
   | { k: 'float'; v: number; line: number; col: number }
@@ -170,7 +172,10 @@ class Lexer {
     }
     const text = s.slice(start, this.i).replace(/_/g, '');
     if (isFloat) return { k: 'float', v: Number(text), line, col };
-    const n = normBig(BigInt(text));
+    const b = BigInt(text);
+    // 2^63 is only valid negated (i64::MIN); the parser folds the minus sign or rejects it.
+    if (b === I64_MIN_ABS) return { k: 'int', v: b, line, col };
+    const n = normBig(b);
     if (n === undefined) throw parseError(`Invalid number: ${text}`, pos);
     return { k: 'int', v: n, line, col };
   }

@@ -3,7 +3,7 @@
  */
 import type { Expr, FnDef, ProgramAst, SwitchCase, VarInfo } from './ast.js';
 import { parseError, type Pos } from './errors.js';
-import { tokenize, type Token } from './lexer.js';
+import { I64_MIN_ABS, tokenize, type Token } from './lexer.js';
 import { Scopes } from './scope.js';
 import { RChar, RFloat } from './values.js';
 
@@ -249,6 +249,11 @@ class Parser {
     const t = this.peek();
     if (t.k === 'op' && (t.v === '-' || t.v === '+' || t.v === '!')) {
       this.p++;
+      const n = this.peek();
+      if (t.v === '-' && n.k === 'int' && n.v === I64_MIN_ABS) {
+        this.p++;
+        return this.postfix({ k: 'lit', v: -I64_MIN_ABS, pos: this.posOf(t) });
+      }
       const e = this.unary();
       if (t.v === '-' && e.k === 'lit') {
         // Fold negative literals so that i64::MIN can be written.
@@ -300,6 +305,9 @@ class Parser {
     const pos = this.posOf(t);
     switch (t.k) {
       case 'int':
+        if (t.v === I64_MIN_ABS) throw parseError(`Invalid number: ${t.v}`, pos);
+        this.p++;
+        return { k: 'lit', v: t.v, pos };
       case 'str':
         this.p++;
         return { k: 'lit', v: t.v, pos };
@@ -403,7 +411,8 @@ class Parser {
     } else this.p++;
     this.scopes.enterFunction('closure');
     const infos = params.map((n) => this.scopes.declare(n));
-    const body = this.expr();
+    // A closure body may be an assignment, e.g. `|| this.count += 1`.
+    const body = this.statementBody();
     const { frame, captures } = this.scopes.exitFunction();
     const fn: FnDef = { name: `anon$${this.anonCount++}`, params: infos, frame, body, pos };
     return { k: 'closure', fn, captures, pos };

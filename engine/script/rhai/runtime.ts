@@ -155,6 +155,9 @@ export class Run {
     const all = [recv, ...args];
     const ov = this.prog.natives.resolve(name, all);
     if (ov) return ov.fn(all, this, pos);
+    // `x.f(a)` also means `f(x, a)`.
+    const g = this.prog.fns.get(name + '/' + all.length);
+    if (g) return this.callScript(g, all, pos);
     throw runtimeError(`Function not found: ${signature(name, all)}`, pos);
   }
 
