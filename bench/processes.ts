@@ -38,9 +38,9 @@ export function startMountebankServer(pin: Pinning): Promise<RunningServer> {
   return startMountebank({ wrapper: pin.server, args: ['--loglevel', 'warn'] });
 }
 
-/** The bare node:net hello-world (bench/ceiling.ts); `adminPort` is its only port. */
+/** The bare node:net hello-world of bench/transport-hello.ts; `adminPort` is its only port. */
 export async function startCeiling(pin: Pinning): Promise<RunningServer> {
   const port = await freePort();
-  const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/ceiling.ts'), String(port)];
+  const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/transport-hello.ts'), 'bare', String(port)];
   return spawnServer({ command: command!, args, adminPort: port, readyPath: '/' });
 }
