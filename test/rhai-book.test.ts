@@ -1,6 +1,7 @@
 /**
- * Rhai Book example scripts (test/fixtures/rhai/book/*.rhai) must print what the Book says they print
- * (the matching *.out file, one `print` per line).
+ * Rhai Book example scripts must print what the Book says they print. Each test/fixtures/rhai/book/*.json
+ * holds `{name, script: [lines], output: [printed lines]}` (JSON, not .rhai files, because uvu's `rhai`
+ * pattern would load anything under test/fixtures/rhai/ as a test module).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
@@ -8,23 +9,25 @@ import * as assert from 'uvu/assert';
 import { compileRhai } from '../engine/script/rhai/index.js';
 
 const dir = new URL('./fixtures/rhai/book/', import.meta.url).pathname;
-const scripts = readdirSync(dir).filter((f) => f.endsWith('.rhai')).sort();
+const examples = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(dir + f, 'utf8')) as { name: string; script: string[]; output: string[] });
 
 test('there are Book examples to run', () => {
-  assert.ok(scripts.length >= 10, `only ${scripts.length} example scripts`);
+  assert.ok(examples.length >= 10, `only ${examples.length} example scripts`);
 });
 
-for (const file of scripts) {
-  test(`book example ${file}`, () => {
+for (const ex of examples) {
+  test(`book example ${ex.name}`, () => {
     const printed: string[] = [];
     const debugged: string[] = [];
-    const program = compileRhai(readFileSync(dir + file, 'utf8'), {
+    const program = compileRhai(ex.script.join('\n'), {
       print: (s) => printed.push(s),
       debug: (s) => debugged.push(s),
     });
     program.run({ deadlineMs: 5000 });
-    const expected = readFileSync(dir + file.replace(/\.rhai$/, '.out'), 'utf8').replace(/\n$/, '').split('\n');
-    assert.equal(printed, expected);
+    assert.equal(printed, ex.output);
   });
 }
 
