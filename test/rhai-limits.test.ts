@@ -69,6 +69,12 @@ test('maximum string, array and map sizes', () => {
   const m = failure(() => engine.compile('let m = #{}; for i in 0..100 { m[`k${i}`] = i; }').run());
   assert.match(m.message, /Size of object map exceeds maximum limit/);
   assert.is(engine.compile('let a = []; for i in 0..50 { a.push(i); } a.len()').run(), 50);
+  // Single natives that would allocate hugely fail before allocating, with or without configured limits.
+  for (const src of ['range(0, 100000000000)', 'let a = []; a.pad(10000000000, 0)', 'let s = ""; s.pad(10000000000, "x")']) {
+    const start = performance.now();
+    assert.is(failure(() => compileRhai(src).run()).kind, 'limit', src);
+    assert.ok(performance.now() - start < 100, src);
+  }
 });
 
 test('errors carry kind, line and column in Rhai style', () => {

@@ -44,7 +44,7 @@ export class RhaiEngine {
    * receives JS values and may return a JS value; throwing raises a catchable Rhai runtime error.
    */
   registerFunction(name: string, fn: HostFunction): this {
-    this.natives.add(name, [], hostNative(fn, false), { variadic: true, first: true });
+    this.natives.add(name, [], hostNative(fn), { variadic: true, first: true });
     return this;
   }
 
@@ -54,7 +54,7 @@ export class RhaiEngine {
    * passed as-is, so they can be mutated and returned for chaining.
    */
   registerMethod(typeName: string, name: string, fn: HostFunction): this {
-    this.natives.add(name, [typeName], hostNative(fn, true), { variadic: true, first: true });
+    this.natives.add(name, [typeName], hostNative(fn), { variadic: true, first: true });
     return this;
   }
 
@@ -70,11 +70,11 @@ export class RhaiEngine {
   }
 }
 
-function hostNative(fn: HostFunction, method: boolean) {
+/** Adapts a JS function to the native calling convention; toJs leaves host class instances as they are. */
+function hostNative(fn: HostFunction) {
   return (args: Value[], _r: Run, pos: Pos): Value => {
     try {
-      const js = args.map((a, i) => (method && i === 0 && !(a instanceof Map) && !Array.isArray(a) ? a : toJs(a)));
-      return fromJs(fn(...js));
+      return fromJs(fn(...args.map(toJs)));
     } catch (e) {
       throw hostError(e, pos);
     }

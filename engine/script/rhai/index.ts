@@ -30,6 +30,15 @@
  *   type name is its constructor name, which is what `registerMethod` matches on.
  * - Function pointers, ranges and timestamps come out as opaque objects.
  *
+ * `run`/`call` return JS values; `runRaw`/`callRaw` return the Rhai value itself, for `formatDebug`
+ * (Rhai's debug form, which keeps `1` and `1.0` apart) or `formatJson` (JSON text; floats keep a
+ * fraction, maps in key order).
+ *
+ * Limits (`EngineOptions.limits`, 0 = unlimited): `maxOperations` (loop iterations + function calls
+ * per run; exceeding it is a RhaiTimeoutError), `maxCallDepth` (default 64), `maxStringSize`,
+ * `maxArraySize`, `maxMapSize`. The wall-clock deadline is per call (`RunOptions.deadlineMs`) and is
+ * checked every 256 operations, so even `loop {}` stops within microseconds of it.
+ *
  * Errors: `RhaiError` has `kind` ('parse' | 'runtime' | 'throw' | 'limit' | 'timeout'), `line`, `column`,
  * `description` (message without position) and a Rhai-style `message` ending in
  * "(line L, position C)". `RhaiTimeoutError` (a subclass) signals the deadline or the operation budget.

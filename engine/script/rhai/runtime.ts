@@ -67,6 +67,9 @@ export interface Linked {
   output: Output;
 }
 
+/** Largest string/array one native call may build when no size limit is configured. */
+const SINGLE_ALLOC_CEILING = 1 << 24;
+
 /** Operations between two looks at the clock: keeps `loop {}` interruptible within microseconds. */
 const CHECK_EVERY = 256;
 
@@ -176,6 +179,16 @@ export class Run {
       if (f) return this.callScript(f, all, pos, { get: () => self, set: () => {} });
     }
     return this.callNamed(fp.name, all, pos);
+  }
+
+  /**
+   * Checks the size a native is about to allocate (`pad`, `range`), before allocating. Without a
+   * configured limit a fixed ceiling still applies, since such a call never reaches a deadline check.
+   */
+  checkAlloc(kind: 'string' | 'array', size: number, pos: Pos): void {
+    const max = kind === 'string' ? this.prog.limits.maxStringSize : this.prog.limits.maxArraySize;
+    if (size > (max > 0 ? max : SINGLE_ALLOC_CEILING))
+      throw limitError(kind === 'string' ? 'Length of string exceeds maximum limit' : 'Size of array exceeds maximum limit', pos);
   }
 
   checkString(s: string, pos: Pos): string {

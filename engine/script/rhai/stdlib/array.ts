@@ -87,8 +87,7 @@ export function registerArray(n: NativeRegistry): void {
   });
   n.add('pad', ['array', 'i64', 'any'], ([a, len, x], r, pos) => {
     const xs = arr(a);
-    const max = r.prog.limits.maxArraySize;
-    if (max > 0 && Number(len) > max) throw runtimeError('Size of array exceeds maximum limit', pos);
+    r.checkAlloc('array', Number(len), pos);
     while (xs.length < Number(len)) xs.push(x);
     return undefined;
   });

@@ -3,6 +3,7 @@
  */
 import { runtimeError, type Pos } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
+import type { Run } from '../runtime.js';
 import { neg } from '../ops.js';
 import { RChar, RFloat, compareValues, normBig, type Int, type Value } from '../values.js';
 
@@ -109,10 +110,10 @@ export function registerMath(n: NativeRegistry): void {
   n.add('to_int', ['string'], ([s], _r, pos) => parseIntText(s as string, 10, pos));
   n.add('to_float', ['string'], ([s], _r, pos) => parseFloatText(s as string, pos));
 
-  n.add('range', ['i64', 'i64'], ([a, b]) => intRange(Number(a), Number(b), 1));
-  n.add('range', ['i64', 'i64', 'i64'], ([a, b, step], _r, pos) => {
+  n.add('range', ['i64', 'i64'], ([a, b], r, pos) => intRange(r, Number(a), Number(b), 1, pos));
+  n.add('range', ['i64', 'i64', 'i64'], ([a, b, step], r, pos) => {
     if (step === 0) throw runtimeError('Step of range cannot be zero', pos);
-    return intRange(Number(a), Number(b), Number(step));
+    return intRange(r, Number(a), Number(b), Number(step), pos);
   });
   n.add('contains', ['range', 'i64'], ([rg, x]) => {
     const g = rg as { start: Int; end: Int; inclusive: boolean };
@@ -135,7 +136,8 @@ export function registerMath(n: NativeRegistry): void {
 }
 
 /** `range(from, to, step)`: the values an exclusive stepped range would yield. */
-function intRange(a: number, b: number, step: number): Value[] {
+function intRange(r: Run, a: number, b: number, step: number, pos: Pos): Value[] {
+  r.checkAlloc('array', Math.max(0, Math.ceil((b - a) / step)), pos);
   const out: Value[] = [];
   if (step > 0) for (let i = a; i < b; i += step) out.push(i);
   else for (let i = a; i > b; i += step) out.push(i);

@@ -3,7 +3,7 @@
  * Functions that Rhai defines as in-place (`trim`, `replace`, `pad`, `push`, ...) return () and hand
  * the new string back through `run.thisOut`, because JS strings are immutable.
  */
-import { runtimeError, type Pos } from '../errors.js';
+import type { Pos } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
 import { RChar, chars, display, strLen, type Int, type Value } from '../values.js';
@@ -98,8 +98,7 @@ export function registerString(n: NativeRegistry): void {
   n.add('append', ['string', 'any'], ([s, x], r, pos) => update(r, (s as string) + display(x), pos));
   n.add('pad', ['string', 'i64', 'text'], ([s, len, fill], r, pos) => {
     const target = Number(len);
-    const max = r.prog.limits.maxStringSize;
-    if (max > 0 && target > max) throw runtimeError('Length of string exceeds maximum limit', pos);
+    r.checkAlloc('string', target, pos);
     let out = s as string;
     let count = strLen(out);
     const f = text(fill);
