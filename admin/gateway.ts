@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ImposterManager } from '../engine/manager/index.js';
+import type { WireRequest } from '../engine/model/index.js';
+import type { OutgoingHeaders, ResponseSink } from '../engine/transport/index.js';
+
+/** Adapts a node:http response to the engine's sink, so the gateway runs the imposter's own code path. */
+function sinkFor(response: ServerResponse): ResponseSink {
+  const socket = response.socket as Socket | null;
+  return {
+    protocol: 'http1',
+    send(statusCode: number, headers: OutgoingHeaders, body: Buffer) {
+      const flat: string[] = [];
+      for (const [name, value] of headers) flat.push(name, value);
+      response.writeHead(statusCode, flat);
+      response.end(body);
+    },
+    reset() {
+      if (socket && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket?.destroy();
+    },
+    closeEmpty() {
+      socket?.destroy();
+    },
+    writeRawAndClose(bytes: Buffer) {
+      socket?.end(bytes);
+    },
+  };
+}
+
+function httpVersionOf(request: IncomingMessage): WireRequest['httpVersion'] {
+  return request.httpVersion === '1.0' ? '1.0' : request.httpVersion === '2.0' ? '2.0' : '1.1';
+}
+
+/**
+ * `ANY /__svc/{port}/<path>` (SPEC §4.10): dispatches to the imposter with the URI rewritten;
+ * returns false when no imposter listens on that port.
+ */
+export function dispatchGateway(manager: ImposterManager, port: number, rest: string, request: IncomingMessage, body: Buffer, response: ServerResponse): boolean {
+  const imposter = manager.get(port);
+  if (!imposter) return false;
+  const wire: WireRequest = {
+    method: request.method ?? 'GET',
+    url: '/' + rest,
+    httpVersion: httpVersionOf(request),
+    rawHeaders: request.rawHeaders,
+    body,
+    remoteAddress: request.socket.remoteAddress ?? '',
+    remotePort: request.socket.remotePort ?? 0,
+  };
+  imposter.handle(wire, sinkFor(response));
+  return true;
+}

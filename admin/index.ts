@@ -1,0 +1,3 @@
+export { createAdminServer, listenAdmin, type AdminServer, type AdminServerOptions } from './server.js';
+export { Router, type AdminRequest, type AdminReply, type RouteHandler } from './router.js';
+export type { AdminSettings } from './settings.js';

@@ -1,0 +1,67 @@
+import type { ImposterManager } from '../../engine/manager/index.js';
+import { errors } from '../../engine/model/index.js';
+import type { Router } from '../router.js';
+import { flag, jsonBody, objectBody, portParam, renderOptions } from '../request-helpers.js';
+
+export function imposterRoutes(router: Router, manager: ImposterManager): void {
+  router.on('GET', '/imposters', (req) => {
+    const replayable = flag(req, 'replayable');
+    const removeProxies = flag(req, 'removeProxies');
+    const list = flag(req, 'list');
+    return {
+      status: 200,
+      body: { imposters: manager.renderList({ replayable, removeProxies, list, baseUrl: req.baseUrl }) },
+    };
+  });
+
+  router.on('POST', '/imposters', async (req) => {
+    const imposter = await manager.createImposter(jsonBody(req));
+    return {
+      status: 201,
+      headers: { Location: `${req.baseUrl}/imposters/${imposter.port}` },
+      body: manager.render(imposter.port, { baseUrl: req.baseUrl }),
+    };
+  });
+
+  router.on('PUT', '/imposters', async (req) => {
+    const body = objectBody(req);
+    if (!('imposters' in body)) throw errors.badData("'imposters' is a required field");
+    const { report } = await manager.applyAll(body.imposters);
+    if (report.failed.length > 0) {
+      return {
+        status: 500,
+        body: { errors: [{ code: '500', type: 'apply_failed', message: 'some imposters failed to apply', ...report }] },
+      };
+    }
+    return {
+      status: 200,
+      body: { imposters: manager.renderList({ list: true, baseUrl: req.baseUrl }) },
+    };
+  });
+
+  router.on('DELETE', '/imposters', async (req) => {
+    const snapshots = await manager.deleteAll(renderOptions(req, { replayable: true }));
+    return { status: 200, body: { imposters: snapshots } };
+  });
+
+  router.on('GET', '/imposters/:port', (req) => ({
+    status: 200,
+    body: manager.render(portParam(req), renderOptions(req)),
+  }));
+
+  router.on('DELETE', '/imposters/:port', async (req) => {
+    return { status: 200, body: await manager.deleteImposter(portParam(req), renderOptions(req)) };
+  });
+
+  router.on('POST', '/imposters/:port/enable', (req) => {
+    const port = portParam(req);
+    manager.setEnabled(port, true);
+    return { status: 200, body: { message: `imposter ${port} enabled` } };
+  });
+
+  router.on('POST', '/imposters/:port/disable', (req) => {
+    const port = portParam(req);
+    manager.setEnabled(port, false);
+    return { status: 200, body: { message: `imposter ${port} disabled` } };
+  });
+}

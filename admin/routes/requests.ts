@@ -1,0 +1,38 @@
+import type { ImposterManager } from '../../engine/manager/index.js';
+import { errors } from '../../engine/model/index.js';
+import type { AdminRequest, Router } from '../router.js';
+import { objectBody, portParam } from '../request-helpers.js';
+
+function sinceOf(req: AdminRequest): number | undefined {
+  const raw = req.query.get('since');
+  if (raw === null) return undefined;
+  if (!/^\d+$/.test(raw)) throw errors.badData(`'since' must be a non-negative integer, got '${raw}'`);
+  return Number(raw);
+}
+
+export function requestRoutes(router: Router, manager: ImposterManager): void {
+  for (const name of ['savedRequests', 'requests']) {
+    router.on('GET', `/imposters/:port/${name}`, (req) => {
+      const page = manager.savedRequests(portParam(req), { since: sinceOf(req), match: req.query.getAll('match') });
+      const headers: Record<string, string> = { 'x-svc-next-index': String(page.nextIndex) };
+      if (page.truncated) headers['x-svc-truncated'] = 'true';
+      return { status: 200, headers, body: page.requests };
+    });
+    router.on('DELETE', `/imposters/:port/${name}`, (req) => {
+      const port = portParam(req);
+      manager.clearRequests(port, req.query.getAll('match'));
+      return { status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) };
+    });
+  }
+
+  router.on('DELETE', '/imposters/:port/savedProxyResponses', (req) => {
+    const port = portParam(req);
+    manager.clearProxyResponses(port);
+    return { status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) };
+  });
+
+  router.on('POST', '/imposters/:port/verify', async (req) => ({
+    status: 200,
+    body: await manager.verify(portParam(req), objectBody(req)),
+  }));
+}

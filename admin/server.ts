@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ImposterManager } from '../engine/manager/index.js';
+import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
+import type { Logger } from '../engine/log/index.js';
+import { Router, type AdminReply, type AdminRequest } from './router.js';
+import type { AdminSettings } from './settings.js';
+import { dispatchGateway } from './gateway.js';
+import { imposterRoutes } from './routes/imposters.js';
+import { stubRoutes } from './routes/stubs.js';
+import { requestRoutes } from './routes/requests.js';
+import { miscRoutes } from './routes/misc.js';
+
+const MAX_ADMIN_BODY = 64 * 1024 * 1024;
+const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
+
+export interface AdminServer {
+  readonly port: number;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export interface AdminServerOptions {
+  manager: ImposterManager;
+  settings: AdminSettings;
+  log: Logger;
+  /** Extra routes (reload, events...) registered by the process that owns them. */
+  extend?: (router: Router) => void;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ADMIN_BODY) {
+        reject(new Error('admin request body too large'));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body, null, 2);
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, err: SvcError): void {
+  sendJson(response, err.status, err.envelope());
+}
+
+function reply(response: ServerResponse, result: AdminReply): void {
+  if (result.text !== undefined) {
+    response.writeHead(result.status, { 'Content-Length': Buffer.byteLength(result.text), ...result.headers });
+    response.end(result.text);
+    return;
+  }
+  if (result.body === undefined) {
+    response.writeHead(result.status, result.headers ?? {});
+    response.end();
+    return;
+  }
+  sendJson(response, result.status, result.body, result.headers);
+}
+
+function authorized(request: IncomingMessage, apiKey: string | undefined): boolean {
+  if (apiKey === undefined) return true;
+  return request.headers.authorization === apiKey || request.headers['x-api-key'] === apiKey;
+}
+
+/** The admin plane on node:http (its features matter more than raw speed here). */
+export function createAdminServer(options: AdminServerOptions): Server {
+  const { manager, settings, log } = options;
+  const router = new Router();
+  miscRoutes(router, manager, settings, log);
+  imposterRoutes(router, manager);
+  stubRoutes(router, manager);
+  requestRoutes(router, manager);
+  options.extend?.(router);
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const body = await readBody(request);
+    const gateway = GATEWAY.exec(url.pathname);
+    if (gateway) {
+      const rest = (request.url ?? '').replace(/^\/__svc\/\d+\/?/, '');
+      if (!dispatchGateway(manager, Number(gateway[1]), rest, request, body, response)) {
+        sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`));
+      }
+      return;
+    }
+    if (!authorized(request, settings.apiKey)) {
+      sendError(response, errors.unauthorized());
+      return;
+    }
+    const method = request.method ?? 'GET';
+    const found = router.find(method, url.pathname);
+    if (found === undefined || found === 'method') {
+      sendError(response, errors.notFoundRoute(`${method} ${url.pathname}`));
+      return;
+    }
+    const adminRequest: AdminRequest = {
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      params: found.params,
+      headers: request.headers,
+      body,
+      baseUrl: `http://${request.headers.host ?? `localhost:${settings.port}`}`,
+      raw: request,
+    };
+    const result = await found.handler(adminRequest, response);
+    if (result) reply(response, result);
+  }
+
+  return createServer({ keepAliveTimeout: 5000 }, (request, response) => {
+    handle(request, response).catch((err: unknown) => {
+      if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)));
+    });
+  });
+}
+
+/** Binds the admin server; resolves once listening. */
+export function listenAdmin(server: Server, port: number, host?: string): Promise<AdminServer> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const bound = (server.address() as AddressInfo).port;
+      resolve({
+        port: bound,
+        server,
+        close: () => new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+      });
+    });
+  });
+}

@@ -1,0 +1,13 @@
+/** What the admin plane reports and enforces; filled from the CLI (or an embedding host). */
+export interface AdminSettings {
+  version: string;
+  port: number;
+  host?: string;
+  apiKey?: string;
+  localOnly: boolean;
+  ipWhitelist: string[];
+  metricsPort?: number;
+  configFile?: string;
+  noParse: boolean;
+  requireAdminAuth: boolean;
+}

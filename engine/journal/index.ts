@@ -1,0 +1,1 @@
+export { JournalRing, type JournalEntry, type JournalPage } from './journal-ring.js';

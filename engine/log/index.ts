@@ -1,0 +1,1 @@
+export { createLogger, silentLogger, isLogLevel, type Logger, type LogLevel, type LogEntry, type LoggerOptions } from './logger.js';

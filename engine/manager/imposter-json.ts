@@ -1,0 +1,90 @@
+import { cloneJson } from '../model/index.js';
+import type { Imposter } from './imposter.js';
+
+export interface RenderOptions {
+  replayable?: boolean;
+  removeProxies?: boolean;
+  list?: boolean;
+  /** Absolute base for `_links` (mountebank uses the admin request's Host). */
+  baseUrl: string;
+}
+
+const LEADING = ['protocol', 'port', 'name'];
+const OMITTED_FROM_HEADER = new Set([...LEADING, 'recordRequests', 'stubs', 'requests', 'numberOfRequests', '_links']);
+
+function links(baseUrl: string, port: number): Record<string, unknown> {
+  const self = `${baseUrl}/imposters/${port}`;
+  return { self: { href: self }, stubs: { href: `${self}/stubs` } };
+}
+
+export function stubLinks(baseUrl: string, port: number, index: number): Record<string, unknown> {
+  return { self: { href: `${baseUrl}/imposters/${port}/stubs/${index}` } };
+}
+
+function header(imposter: Imposter): Record<string, unknown> {
+  const out: Record<string, unknown> = { protocol: imposter.protocol, port: imposter.port };
+  if (imposter.config.name !== undefined) out.name = imposter.config.name;
+  return out;
+}
+
+function extraConfig(imposter: Imposter): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(imposter.config)) {
+    if (!OMITTED_FROM_HEADER.has(key)) out[key] = cloneJson(value);
+  }
+  return out;
+}
+
+function isProxyResponse(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && 'proxy' in response;
+}
+
+function withoutProxies(stubs: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  return stubs
+    .map((stub) => ({ ...stub, responses: (stub.responses as unknown[]).filter((r) => !isProxyResponse(r)) }))
+    .filter((stub) => (stub.responses as unknown[]).length > 0);
+}
+
+/** Summary entry of `GET /imposters` (SPEC §2.1 outputs); `list=true` keeps mountebank's short form. */
+export function renderSummary(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
+  const out = header(imposter);
+  out.numberOfRequests = imposter.numberOfRequests;
+  if (!options.list) {
+    out.stubCount = imposter.stubs.length;
+    out.enabled = imposter.enabled;
+    out.recordRequests = imposter.config.recordRequests === true;
+  }
+  out._links = links(options.baseUrl, imposter.port);
+  return out;
+}
+
+/** `GET /imposters/{port}` detail, or the replayable config with `replayable=true`. */
+export function renderImposter(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
+  let stubs = imposter.stubConfigs();
+  if (options.removeProxies) stubs = withoutProxies(stubs);
+  if (options.replayable) {
+    return { ...header(imposter), ...extraConfig(imposter), recordRequests: imposter.config.recordRequests === true, stubs };
+  }
+  const out: Record<string, unknown> = {
+    ...header(imposter),
+    ...extraConfig(imposter),
+    numberOfRequests: imposter.numberOfRequests,
+    stubCount: imposter.stubs.length,
+    enabled: imposter.enabled,
+    recordRequests: imposter.config.recordRequests === true,
+    requests: imposter.journal.all().map((e) => e.value),
+    stubs: stubs.map((stub, index) => ({ ...stub, _links: stubLinks(options.baseUrl, imposter.port, index) })),
+  };
+  out._links = links(options.baseUrl, imposter.port);
+  return out;
+}
+
+/** Snapshot returned by a delete: the detail with no recorded requests (SPEC §2.1). */
+export function renderDeleted(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
+  const out = renderImposter(imposter, options);
+  if (!options.replayable) {
+    out.numberOfRequests = 0;
+    out.requests = [];
+  }
+  return out;
+}

@@ -1,0 +1,404 @@
+import { isDeepStrictEqual } from 'node:util';
+import {
+  errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
+  type ImposterDefinition, type StubDefinition,
+} from '../model/index.js';
+import { createListener, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
+import type { Logger } from '../log/index.js';
+import { Imposter, type LiveStub } from './imposter.js';
+import { PortAllocator } from './port-allocator.js';
+import { renderDeleted, renderImposter, renderSummary, stubLinks, type RenderOptions } from './imposter-json.js';
+import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
+import { verifyRequests, type VerifyResult } from './verify.js';
+
+export interface ManagerOptions {
+  allowInjection: boolean;
+  /** Bind address for imposters without their own `host` (mountebank binds all interfaces). */
+  host?: string;
+  maxBodyBytes?: number;
+  log: Logger;
+}
+
+export type StubRef = { index: number } | { id: string };
+
+export interface ApplyReport {
+  created: number[];
+  replaced: number[];
+  stubPatched: number[];
+  deleted: number[];
+  unchanged: number[];
+  failed: Array<{ port: number; error: string }>;
+}
+
+export interface SavedRequestsQuery {
+  since?: number;
+  match?: string[];
+}
+
+export interface SavedRequestsPage {
+  requests: RecordedRequest[];
+  nextIndex: number;
+  truncated: boolean;
+}
+
+const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
+function usesTcpFault(definition: ImposterDefinition): boolean {
+  return definition.stubs.some((stub) =>
+    (stub.config.responses as unknown[]).some((r) => {
+      if (!isObject(r)) return false;
+      if (r.fault !== undefined) return true;
+      const svc = r._svc;
+      return isObject(svc) && isObject(svc.fault) && svc.fault.tcp !== undefined;
+    }));
+}
+
+/**
+ * The one API every surface calls (admin HTTP, C ABI host, embedding): same calls, same JSON.
+ * Mutations are serialised so concurrent admin calls never interleave half-applied changes.
+ */
+export class ImposterManager {
+  private readonly imposters = new Map<number, Imposter>();
+  private readonly ports = new PortAllocator();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly options: ManagerOptions) {}
+
+  get allowInjection(): boolean {
+    return this.options.allowInjection;
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  list(): Imposter[] {
+    return [...this.imposters.values()].sort((a, b) => a.port - b.port);
+  }
+
+  get(port: number): Imposter | undefined {
+    return this.imposters.get(port);
+  }
+
+  require(port: number): Imposter {
+    const imposter = this.imposters.get(port);
+    if (!imposter) throw errors.noSuchResource(`no imposter on port ${port}`);
+    return imposter;
+  }
+
+  parse(body: unknown, generateIds = true): ImposterDefinition {
+    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds });
+  }
+
+  /** POST /imposters. */
+  createImposter(body: unknown, generateIds = true): Promise<Imposter> {
+    const definition = this.parse(body, generateIds);
+    return this.exclusive(() => this.start(definition));
+  }
+
+  private listenerOptions(definition: ImposterDefinition, port: number): ListenerOptions {
+    const config = definition.config;
+    return {
+      protocol: definition.protocol,
+      port,
+      host: typeof config.host === 'string' ? config.host : this.options.host,
+      key: typeof config.key === 'string' ? config.key : undefined,
+      cert: typeof config.cert === 'string' ? config.cert : undefined,
+      mutualAuth: config.mutualAuth === true,
+      http2: !isHttp2Disabled() && !usesTcpFault(definition),
+      maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    };
+  }
+
+  private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
+    const imposter = new Imposter(definition, port, this.options.log);
+    imposter.listener = await createListener(this.listenerOptions(definition, port), (req, sink) => imposter.handle(req, sink));
+    return imposter;
+  }
+
+  private async start(definition: ImposterDefinition): Promise<Imposter> {
+    let imposter: Imposter | undefined;
+    if (definition.port !== 0) {
+      if (this.imposters.has(definition.port)) throw errors.portInUse(definition.port);
+      try {
+        imposter = await this.bind(definition, definition.port);
+      } catch (err) {
+        throw this.bindError(err, definition.port);
+      }
+    } else {
+      for (const port of this.ports.candidates((p) => this.imposters.has(p))) {
+        try {
+          imposter = await this.bind(definition, port);
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw this.bindError(err, port);
+        }
+      }
+      if (!imposter) throw errors.badData('no free port in 49152-65535');
+    }
+    this.imposters.set(imposter.port, imposter);
+    this.options.log.info(`${imposter.protocol}:${imposter.port} Open for business...`);
+    return imposter;
+  }
+
+  private bindError(err: unknown, port: number): Error {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') return errors.portInUse(port);
+    if (code === 'EACCES') return errors.insufficientAccess();
+    if (isSvcError(err)) return err;
+    return errors.badData(`cannot start imposter on port ${port}: ${(err as Error).message}`);
+  }
+
+  private async stop(imposter: Imposter): Promise<void> {
+    this.imposters.delete(imposter.port);
+    await imposter.listener?.close();
+    this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
+  }
+
+  /** DELETE /imposters/{port}: resolves after the port is unbound and connections closed. */
+  deleteImposter(port: number, render: RenderOptions): Promise<Record<string, unknown>> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      const snapshot = renderDeleted(imposter, render);
+      await this.stop(imposter);
+      return snapshot;
+    });
+  }
+
+  /** DELETE /imposters: every imposter torn down; returns their snapshots. */
+  deleteAll(render: RenderOptions): Promise<Array<Record<string, unknown>>> {
+    return this.exclusive(async () => {
+      const all = this.list();
+      const snapshots = all.map((imposter) => renderImposter(imposter, render));
+      await Promise.all(all.map((imposter) => this.stop(imposter)));
+      return snapshots;
+    });
+  }
+
+  /**
+   * PUT /imposters and reload: validate the whole set first, then reconcile — absent deleted,
+   * changed replaced (or stub-patched when only stubs differ), unchanged kept with their journal and
+   * cycling state; explicit ports first, then auto-assigned ones.
+   */
+  applyAll(bodies: unknown, generateIds = true): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+    if (!Array.isArray(bodies)) throw errors.badData("'imposters' must be an array");
+    const definitions = bodies.map((body) => this.parse(body, generateIds));
+    const seen = new Set<number>();
+    for (const d of definitions) {
+      if (d.port === 0) continue;
+      if (seen.has(d.port)) throw errors.badData(`duplicate port ${d.port} in imposters`);
+      seen.add(d.port);
+    }
+    return this.exclusive(() => this.reconcile(definitions));
+  }
+
+  private async reconcile(definitions: ImposterDefinition[]): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+    const report: ApplyReport = { created: [], replaced: [], stubPatched: [], deleted: [], unchanged: [], failed: [] };
+    const explicit = definitions.filter((d) => d.port !== 0);
+    const wanted = new Set(explicit.map((d) => d.port));
+    for (const imposter of this.list()) {
+      if (wanted.has(imposter.port)) continue;
+      await this.stop(imposter);
+      report.deleted.push(imposter.port);
+    }
+    const result: Imposter[] = [];
+    for (const definition of explicit) {
+      try {
+        result.push(await this.reconcileOne(definition, report));
+      } catch (err) {
+        report.failed.push({ port: definition.port, error: (err as Error).message });
+      }
+    }
+    for (const definition of definitions.filter((d) => d.port === 0)) {
+      try {
+        const imposter = await this.start(definition);
+        report.created.push(imposter.port);
+        result.push(imposter);
+      } catch (err) {
+        report.failed.push({ port: 0, error: (err as Error).message });
+      }
+    }
+    return { report, imposters: result.sort((a, b) => a.port - b.port) };
+  }
+
+  private async reconcileOne(definition: ImposterDefinition, report: ApplyReport): Promise<Imposter> {
+    const current = this.imposters.get(definition.port);
+    if (!current) {
+      const created = await this.start(definition);
+      report.created.push(created.port);
+      return created;
+    }
+    const sameHeader = isDeepStrictEqual({ ...definition.config, port: definition.port }, current.config);
+    const newStubs = definition.stubs.map((s) => s.config);
+    const sameStubs = isDeepStrictEqual(newStubs, current.stubs.map((s) => s.config));
+    if (sameHeader && sameStubs) {
+      report.unchanged.push(current.port);
+      return current;
+    }
+    if (sameHeader) {
+      current.setStubs(this.reuseStubs(current, definition.stubs));
+      report.stubPatched.push(current.port);
+      return current;
+    }
+    await this.stop(current);
+    const replaced = await this.start(definition);
+    report.replaced.push(replaced.port);
+    return replaced;
+  }
+
+  /** Keeps the live state (response cycle) of stubs whose config did not change. */
+  private reuseStubs(imposter: Imposter, stubs: StubDefinition[]): LiveStub[] {
+    const pool = [...imposter.stubs];
+    return stubs.map((stub) => {
+      const at = pool.findIndex((live) => isDeepStrictEqual(live.config, stub.config));
+      if (at === -1) return imposter.liveStub(stub);
+      const [live] = pool.splice(at, 1);
+      return live;
+    });
+  }
+
+  setEnabled(port: number, enabled: boolean): void {
+    this.require(port).enabled = enabled;
+  }
+
+  // ---- stubs (SPEC §4.3) ----
+
+  private stubOptions(generateIds: boolean) {
+    return { allowInjection: this.options.allowInjection, generateIds };
+  }
+
+  replaceStubs(port: number, stubs: unknown, generateIds = true): Imposter {
+    const imposter = this.require(port);
+    if (stubs === undefined) throw errors.badData("'stubs' is a required field");
+    const parsed = parseStubs(stubs, this.stubOptions(generateIds));
+    imposter.setStubs(this.reuseStubs(imposter, parsed));
+    return imposter;
+  }
+
+  addStub(port: number, stub: unknown, index: number | undefined, generateIds = true): Imposter {
+    const imposter = this.require(port);
+    const length = imposter.stubs.length;
+    const at = index === undefined ? length : index;
+    const problems = [];
+    if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at > length) {
+      problems.push(errorEntries.badData("'index' must be between 0 and the length of the stubs array"));
+    }
+    if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
+    if (problems.length > 0) throw errors.validation(problems);
+    const [parsed] = parseStubs([stub], this.stubOptions(generateIds), this.ids(imposter));
+    const next = [...imposter.stubs];
+    next.splice(at, 0, imposter.liveStub(parsed));
+    imposter.setStubs(next);
+    return imposter;
+  }
+
+  private ids(imposter: Imposter, except?: number): string[] {
+    return imposter.stubs
+      .filter((_, i) => i !== except)
+      .map((s) => s.config.id)
+      .filter((id): id is string => typeof id === 'string');
+  }
+
+  /** Index of the referenced stub, or a 404 (unknown id) / 400-style error (bad index). */
+  resolveStub(imposter: Imposter, ref: StubRef): number {
+    if ('id' in ref) {
+      const at = imposter.stubs.findIndex((s) => s.config.id === ref.id);
+      if (at === -1) throw errors.noSuchResource(`no stub with id '${ref.id}'`);
+      return at;
+    }
+    if (!Number.isInteger(ref.index) || ref.index < 0 || ref.index >= imposter.stubs.length) {
+      throw new SvcError(404, [errorEntries.badData(
+        "'stubIndex' must be a valid integer, representing the array index position of the stub to replace",
+      )]);
+    }
+    return ref.index;
+  }
+
+  getStub(port: number, ref: StubRef, baseUrl?: string): Record<string, unknown> {
+    const imposter = this.require(port);
+    const at = this.resolveStub(imposter, ref);
+    const stub = imposter.stubConfigs()[at];
+    return baseUrl === undefined ? stub : { ...stub, _links: stubLinks(baseUrl, port, at) };
+  }
+
+  listStubs(port: number, baseUrl: string): Array<Record<string, unknown>> {
+    const imposter = this.require(port);
+    return imposter.stubConfigs().map((stub, i) => ({ ...stub, _links: stubLinks(baseUrl, port, i) }));
+  }
+
+  updateStub(port: number, ref: StubRef, stub: unknown, generateIds = true): Imposter {
+    const imposter = this.require(port);
+    const at = this.resolveStub(imposter, ref);
+    const replacement = 'id' in ref && isObject(stub) && stub.id === undefined ? { ...stub, id: ref.id } : stub;
+    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds), this.ids(imposter, at));
+    const next = [...imposter.stubs];
+    next[at] = imposter.liveStub(parsed);
+    imposter.setStubs(next);
+    return imposter;
+  }
+
+  deleteStub(port: number, ref: StubRef): Imposter {
+    const imposter = this.require(port);
+    const at = this.resolveStub(imposter, ref);
+    imposter.setStubs(imposter.stubs.filter((_, i) => i !== at));
+    return imposter;
+  }
+
+  // ---- recorded requests (SPEC §4.4) ----
+
+  savedRequests(port: number, query: SavedRequestsQuery): SavedRequestsPage {
+    const imposter = this.require(port);
+    const clauses = parseClauses(query.match ?? []);
+    if (typeof clauses === 'string') throw errors.badData(clauses);
+    const flowIdOf = () => String(port);
+    const page = imposter.journal.page(query.since, (r) => clausesMatch(clauses, r, flowIdOf));
+    return { requests: page.entries.map((e) => e.value), nextIndex: page.nextIndex, truncated: page.truncated };
+  }
+
+  clearRequests(port: number, match: string[] = []): Imposter {
+    const imposter = this.require(port);
+    const clauses = parseClauses(match);
+    if (typeof clauses === 'string') throw errors.badData(clauses);
+    if (clauses.length === 0) {
+      imposter.journal.clear();
+      imposter.numberOfRequests = 0;
+    } else {
+      const removed = imposter.journal.clear((r) => clausesMatch(clauses, r, () => String(port)));
+      imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
+    }
+    return imposter;
+  }
+
+  /** Proxy recordings arrive with proxies (issue 3); until then there is nothing to clear. */
+  clearProxyResponses(port: number): Imposter {
+    return this.require(port);
+  }
+
+  verify(port: number, body: unknown, gateInjection = true): Promise<VerifyResult> {
+    const imposter = this.require(port);
+    if (!isObject(body)) throw errors.badData('verify body must be a JSON object');
+    if (!Array.isArray(body.predicates)) throw errors.badData("'predicates' must be an array");
+    if (gateInjection && !this.options.allowInjection && predicatesAreScripted(body.predicates)) {
+      throw errors.validation([errorEntries.invalidInjection(injectionMessages.javascript)]);
+    }
+    return verifyRequests(imposter, body);
+  }
+
+  // ---- rendering (same JSON for every surface) ----
+
+  renderList(render: RenderOptions): Array<Record<string, unknown>> {
+    return this.list().map((imposter) =>
+      render.replayable ? renderImposter(imposter, render) : renderSummary(imposter, render));
+  }
+
+  render(port: number, render: RenderOptions): Record<string, unknown> {
+    return renderImposter(this.require(port), render);
+  }
+
+  /** Tears everything down (process shutdown). */
+  async close(): Promise<void> {
+    await this.exclusive(() => Promise.all(this.list().map((imposter) => this.stop(imposter))));
+  }
+}

@@ -1,0 +1,177 @@
+import { performance } from 'node:perf_hooks';
+import type { ImposterDefinition, MockRequest, StubDefinition, WireRequest } from '../model/index.js';
+import { cloneJson, isObject, toMockRequest } from '../model/index.js';
+import { compileStubSet, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
+import {
+  applyTransportFault, compileDefaultResponse, compileResponse, ResponseCycle, withCorsPreflight,
+  type CompiledResponse, type IsFields, type PreparedResponse,
+} from '../respond/index.js';
+import type { Listener, ResponseSink } from '../transport/index.js';
+import { JournalRing } from '../journal/index.js';
+import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './recorded-request.js';
+import type { Logger } from '../log/index.js';
+
+/** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
+export interface LiveStub {
+  config: Record<string, unknown>;
+  cycle: ResponseCycle<CompiledResponse>;
+}
+
+const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
+
+function errorResponse(status: number, code: string, type: string, message: string): PreparedResponse {
+  return { statusCode: status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify({ errors: [{ code, type, message }] })) };
+}
+
+/** One running imposter: its stubs, compiled matcher, journal and listener. */
+export class Imposter {
+  readonly port: number;
+  readonly protocol: string;
+  /** Everything given at creation except stubs (read-back and replayable output). */
+  readonly config: Record<string, unknown>;
+  enabled = true;
+  numberOfRequests = 0;
+  readonly journal = new JournalRing<RecordedRequest>();
+  listener: Listener | undefined;
+  private stubList: LiveStub[] = [];
+  private matcher: StubSetMatcher;
+  private readonly defaults: IsFields | undefined;
+  private readonly defaultPrepared: PreparedResponse;
+  private readonly recordRequests: boolean;
+  private readonly allowCORS: boolean;
+  private readonly matchContext: MatchContext = {};
+
+  constructor(definition: ImposterDefinition, port: number, private readonly log: Logger) {
+    this.port = port;
+    this.protocol = definition.protocol;
+    this.config = { ...definition.config, port };
+    this.recordRequests = definition.config.recordRequests === true;
+    this.allowCORS = definition.config.allowCORS === true;
+    this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
+    this.defaultPrepared = compileDefaultResponse(this.defaults);
+    this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
+    this.matcher = compileStubSet(this.stubList.map((s) => s.config));
+  }
+
+  get stubs(): readonly LiveStub[] {
+    return this.stubList;
+  }
+
+  liveStub(stub: StubDefinition): LiveStub {
+    const configs = (stub.config.responses as Array<Record<string, unknown>>);
+    const compiled = configs.map((r) => compileResponse(r, this.defaults));
+    return { config: stub.config, cycle: new ResponseCycle(compiled, configs) };
+  }
+
+  /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
+  setStubs(stubs: LiveStub[]): void {
+    this.matcher = compileStubSet(stubs.map((s) => s.config));
+    this.stubList = stubs;
+  }
+
+  stubConfigs(): Array<Record<string, unknown>> {
+    return this.stubList.map((s) => cloneJson(s.config));
+  }
+
+  /** Entry point for every request reaching this imposter (its port, the gateway, later the front door). */
+  handle(wire: WireRequest, sink: ResponseSink): void {
+    const started = this.recordRequests ? performance.now() : 0;
+    let request: MockRequest;
+    try {
+      request = toMockRequest(wire);
+    } catch (err) {
+      this.log.error(`imposter ${this.port}: cannot read request: ${(err as Error).message}`);
+      this.send(sink, errorResponse(400, '400', 'bad_request', 'Malformed request'));
+      return;
+    }
+    this.numberOfRequests += 1;
+    const record = this.recordRequests ? this.journal.append(recordOf(request)).value : undefined;
+    if (!this.enabled) {
+      this.finish(request, sink, this.defaultPrepared, record, started);
+      return;
+    }
+    const trace: MatchTried[] | undefined = record ? [] : undefined;
+    let found: number | Promise<number>;
+    try {
+      found = this.matcher.firstMatch(request, this.matchContext, 0, trace);
+    } catch (err) {
+      this.failMatch(err, sink, record, started);
+      return;
+    }
+    if (typeof found === 'number') {
+      this.respond(found, request, sink, record, trace, started);
+    } else {
+      found.then(
+        (index) => this.respond(index, request, sink, record, trace, started),
+        (err: unknown) => this.failMatch(err, sink, record, started),
+      );
+    }
+  }
+
+  private failMatch(err: unknown, sink: ResponseSink, record: RecordedRequest | undefined, started: number): void {
+    this.log.error(`imposter ${this.port}: predicate evaluation failed: ${(err as Error)?.message ?? String(err)}`);
+    const response = errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', String((err as Error)?.message ?? err));
+    this.send(sink, response);
+    if (record) this.stamp(record, response.statusCode, started);
+  }
+
+  private respond(
+    index: number, request: MockRequest, sink: ResponseSink,
+    record: RecordedRequest | undefined, trace: MatchTried[] | undefined, started: number,
+  ): void {
+    const stub = index >= 0 ? this.stubList[index] : undefined;
+    if (record) {
+      record.matchOutcome = outcomeOf(index, stub?.config.id as string | undefined, trace && this.withIds(trace));
+    }
+    if (!stub) {
+      this.finish(request, sink, this.defaultPrepared, record, started);
+      return;
+    }
+    const response = stub.cycle.next();
+    switch (response.kind) {
+      case 'is':
+        this.finish(request, sink, response.prepared, record, started);
+        return;
+      case 'fault':
+        if (!applyTransportFault(response.fault, sink)) {
+          this.finish(request, sink, {
+            statusCode: 500, headers: [['Content-Type', 'text/plain']], body: Buffer.from(`Unknown fault: ${response.fault}`),
+          }, record, started);
+        }
+        return;
+      case 'unsupported':
+        this.finish(request, sink, errorResponse(500, '500', 'unsupported_response', `response type '${response.type}' is not supported by this build`), record, started);
+        return;
+    }
+  }
+
+  private withIds(trace: MatchTried[]): TriedEntry[] {
+    return trace.map((t) => {
+      const id = this.stubList[t.stubIndex]?.config.id;
+      return typeof id === 'string' ? { stubIndex: t.stubIndex, stubId: id, why: t.why } : { stubIndex: t.stubIndex, why: t.why };
+    });
+  }
+
+  private finish(
+    request: MockRequest, sink: ResponseSink, prepared: PreparedResponse,
+    record: RecordedRequest | undefined, started: number,
+  ): void {
+    const response = this.allowCORS ? withCorsPreflight(prepared, request.method, request.headers) : prepared;
+    this.send(sink, response);
+    if (record) this.stamp(record, response.statusCode, started);
+  }
+
+  private stamp(record: RecordedRequest, status: number, started: number): void {
+    record.status = status;
+    record.latencyMs = Math.round(performance.now() - started);
+  }
+
+  private send(sink: ResponseSink, response: PreparedResponse): void {
+    try {
+      sink.send(response.statusCode, response.headers, response.body);
+    } catch (err) {
+      this.log.error(`imposter ${this.port}: cannot write response: ${(err as Error).message}`);
+      sink.reset();
+    }
+  }
+}

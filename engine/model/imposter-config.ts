@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { errorEntries, errors, type ErrorEntry } from './errors.js';
+import { cloneJson, isObject } from './json.js';
+import { scriptedReasons } from './injection.js';
+import { validatePredicates } from '../match/index.js';
+
+export type Protocol = 'http' | 'https';
+
+/** A validated stub: `config` is the stub exactly as it reads back (id included). */
+export interface StubDefinition {
+  config: Record<string, unknown>;
+}
+
+/** A validated imposter config. `config` holds every field as given (stubs excluded), for read-back. */
+export interface ImposterDefinition {
+  port: number;
+  protocol: Protocol;
+  config: Record<string, unknown>;
+  stubs: StubDefinition[];
+}
+
+export interface ParseOptions {
+  allowInjection: boolean;
+  /** The HTTP path generates a UUID for stubs without `id`; files and the C ABI do not. */
+  generateIds: boolean;
+}
+
+const SUPPORTED_PROTOCOLS = new Set<string>(['http', 'https']);
+const RESPONSE_TYPES = ['is', 'proxy', 'inject', 'fault'];
+
+function validatePort(port: unknown, errs: ErrorEntry[]): void {
+  if (port === undefined || port === null) return;
+  const n = typeof port === 'string' && port.trim() !== '' ? Number(port) : port;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 65535) {
+    errs.push(errorEntries.badData("invalid value for 'port'"));
+  }
+}
+
+function hasResponseType(response: Record<string, unknown>): boolean {
+  if (RESPONSE_TYPES.some((key) => response[key] !== undefined)) return true;
+  const svc = response._svc;
+  return isObject(svc) && svc.script !== undefined;
+}
+
+function validateRepeat(response: Record<string, unknown>, errs: ErrorEntry[]): void {
+  const behaviors = isObject(response._behaviors) ? response._behaviors : undefined;
+  for (const repeat of [response.repeat, behaviors?.repeat]) {
+    if (repeat === undefined) continue;
+    const ok =
+      (typeof repeat === 'number' && Number.isInteger(repeat) && repeat > 0) ||
+      (typeof repeat === 'string' && parseInt(repeat, 10) > 0);
+    if (!ok) errs.push(errorEntries.badData('"repeat" field must be an integer greater than 0', response));
+  }
+}
+
+function validateIsResponse(is: unknown, response: unknown, errs: ErrorEntry[]): void {
+  if (!isObject(is)) {
+    errs.push(errorEntries.badData("'is' must be an object", response));
+    return;
+  }
+  if (is.statusCode !== undefined) {
+    const code = Number(is.statusCode);
+    if (!Number.isInteger(code) || code < 100 || code > 999) {
+      errs.push(errorEntries.badData("'statusCode' must be a valid HTTP status code", response));
+    }
+  }
+  if (is.headers !== undefined && !isObject(is.headers)) {
+    errs.push(errorEntries.badData("'headers' must be an object", response));
+  }
+}
+
+function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]): void {
+  if (!isObject(stub)) {
+    errs.push(errorEntries.badData('stub must be an object', stub));
+    return;
+  }
+  const responses = stub.responses;
+  if (!Array.isArray(responses) || responses.length === 0) {
+    errs.push(errorEntries.badData("'responses' must be a non-empty array", stub));
+    return;
+  }
+  if (!options.allowInjection) {
+    for (const message of scriptedReasons(stub)) errs.push(errorEntries.invalidInjection(message, stub));
+  }
+  const before = errs.length;
+  for (const response of responses) {
+    if (!isObject(response)) {
+      errs.push(errorEntries.badData('unrecognized response type', response));
+      continue;
+    }
+    validateRepeat(response, errs);
+    if (!hasResponseType(response)) {
+      errs.push(errorEntries.badData('unrecognized response type', response));
+    } else if (response.is !== undefined) {
+      validateIsResponse(response.is, response, errs);
+    }
+  }
+  if (errs.length > before) return;
+  if (stub.predicates !== undefined) {
+    if (!Array.isArray(stub.predicates)) {
+      errs.push(errorEntries.badData("'predicates' must be an array", stub));
+      return;
+    }
+    const message = validatePredicates(stub.predicates);
+    if (message !== null) errs.push(errorEntries.badData(message, stub));
+  }
+  if (stub.id !== undefined && typeof stub.id !== 'string') {
+    errs.push(errorEntries.badData("'id' must be a string", stub));
+  }
+}
+
+/** Validates stubs (collecting every error, like mountebank) and returns their read-back form. */
+export function parseStubs(stubs: unknown, options: ParseOptions, existingIds: Iterable<string> = []): StubDefinition[] {
+  if (stubs === undefined || stubs === null) return [];
+  if (!Array.isArray(stubs)) throw errors.badData("'stubs' must be an array");
+  const errs: ErrorEntry[] = [];
+  for (const stub of stubs) validateStub(stub, options, errs);
+  const seen = new Set(existingIds);
+  for (const stub of stubs as Array<Record<string, unknown>>) {
+    if (typeof stub?.id !== 'string') continue;
+    if (seen.has(stub.id)) errs.push(errorEntries.badData(`duplicate stub id '${stub.id}'`, stub));
+    seen.add(stub.id);
+  }
+  if (errs.length > 0) throw errors.validation(errs);
+  return stubs.map((stub) => ({ config: withId(cloneJson(stub as Record<string, unknown>), options) }));
+}
+
+function withId(stub: Record<string, unknown>, options: ParseOptions): Record<string, unknown> {
+  if (stub.id !== undefined || !options.generateIds) return stub;
+  return { id: randomUUID(), ...stub };
+}
+
+function validateDefaultResponse(value: unknown, errs: ErrorEntry[]): void {
+  if (value === undefined) return;
+  if (!isObject(value)) {
+    errs.push(errorEntries.badData("'defaultResponse' must be an object"));
+    return;
+  }
+  validateIsResponse(value, value, errs);
+}
+
+function validateTls(config: Record<string, unknown>, errs: ErrorEntry[]): void {
+  for (const key of ['key', 'cert'] as const) {
+    if (config[key] !== undefined && typeof config[key] !== 'string') {
+      errs.push(errorEntries.badData(`'${key}' must be a PEM string`));
+    }
+  }
+}
+
+/** Validates one imposter config into a definition; throws SvcError(400) listing every problem. */
+export function parseImposter(body: unknown, options: ParseOptions): ImposterDefinition {
+  if (!isObject(body)) throw errors.badData('imposter must be a JSON object', body);
+  const errs: ErrorEntry[] = [];
+  validatePort(body.port, errs);
+  const protocol = body.protocol === undefined ? 'http' : body.protocol;
+  if (typeof protocol !== 'string' || !SUPPORTED_PROTOCOLS.has(protocol)) {
+    errs.push(errorEntries.badData(`the ${String(protocol)} protocol is not yet supported`));
+  }
+  validateDefaultResponse(body.defaultResponse, errs);
+  validateTls(body, errs);
+  if (errs.length > 0) throw errors.validation(errs);
+  const stubs = parseStubs(body.stubs, options);
+  const config = cloneJson(body);
+  delete config.stubs;
+  delete config.requests;
+  delete config.numberOfRequests;
+  delete config._links;
+  config.protocol = protocol;
+  const port = body.port === undefined || body.port === null ? 0 : Number(body.port);
+  return { port, protocol: protocol as Protocol, config, stubs };
+}

@@ -1,0 +1,48 @@
+/**
+ * The admin plane and manager started inside the test process (no spawn): fast, and still
+ * exercised only through the admin HTTP port and imposter ports.
+ */
+import { createAdminServer, listenAdmin } from '../../admin/index.js';
+import { createLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
+import { http, type HttpOptions, type HttpResponse } from './servers.js';
+
+export interface InProcessSvc {
+  adminPort: number;
+  admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse & { json: any }>;
+  stop(): Promise<void>;
+}
+
+export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string } = {}): Promise<InProcessSvc> {
+  const log = createLogger({ level: 'error', quiet: true });
+  const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log });
+  const server = createAdminServer({
+    manager,
+    log,
+    settings: {
+      version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false,
+      requireAdminAuth: false, apiKey: options.apiKey,
+    },
+  });
+  const admin = await listenAdmin(server, 0, '127.0.0.1');
+  return {
+    adminPort: admin.port,
+    async admin(method, path, body, headers = {}) {
+      const opts: HttpOptions = { headers: { 'Content-Type': 'application/json', ...headers } };
+      if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);
+      const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, opts);
+      let json: any;
+      try { json = JSON.parse(res.body); } catch { json = undefined; }
+      return { ...res, json };
+    },
+    async stop() {
+      await manager.close();
+      await admin.close();
+    },
+  };
+}
+
+/** A request to an imposter port on loopback. */
+export function call(port: number, method: string, path: string, options: HttpOptions = {}): Promise<HttpResponse> {
+  return http(method, `http://127.0.0.1:${port}${path}`, options);
+}
