@@ -16,6 +16,7 @@ import {
   CompiledFn,
   NO_OUT,
   type Code,
+  type MethodSite,
   type Run,
 } from './runtime.js';
 import { toJs } from './convert.js';
@@ -524,7 +525,8 @@ class Compiler {
         return r.callPtr(fp, args(s, r), pos);
       };
     }
-    return (s, r) => r.callNamed(name, args(s, r), pos);
+    // Script functions are all known at compile time, so this name can only be a native.
+    return (s, r) => r.callNative(name, args(s, r), pos);
   }
 
   /** One link of a `.`/`?.`/`[]` chain; SKIP propagates a `?.` short-circuit through the rest. */
@@ -555,15 +557,20 @@ class Compiler {
 
   private method(e: ChainExpr & { k: 'method' }, chainObj: Code): Code {
     const { name, safe, pos } = e;
-    const args = this.args(e.args);
+    const codes = e.args.map((a) => this.stored(a));
+    const n = codes.length;
+    const site: MethodSite = { name, key: `${name}/${n}`, keyWithReceiver: `${name}/${n + 1}` };
     // A receiver that is a variable/property/element gets changes written back (`s.trim()`).
     const p = isPlaceExpr(e.obj) && !hasSafe(e.obj) ? this.place(e.obj) : undefined;
     const recvGet = p ? p.get : chainObj;
     return (s, r) => {
       const recv = recvGet(s, r);
       if (recv === SKIP || (safe && recv === undefined)) return SKIP;
+      const all = new Array<Value>(n + 1);
+      all[0] = recv;
+      for (let i = 0; i < n; i++) all[i + 1] = codes[i](s, r);
       r.thisOut = NO_OUT;
-      const res = r.callMethod(name, recv, args(s, r), pos);
+      const res = r.callMethod(site, all, pos);
       if (r.thisOut !== NO_OUT) {
         const nv = r.thisOut;
         r.thisOut = NO_OUT;

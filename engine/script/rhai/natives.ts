@@ -57,14 +57,24 @@ export function fits(tag: TypeTag, v: Value): boolean {
   }
 }
 
+export function matches(ov: Overload, args: Value[]): boolean {
+  const n = ov.types.length;
+  if (ov.variadic ? args.length < n : args.length !== n) return false;
+  for (let i = 0; i < n; i++) if (!fits(ov.types[i], args[i])) return false;
+  return true;
+}
+
 export class NativeRegistry {
   private readonly table = new Map<string, Overload[]>();
+  /** Bumped on every registration, so call-site caches notice late host registrations. */
+  version = 0;
 
   /** Adds an overload; `first` puts it ahead of existing ones (host functions override the stdlib). */
   add(name: string, types: TypeTag[], fn: NativeFn, opts: { variadic?: boolean; first?: boolean } = {}): void {
     let list = this.table.get(name);
     if (!list) this.table.set(name, (list = []));
     const ov: Overload = { types, variadic: opts.variadic ?? false, fn };
+    this.version++;
     if (opts.first) list.unshift(ov);
     else list.push(ov);
   }
@@ -76,12 +86,7 @@ export class NativeRegistry {
   resolve(name: string, args: Value[]): Overload | undefined {
     const list = this.table.get(name);
     if (!list) return undefined;
-    outer: for (const ov of list) {
-      const n = ov.types.length;
-      if (ov.variadic ? args.length < n : args.length !== n) continue;
-      for (let i = 0; i < n; i++) if (!fits(ov.types[i], args[i])) continue outer;
-      return ov;
-    }
+    for (const ov of list) if (matches(ov, args)) return ov;
     return undefined;
   }
 

@@ -5,7 +5,7 @@
  */
 import type { VarInfo } from './ast.js';
 import { RhaiTimeoutError, limitError, runtimeError, type Pos } from './errors.js';
-import { signature, type NativeRegistry } from './natives.js';
+import { matches, signature, type NativeRegistry, type Overload } from './natives.js';
 import { FnPtr, strLen, type Callable, type RMap, type Slot, type Value } from './values.js';
 
 /** Compiled code: evaluates against a frame of slots. */
@@ -57,6 +57,17 @@ export class CompiledFn {
     readonly name: string,
     readonly params: VarInfo[],
   ) {}
+}
+
+/** A compiled `x.name(...)` call site. */
+export interface MethodSite {
+  name: string;
+  /** `name/arity` of a script function taking `this` plus the explicit arguments. */
+  key: string;
+  /** `name/arity` of a script function taking the receiver as first argument. */
+  keyWithReceiver: string;
+  cached?: Overload;
+  version?: number;
 }
 
 /** What a run needs from its program and engine. */
@@ -130,38 +141,50 @@ export class Run {
   callNamed(name: string, args: Value[], pos: Pos): Value {
     const f = this.prog.fns.get(name + '/' + args.length);
     if (f) return this.callScript(f, args, pos);
+    return this.callNative(name, args, pos);
+  }
+
+  /** Calls a native; for call sites already known not to name a script function. */
+  callNative(name: string, args: Value[], pos: Pos): Value {
     const ov = this.prog.natives.resolve(name, args);
     if (ov) return ov.fn(args, this, pos);
     throw runtimeError(`Function not found: ${signature(name, args)}`, pos);
   }
 
   /**
-   * `recv.name(args)`. A function pointer held in a map property is called with `this` bound to the
-   * map; then script functions bind `this` to the receiver; then natives get it as first argument.
+   * `recv.name(args)`, with `all` = [recv, ...args]. A function pointer held in a map property is
+   * called with `this` bound to the map; then script functions bind `this` to the receiver; then
+   * natives get the receiver as first argument; last, `x.f(a)` may mean script `f(x, a)`.
    * A changed receiver is left in `thisOut` for the call site to write back.
    */
-  callMethod(name: string, recv: Value, args: Value[], pos: Pos): Value {
+  callMethod(site: MethodSite, all: Value[], pos: Pos): Value {
+    const recv = all[0];
     if (recv instanceof Map) {
-      const p = recv.get(name);
-      if (p instanceof FnPtr) return this.callPtr(p, args, pos, recv);
+      const p = recv.get(site.name);
+      if (p instanceof FnPtr) return this.callPtr(p, all.slice(1), pos, recv);
     }
-    const f = this.prog.fns.get(name + '/' + args.length);
+    const fns = this.prog.fns;
+    const f = fns.size === 0 ? undefined : fns.get(site.key);
     if (f) {
       const run = this;
-      return this.callScript(f, args, pos, {
+      return this.callScript(f, all.slice(1), pos, {
         get: () => recv,
         set(v) {
           run.thisOut = v;
         },
       });
     }
-    const all = [recv, ...args];
-    const ov = this.prog.natives.resolve(name, all);
+    // Per-site cache of the last native overload: most sites always see the same types.
+    const natives = this.prog.natives;
+    let ov = site.cached;
+    if (!ov || site.version !== natives.version || !matches(ov, all)) {
+      ov = site.cached = natives.resolve(site.name, all);
+      site.version = natives.version;
+    }
     if (ov) return ov.fn(all, this, pos);
-    // `x.f(a)` also means `f(x, a)`.
-    const g = this.prog.fns.get(name + '/' + all.length);
+    const g = fns.get(site.keyWithReceiver);
     if (g) return this.callScript(g, all, pos);
-    throw runtimeError(`Function not found: ${signature(name, all)}`, pos);
+    throw runtimeError(`Function not found: ${signature(site.name, all)}`, pos);
   }
 
   /** Calls a function pointer, curried arguments first. */
