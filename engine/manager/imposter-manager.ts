@@ -10,6 +10,7 @@ import { PortAllocator } from './port-allocator.js';
 import { renderDeleted, renderImposter, renderSummary, stubLinks, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
+import { ObserverSet, type EngineObserver } from './observer.js';
 
 export interface ManagerOptions {
   allowInjection: boolean;
@@ -61,8 +62,14 @@ export class ImposterManager {
   private readonly imposters = new Map<number, Imposter>();
   private readonly ports = new PortAllocator();
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly observers = new ObserverSet();
 
   constructor(readonly options: ManagerOptions) {}
+
+  /** Registers a plane that follows requests and lifecycle (metrics, events, data directory); returns its removal. */
+  observe(observer: EngineObserver): () => void {
+    return this.observers.add(observer);
+  }
 
   get allowInjection(): boolean {
     return this.options.allowInjection;
@@ -95,7 +102,11 @@ export class ImposterManager {
   /** POST /imposters. */
   createImposter(body: unknown, generateIds = true): Promise<Imposter> {
     const definition = this.parse(body, generateIds);
-    return this.exclusive(() => this.start(definition));
+    return this.exclusive(async () => {
+      const imposter = await this.start(definition);
+      this.observers.onLifecycle('created', imposter.port);
+      return imposter;
+    });
   }
 
   private listenerOptions(definition: ImposterDefinition, port: number): ListenerOptions {
@@ -113,7 +124,7 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log);
+    const imposter = new Imposter(definition, port, this.options.log, this.observers);
     imposter.listener = await createListener(this.listenerOptions(definition, port), (req, sink) => imposter.handle(req, sink));
     return imposter;
   }
@@ -163,6 +174,7 @@ export class ImposterManager {
       const imposter = this.require(port);
       const snapshot = renderDeleted(imposter, render);
       await this.stop(imposter);
+      this.observers.onLifecycle('deleted', port);
       return snapshot;
     });
   }
@@ -173,6 +185,7 @@ export class ImposterManager {
       const all = this.list();
       const snapshots = all.map((imposter) => renderImposter(imposter, render));
       await Promise.all(all.map((imposter) => this.stop(imposter)));
+      this.observers.onLifecycle('allDeleted', null);
       return snapshots;
     });
   }
@@ -202,6 +215,7 @@ export class ImposterManager {
       if (wanted.has(imposter.port)) continue;
       await this.stop(imposter);
       report.deleted.push(imposter.port);
+      this.observers.onLifecycle('deleted', imposter.port);
     }
     const result: Imposter[] = [];
     for (const definition of explicit) {
@@ -215,6 +229,7 @@ export class ImposterManager {
       try {
         const imposter = await this.start(definition);
         report.created.push(imposter.port);
+        this.observers.onLifecycle('created', imposter.port);
         result.push(imposter);
       } catch (err) {
         report.failed.push({ port: 0, error: (err as Error).message });
@@ -228,6 +243,7 @@ export class ImposterManager {
     if (!current) {
       const created = await this.start(definition);
       report.created.push(created.port);
+      this.observers.onLifecycle('created', created.port);
       return created;
     }
     const sameHeader = isDeepStrictEqual({ ...definition.config, port: definition.port }, current.config);
@@ -240,11 +256,13 @@ export class ImposterManager {
     if (sameHeader) {
       current.setStubs(this.reuseStubs(current, definition.stubs));
       report.stubPatched.push(current.port);
+      this.observers.onLifecycle('stubsChanged', current.port);
       return current;
     }
     await this.stop(current);
     const replaced = await this.start(definition);
     report.replaced.push(replaced.port);
+    this.observers.onLifecycle('replaced', replaced.port);
     return replaced;
   }
 
@@ -257,6 +275,11 @@ export class ImposterManager {
       const [live] = pool.splice(at, 1);
       return live;
     });
+  }
+
+  private changeStubs(imposter: Imposter, stubs: LiveStub[]): void {
+    imposter.setStubs(stubs);
+    this.observers.onLifecycle('stubsChanged', imposter.port);
   }
 
   setEnabled(port: number, enabled: boolean): void {
@@ -273,7 +296,7 @@ export class ImposterManager {
     const imposter = this.require(port);
     if (stubs === undefined) throw errors.badData("'stubs' is a required field");
     const parsed = parseStubs(stubs, this.stubOptions(generateIds));
-    imposter.setStubs(this.reuseStubs(imposter, parsed));
+    this.changeStubs(imposter, this.reuseStubs(imposter, parsed));
     return imposter;
   }
 
@@ -290,7 +313,7 @@ export class ImposterManager {
     const [parsed] = parseStubs([stub], this.stubOptions(generateIds), this.ids(imposter));
     const next = [...imposter.stubs];
     next.splice(at, 0, imposter.liveStub(parsed));
-    imposter.setStubs(next);
+    this.changeStubs(imposter, next);
     return imposter;
   }
 
@@ -335,14 +358,14 @@ export class ImposterManager {
     const [parsed] = parseStubs([replacement], this.stubOptions(generateIds), this.ids(imposter, at));
     const next = [...imposter.stubs];
     next[at] = imposter.liveStub(parsed);
-    imposter.setStubs(next);
+    this.changeStubs(imposter, next);
     return imposter;
   }
 
   deleteStub(port: number, ref: StubRef): Imposter {
     const imposter = this.require(port);
     const at = this.resolveStub(imposter, ref);
-    imposter.setStubs(imposter.stubs.filter((_, i) => i !== at));
+    this.changeStubs(imposter, imposter.stubs.filter((_, i) => i !== at));
     return imposter;
   }
 

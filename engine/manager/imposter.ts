@@ -1,15 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import type { ImposterDefinition, MockRequest, StubDefinition, WireRequest } from '../model/index.js';
 import { cloneJson, isObject, toMockRequest } from '../model/index.js';
-import { compileStubSet, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
+import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
-  applyTransportFault, compileDefaultResponse, compileResponse, ResponseCycle, withCorsPreflight,
-  type CompiledResponse, type IsFields, type PreparedResponse,
+  applyTransportFault, compileDefaultResponse, compileResponse, resolveResponse, ResponseCycle, unknownFault,
+  withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
-import { JournalRing } from '../journal/index.js';
+import { JournalRing, type JournalEntry } from '../journal/index.js';
 import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './recorded-request.js';
 import type { Logger } from '../log/index.js';
+import type { ObserverSet } from './observer.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -40,8 +41,12 @@ export class Imposter {
   private readonly recordRequests: boolean;
   private readonly allowCORS: boolean;
   private readonly matchContext: MatchContext = {};
+  private readonly scope: ImposterScope;
 
-  constructor(definition: ImposterDefinition, port: number, private readonly log: Logger) {
+  constructor(
+    definition: ImposterDefinition, port: number,
+    private readonly log: Logger, private readonly observers: ObserverSet,
+  ) {
     this.port = port;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
@@ -49,6 +54,7 @@ export class Imposter {
     this.allowCORS = definition.config.allowCORS === true;
     this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(this.defaults);
+    this.scope = { port, defaults: this.defaults };
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
   }
@@ -85,7 +91,7 @@ export class Imposter {
       return;
     }
     this.numberOfRequests += 1;
-    const record = this.recordRequests ? this.journal.append(recordOf(request)).value : undefined;
+    const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
     if (!this.enabled) {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
@@ -108,40 +114,48 @@ export class Imposter {
     }
   }
 
-  private failMatch(err: unknown, sink: ResponseSink, record: RecordedRequest | undefined, started: number): void {
-    this.log.error(`imposter ${this.port}: predicate evaluation failed: ${(err as Error)?.message ?? String(err)}`);
-    const response = errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', String((err as Error)?.message ?? err));
+  private failMatch(err: unknown, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+    const message = (err as Error)?.message ?? String(err);
+    this.log.error(`imposter ${this.port}: predicate evaluation failed: ${message}`);
+    // mountebank answers a predicate that throws while matching with 500; a failing injected predicate is a 400.
+    const response = err instanceof PredicateError
+      ? errorResponse(500, err.code, 'predicate_error', message)
+      : errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
     this.send(sink, response);
     if (record) this.stamp(record, response.statusCode, started);
   }
 
   private respond(
     index: number, request: MockRequest, sink: ResponseSink,
-    record: RecordedRequest | undefined, trace: MatchTried[] | undefined, started: number,
+    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number,
   ): void {
     const stub = index >= 0 ? this.stubList[index] : undefined;
     if (record) {
-      record.matchOutcome = outcomeOf(index, stub?.config.id as string | undefined, trace && this.withIds(trace));
+      record.value.matchOutcome = outcomeOf(index, stub?.config.id as string | undefined, trace && this.withIds(trace));
     }
     if (!stub) {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
     }
-    const response = stub.cycle.next();
-    switch (response.kind) {
-      case 'is':
-        this.finish(request, sink, response.prepared, record, started);
-        return;
-      case 'fault':
-        if (!applyTransportFault(response.fault, sink)) {
-          this.finish(request, sink, {
-            statusCode: 500, headers: [['Content-Type', 'text/plain']], body: Buffer.from(`Unknown fault: ${response.fault}`),
-          }, record, started);
-        }
-        return;
-      case 'unsupported':
-        this.finish(request, sink, errorResponse(500, '500', 'unsupported_response', `response type '${response.type}' is not supported by this build`), record, started);
-        return;
+    const compiled = stub.cycle.next();
+    if (!compiled.dynamic) {
+      this.finish(request, sink, compiled.prepared!, record, started);
+      return;
+    }
+    resolveResponse(compiled, { request, imposter: this.scope }).then(
+      (outcome) => this.deliver(outcome, request, sink, record, started),
+      (err: unknown) => {
+        this.log.error(`imposter ${this.port}: response failed: ${(err as Error)?.stack ?? String(err)}`);
+        this.finish(request, sink, errorResponse(500, '500', 'internal_error', (err as Error)?.message ?? String(err)), record, started);
+      },
+    );
+  }
+
+  private deliver(outcome: ResponseOutcome, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+    if (outcome.kind === 'http') {
+      this.finish(request, sink, outcome.response, record, started);
+    } else if (!applyTransportFault(outcome.fault, sink)) {
+      this.deliver(unknownFault(outcome.fault), request, sink, record, started);
     }
   }
 
@@ -154,16 +168,18 @@ export class Imposter {
 
   private finish(
     request: MockRequest, sink: ResponseSink, prepared: PreparedResponse,
-    record: RecordedRequest | undefined, started: number,
+    record: JournalEntry<RecordedRequest> | undefined, started: number,
   ): void {
     const response = this.allowCORS ? withCorsPreflight(prepared, request.method, request.headers) : prepared;
     this.send(sink, response);
+    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, response.statusCode);
     if (record) this.stamp(record, response.statusCode, started);
   }
 
-  private stamp(record: RecordedRequest, status: number, started: number): void {
-    record.status = status;
-    record.latencyMs = Math.round(performance.now() - started);
+  private stamp(record: JournalEntry<RecordedRequest>, status: number, started: number): void {
+    record.value.status = status;
+    record.value.latencyMs = Math.round(performance.now() - started);
+    this.observers.onRecorded(this.port, record.index, record.value);
   }
 
   private send(sink: ResponseSink, response: PreparedResponse): void {

@@ -1,23 +1,38 @@
-import { isObject } from '../model/index.js';
 import { prepareResponse, type IsFields, type PreparedResponse } from './is-response.js';
+import { isObject } from '../model/index.js';
 
-/** What a stub response resolves to, decided once when stubs change. */
-export type CompiledResponse =
-  | { kind: 'is'; prepared: PreparedResponse }
-  | { kind: 'fault'; fault: string }
-  | { kind: 'unsupported'; type: string };
+/**
+ * A stub response compiled once when stubs change. `config` is kept for the dynamic steps
+ * (proxy, inject, behaviors, faults) which compile their own parts from it.
+ */
+export interface CompiledResponse {
+  config: Record<string, unknown>;
+  type: ResponseType;
+  /** Present for `is`: the wire-ready response. */
+  prepared?: PreparedResponse;
+  /** True when serving needs more than writing `prepared` (behaviors, `_svc` blocks): the slow path. */
+  dynamic: boolean;
+}
+
+export type ResponseType = 'is' | 'proxy' | 'inject' | 'fault' | '_svc';
 
 /** Response type by SPEC §2.3 precedence: is, proxy, inject, fault, then `_svc.script`. */
-export function responseTypeOf(config: Record<string, unknown>): string {
-  for (const type of ['is', 'proxy', 'inject', 'fault']) if (config[type] !== undefined) return type;
+export function responseTypeOf(config: Record<string, unknown>): ResponseType {
+  for (const type of ['is', 'proxy', 'inject', 'fault'] as const) if (config[type] !== undefined) return type;
   return '_svc';
+}
+
+function hasBehaviors(config: Record<string, unknown>): boolean {
+  const behaviors = config._behaviors ?? config.behaviors;
+  if (Array.isArray(behaviors)) return behaviors.length > 0;
+  return isObject(behaviors) && Object.keys(behaviors).some((key) => key !== 'repeat');
 }
 
 export function compileResponse(config: Record<string, unknown>, defaults: IsFields | undefined): CompiledResponse {
   const type = responseTypeOf(config);
-  if (type === 'is') return { kind: 'is', prepared: prepareResponse(config.is as IsFields, defaults) };
-  if (type === 'fault') return { kind: 'fault', fault: String(config.fault) };
-  return { kind: 'unsupported', type };
+  const dynamic = type !== 'is' || hasBehaviors(config) || isObject(config._svc);
+  if (type === 'is') return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic };
+  return { config, type, dynamic };
 }
 
 /** The response served when no stub matches (or the imposter is disabled). */

@@ -1,4 +1,6 @@
 export { prepareResponse, withCorsPreflight, type PreparedResponse, type IsFields } from './is-response.js';
 export { ResponseCycle } from './response-cycle.js';
-export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledResponse } from './compile-response.js';
-export { applyTransportFault } from './transport-fault.js';
+export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledResponse, type ResponseType } from './compile-response.js';
+export { applyTransportFault, canonicalFault } from './transport-fault.js';
+export { resolveResponse, unknownFault } from './pipeline.js';
+export type { ResponseOutcome, ResolveContext, ImposterScope } from './outcome.js';

@@ -1,0 +1,19 @@
+import type { MockRequest } from '../model/index.js';
+import type { IsFields, PreparedResponse } from './is-response.js';
+
+/** What serving one request ends in: an HTTP response, or a TCP-level fault with no response. */
+export type ResponseOutcome =
+  | { kind: 'http'; response: PreparedResponse }
+  | { kind: 'transport'; fault: string };
+
+/** What a response step may know about the imposter serving the request. */
+export interface ImposterScope {
+  port: number;
+  /** The imposter's `defaultResponse` fields (mountebank falls back to them field by field). */
+  defaults: IsFields | undefined;
+}
+
+export interface ResolveContext {
+  request: MockRequest;
+  imposter: ImposterScope;
+}
