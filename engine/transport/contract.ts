@@ -10,6 +10,8 @@ export interface ResponseSink {
    * Write a complete response. HTTP/1: adds Content-Length unless the headers carry
    * Transfer-Encoding; closes the connection afterwards when a `Connection: close` header is present
    * (mountebank's default) or the request was HTTP/1.0 without keep-alive.
+   * The HTTP/1 writer caches the encoded form of `headers` per array object: reuse one array for a
+   * static answer, and never mutate an array after passing it here.
    */
   send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void;
   /** Real TCP RST (beneath TLS on https). */

@@ -29,7 +29,7 @@ function messageOf(error: unknown): string {
  * One request's answer slot. Answers may arrive in any order; the connection writes them in request
  * order, so a slot holds its bytes (or its fault) until every earlier slot has been written.
  */
-class Http1Sink implements ResponseSink {
+class Http1Sink implements ResponseSink, ResponseContext {
   readonly protocol = 'http1';
   ready = false;
   bytes: Buffer | null = null;
@@ -38,17 +38,19 @@ class Http1Sink implements ResponseSink {
 
   constructor(
     private readonly connection: Http1Connection,
-    private readonly ctx: ResponseContext,
+    readonly head: boolean,
+    readonly requestClose: boolean,
+    readonly http10: boolean,
   ) {}
 
   send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void {
     if (this.ready) return;
     let serialized;
     try {
-      serialized = serializeResponse(statusCode, headers, body, this.ctx);
+      serialized = serializeResponse(statusCode, headers, body, this);
     } catch (error) {
       const type = error instanceof InvalidResponseError ? 'invalid_response' : 'internal_error';
-      serialized = serializeResponse(500, JSON_HEADERS, errorEnvelope(500, type, messageOf(error)), this.ctx);
+      serialized = serializeResponse(500, JSON_HEADERS, errorEnvelope(500, type, messageOf(error)), this);
     }
     this.bytes = serialized.bytes;
     this.closeAfter = serialized.close;
@@ -146,15 +148,12 @@ export class Http1Connection {
       }
     }
     if (!this.closed && this.readEnded && queue.length === 0) this.finish(() => this.socket.end());
-    this.updateFlow();
+    // Pausing is decided per read in onData; here only a paused connection may need resuming.
+    if (this.paused) this.updateFlow();
   }
 
   private onRequest(head: RequestHead, body: Buffer): void {
-    const sink = new Http1Sink(this, {
-      head: head.method === 'HEAD',
-      requestClose: !head.keepAlive,
-      http10: head.httpVersion === '1.0',
-    });
+    const sink = new Http1Sink(this, head.method === 'HEAD', !head.keepAlive, head.httpVersion === '1.0');
     this.queue.push(sink);
     const request: WireRequest = {
       method: head.method,
@@ -175,7 +174,7 @@ export class Http1Connection {
   }
 
   private onContinue(): void {
-    const sink = new Http1Sink(this, { head: false, requestClose: false, http10: false });
+    const sink = new Http1Sink(this, false, false, false);
     sink.bytes = CONTINUE;
     sink.ready = true;
     this.queue.push(sink);
@@ -183,7 +182,7 @@ export class Http1Connection {
   }
 
   private answerFailure(failure: ParseFailure): void {
-    const sink = new Http1Sink(this, { head: false, requestClose: true, http10: false });
+    const sink = new Http1Sink(this, false, true, false);
     this.queue.push(sink);
     sink.send(failure.status, JSON_HEADERS, errorEnvelope(failure.status, failure.type, failure.message));
   }

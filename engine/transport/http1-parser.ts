@@ -86,6 +86,13 @@ function nameIs(buf: Buffer, start: number, lower: Buffer): boolean {
   return true;
 }
 
+function startsWithAt(buf: Buffer, at: number, prefix: Buffer): boolean {
+  for (let k = 0; k < prefix.length; k++) {
+    if (buf[at + k] !== prefix[k]) return false;
+  }
+  return true;
+}
+
 function hasToken(lowerList: string, token: string): boolean {
   for (const part of lowerList.split(',')) {
     if (part.trim() === token) return true;
@@ -259,7 +266,7 @@ export class Http1Parser {
     if (i === targetStart || buf[i] !== SP) return bad('Malformed request line');
     const url = text.slice(targetStart - start, i - start);
     i++;
-    if (i + 10 > end + 2 || buf.compare(HTTP_1_, 0, 7, i, i + 7) !== 0 || buf[i + 8] !== CR || buf[i + 9] !== LF) {
+    if (i + 10 > end + 2 || !startsWithAt(buf, i, HTTP_1_) || buf[i + 8] !== CR || buf[i + 9] !== LF) {
       return bad('Malformed request line or unsupported HTTP version');
     }
     const minor = buf[i + 7];

@@ -14,26 +14,54 @@ export interface SerializedResponse {
 
 export interface ResponseContext {
   /** HEAD request: headers (Content-Length included) but no body. */
-  head: boolean;
+  readonly head: boolean;
   /** The request asked for the connection to end (Connection: close, or HTTP/1.0 without keep-alive). */
-  requestClose: boolean;
-  http10: boolean;
+  readonly requestClose: boolean;
+  readonly http10: boolean;
 }
 
-const LAST_CHUNK = '0\r\n\r\n';
-const CHUNK_END_AND_LAST = '\r\n0\r\n\r\n';
+/** A header list validated and encoded once, plus what the writer must know about it. */
+interface HeaderBlock {
+  bytes: Buffer;
+  hasDate: boolean;
+  hasLength: boolean;
+  hasConnection: boolean;
+  chunked: boolean;
+  closeHeader: boolean;
+}
 
-let dateSecond = -1;
-let dateLine = '';
-/** `Date:` header line, formatted at most once per second. */
-function currentDateLine(): string {
-  const now = Date.now();
-  const second = Math.floor(now / 1000);
-  if (second !== dateSecond) {
-    dateSecond = second;
-    dateLine = `Date: ${new Date(now).toUTCString()}\r\n`;
+/**
+ * Encoded header blocks by list identity: a stub answering with the same list object pays
+ * validation and encoding once (so a list passed to send() must not be mutated afterwards).
+ */
+const blocks = new WeakMap<OutgoingHeaders, HeaderBlock>();
+const statusLines: Buffer[] = [];
+const LAST_CHUNK = Buffer.from('0\r\n\r\n');
+const CHUNK_END_AND_LAST = Buffer.from('\r\n0\r\n\r\n');
+
+let dateLine: Buffer | null = null;
+/**
+ * `Date:` header line, formatted once and dropped at the next second boundary by an unref'd timer
+ * (as node:http does), so a response pays no clock read.
+ */
+function currentDateLine(): Buffer {
+  if (dateLine === null) {
+    const now = new Date();
+    dateLine = Buffer.from(`Date: ${now.toUTCString()}\r\n`, 'latin1');
+    setTimeout(() => {
+      dateLine = null;
+    }, 1000 - now.getMilliseconds()).unref();
   }
   return dateLine;
+}
+
+function statusLineBytes(status: number): Buffer {
+  let line = statusLines[status];
+  if (line === undefined) {
+    line = Buffer.from(statusLine(status), 'latin1');
+    statusLines[status] = line;
+  }
+  return line;
 }
 
 function checkName(name: string): void {
@@ -61,6 +89,43 @@ function tokenListHasClose(value: string): boolean {
   return false;
 }
 
+function buildBlock(headers: OutgoingHeaders): HeaderBlock {
+  const block: HeaderBlock = {
+    bytes: Buffer.alloc(0),
+    hasDate: false,
+    hasLength: false,
+    hasConnection: false,
+    chunked: false,
+    closeHeader: false,
+  };
+  let text = '';
+  for (const [name, value] of headers) {
+    checkName(name);
+    checkValue(name, value);
+    // Only names of these lengths can be ones the writer manages; skip lowercasing the rest.
+    switch (name.length) {
+      case 4:
+        if (name.toLowerCase() === 'date') block.hasDate = true;
+        break;
+      case 10:
+        if (name.toLowerCase() === 'connection') {
+          block.hasConnection = true;
+          if (tokenListHasClose(value)) block.closeHeader = true;
+        }
+        break;
+      case 14:
+        if (name.toLowerCase() === 'content-length') block.hasLength = true;
+        break;
+      case 17:
+        if (name.toLowerCase() === 'transfer-encoding') block.chunked = true;
+        break;
+    }
+    text += name + ': ' + value + '\r\n';
+  }
+  block.bytes = Buffer.from(text, 'latin1');
+  return block;
+}
+
 export function serializeResponse(
   status: number,
   headers: OutgoingHeaders,
@@ -70,64 +135,50 @@ export function serializeResponse(
   if (!Number.isInteger(status) || status < 100 || status > 999) {
     throw new InvalidResponseError(`Invalid status code ${status}`);
   }
-  let text = statusLine(status);
-  let hasDate = false;
-  let hasLength = false;
-  let hasConnection = false;
-  let chunked = false;
-  let closeHeader = false;
-  for (let k = 0; k < headers.length; k++) {
-    const name = headers[k][0];
-    const value = headers[k][1];
-    checkName(name);
-    checkValue(name, value);
-    // Only names of these lengths can be ones the writer manages; skip lowercasing the rest.
-    switch (name.length) {
-      case 4:
-        if (name.toLowerCase() === 'date') hasDate = true;
-        break;
-      case 10:
-        if (name.toLowerCase() === 'connection') {
-          hasConnection = true;
-          if (tokenListHasClose(value)) closeHeader = true;
-        }
-        break;
-      case 14:
-        if (name.toLowerCase() === 'content-length') hasLength = true;
-        break;
-      case 17:
-        if (name.toLowerCase() === 'transfer-encoding') chunked = true;
-        break;
-    }
-    text += name + ': ' + value + '\r\n';
+  let block = blocks.get(headers);
+  if (block === undefined) {
+    block = buildBlock(headers);
+    blocks.set(headers, block);
   }
-  if (!hasDate) text += currentDateLine();
-
-  const close = closeHeader || ctx.requestClose;
-  if (!hasConnection) {
-    if (close) text += 'Connection: close\r\n';
-    else if (ctx.http10) text += 'Connection: keep-alive\r\n';
-  }
-
+  const close = block.closeHeader || ctx.requestClose;
   // RFC 9110 §6.4.1: 1xx, 204 and 304 never carry content; HEAD gets the length but not the bytes.
   const bodyless = status < 200 || status === 204 || status === 304;
-  if (!bodyless && !hasLength && !chunked) text += 'Content-Length: ' + body.length + '\r\n';
-  text += '\r\n';
-
   const payload = bodyless || ctx.head ? null : body;
-  if (payload === null) return { bytes: Buffer.from(text, 'latin1'), close };
-  if (chunked) {
-    // The whole body as one chunk, then the last-chunk marker.
-    const tail = payload.length > 0 ? CHUNK_END_AND_LAST : LAST_CHUNK;
-    if (payload.length > 0) text += payload.length.toString(16) + '\r\n';
-    const bytes = Buffer.allocUnsafe(text.length + payload.length + tail.length);
-    let at = bytes.write(text, 0, 'latin1');
-    at += payload.copy(bytes, at);
-    bytes.write(tail, at, 'latin1');
-    return { bytes, close };
+
+  // The variable tail of the head: connection handling, framing, blank line.
+  let tail = '';
+  if (!block.hasConnection) {
+    if (close) tail += 'Connection: close\r\n';
+    else if (ctx.http10) tail += 'Connection: keep-alive\r\n';
   }
-  const bytes = Buffer.allocUnsafe(text.length + payload.length);
-  const at = bytes.write(text, 0, 'latin1');
-  payload.copy(bytes, at);
+  if (!bodyless && !block.hasLength && !block.chunked) tail += 'Content-Length: ' + body.length + '\r\n';
+  tail += '\r\n';
+  let trailer: Buffer | null = null;
+  if (payload !== null && block.chunked) {
+    // The whole body as one chunk, then the last-chunk marker.
+    if (payload.length > 0) tail += payload.length.toString(16) + '\r\n';
+    trailer = payload.length > 0 ? CHUNK_END_AND_LAST : LAST_CHUNK;
+  }
+
+  const statusBytes = statusLineBytes(status);
+  const date = block.hasDate ? null : currentDateLine();
+  const bytes = Buffer.allocUnsafe(
+    statusBytes.length + block.bytes.length + (date === null ? 0 : date.length) + tail.length +
+      (payload === null ? 0 : payload.length) + (trailer === null ? 0 : trailer.length),
+  );
+  bytes.set(statusBytes, 0);
+  let at = statusBytes.length;
+  bytes.set(block.bytes, at);
+  at += block.bytes.length;
+  if (date !== null) {
+    bytes.set(date, at);
+    at += date.length;
+  }
+  at += bytes.write(tail, at, 'latin1');
+  if (payload !== null) {
+    bytes.set(payload, at);
+    at += payload.length;
+  }
+  if (trailer !== null) bytes.set(trailer, at);
   return { bytes, close };
 }
