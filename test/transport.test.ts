@@ -312,6 +312,32 @@ test('writer: header order and repeats kept, Transfer-Encoding answers chunked, 
   }
 });
 
+test('one header list reused across answers with different status, body, HEAD and close', async () => {
+  const shared: Array<[string, string]> = [['X-Shared', 'yes']];
+  const listener = await listen({}, (request, sink) => {
+    sink.send(request.url === '/404' ? 404 : 200, shared, Buffer.from(request.url));
+  });
+  const client = await RawClient.connect(listener.port);
+  try {
+    client.send('GET /a HTTP/1.1\r\n\r\n');
+    const a = await client.next();
+    assert.is(a.body.toString(), '/a');
+    assert.is(headerOf(a, 'x-shared'), 'yes');
+    client.send('HEAD /abc HTTP/1.1\r\n\r\n');
+    assert.is(headerOf(await client.next({ head: true }), 'content-length'), '4');
+    client.send('GET /404 HTTP/1.1\r\nConnection: close\r\n\r\n');
+    const last = await client.next();
+    assert.is(last.status, 404);
+    assert.is(last.body.toString(), '/404');
+    assert.is(headerOf(last, 'connection'), 'close');
+    await client.rest();
+    assert.ok(client.ended);
+  } finally {
+    client.close();
+    await listener.close();
+  }
+});
+
 test('a throwing handler or an illegal header answers 500 and the connection carries on', async () => {
   const listener = await listen({}, (request, sink) => {
     if (request.url === '/throw') throw new Error('boom');
