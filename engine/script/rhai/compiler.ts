@@ -347,6 +347,19 @@ class Compiler {
     const p = this.place(target);
     if (op === '=') return (s, r) => (p.set(s, r, val(s, r)), undefined);
     const bop = op.slice(0, -1);
+    if (target.k === 'index') {
+      // Container and index are evaluated once: `a[next()] += 1` calls next() once.
+      const obj = this.place(target.obj);
+      const idx = this.expr(target.idx);
+      const ipos = target.pos;
+      return (s, r) => {
+        const o = obj.get(s, r);
+        const k = idx(s, r);
+        const nv = indexSet(o, k, compound(bop, indexGet(o, k, r, ipos), val(s, r), r, pos), r, ipos);
+        if (nv !== NO_OUT) obj.set(s, r, nv);
+        return undefined;
+      };
+    }
     return (s, r) => {
       const cur = p.get(s, r);
       p.set(s, r, compound(bop, cur, val(s, r), r, pos));
