@@ -3,4 +3,4 @@ export { SvcError, errors, errorEntries, isSvcError, type ErrorEntry } from './e
 export { isObject, cloneJson, type Json, type JsonObject } from './json.js';
 export { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition, type Protocol, type ParseOptions } from './imposter-config.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
-export { toMockRequest } from './mock-request.js';
+export { toMockRequest, plainRequest } from './mock-request.js';

@@ -58,30 +58,82 @@ function clientName(address: string, port: number): string {
   return `${address}:${port}`;
 }
 
-/** Shapes a wire request like mountebank's simplified http request. */
-export function toMockRequest(wire: WireRequest): MockRequest {
-  const url = wire.url;
-  const q = url.indexOf('?');
-  const rawPath = q === -1 ? url : url.slice(0, q);
-  const search = q === -1 ? '' : url.slice(q + 1);
-  const hash = search.indexOf('#');
-  const query = (search === '' ? {} : parseQueryString(hash === -1 ? search : search.slice(0, hash))) as QueryMap;
-  const { text, binary } = wire.body.length === 0 ? { text: '', binary: false } : decodeBody(wire.body, firstHeader(wire.rawHeaders, 'content-encoding'));
-  const request: MockRequest = {
-    requestFrom: clientName(wire.remoteAddress, wire.remotePort),
-    method: wire.method,
-    path: normalisePath(rawPath),
-    query: { ...query },
-    headers: headerMapOf(wire.rawHeaders),
-    body: text,
-    rawBody: wire.body,
-    ip: wire.remoteAddress,
-    isBinary: binary,
-  };
-  if (text !== '' && isUrlEncodedForm(firstHeader(wire.rawHeaders, 'content-type'))) {
-    request.form = { ...(parseQueryString(text) as QueryMap) };
+/**
+ * mountebank's simplified http request, built lazily: a stub set that never looks at headers,
+ * query or body (catch-alls, method/path literals) costs no parsing for them on the hot path.
+ */
+class LazyMockRequest implements MockRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly rawBody: Buffer;
+  readonly ip: string;
+  private readonly wire: WireRequest;
+  private readonly search: string;
+  private queryCache: QueryMap | undefined;
+  private headersCache: HeaderMap | undefined;
+  private decoded: { text: string; binary: boolean } | undefined;
+  private formCache: QueryMap | null | undefined;
+
+  constructor(wire: WireRequest) {
+    this.wire = wire;
+    const url = wire.url;
+    const q = url.indexOf('?');
+    this.method = wire.method;
+    this.path = normalisePath(q === -1 ? url : url.slice(0, q));
+    const search = q === -1 ? '' : url.slice(q + 1);
+    const hash = search.indexOf('#');
+    this.search = hash === -1 ? search : search.slice(0, hash);
+    this.rawBody = wire.body;
+    this.ip = wire.remoteAddress;
   }
-  return request;
+
+  get requestFrom(): string {
+    return clientName(this.wire.remoteAddress, this.wire.remotePort);
+  }
+
+  get query(): QueryMap {
+    if (this.queryCache === undefined) {
+      this.queryCache = this.search === '' ? {} : { ...(parseQueryString(this.search) as QueryMap) };
+    }
+    return this.queryCache;
+  }
+
+  get headers(): HeaderMap {
+    if (this.headersCache === undefined) this.headersCache = headerMapOf(this.wire.rawHeaders);
+    return this.headersCache;
+  }
+
+  private get decodedBody(): { text: string; binary: boolean } {
+    if (this.decoded === undefined) {
+      this.decoded = this.rawBody.length === 0
+        ? { text: '', binary: false }
+        : decodeBody(this.rawBody, firstHeader(this.wire.rawHeaders, 'content-encoding'));
+    }
+    return this.decoded;
+  }
+
+  get body(): string {
+    return this.decodedBody.text;
+  }
+
+  get isBinary(): boolean {
+    return this.decodedBody.binary;
+  }
+
+  get form(): QueryMap | undefined {
+    if (this.formCache === undefined) {
+      const text = this.body;
+      this.formCache = text !== '' && isUrlEncodedForm(firstHeader(this.wire.rawHeaders, 'content-type'))
+        ? { ...(parseQueryString(text) as QueryMap) }
+        : null;
+    }
+    return this.formCache ?? undefined;
+  }
+}
+
+/** Shapes a wire request like mountebank's simplified http request (fields parsed on first use). */
+export function toMockRequest(wire: WireRequest): MockRequest {
+  return new LazyMockRequest(wire);
 }
 
 const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-_~!$&'()*+,;=:@%/.]*$/;
@@ -94,4 +146,23 @@ function normalisePath(rawPath: string): string {
   } catch {
     return rawPath;
   }
+}
+
+/**
+ * The request as a plain JSON object in mountebank's key order (what scripts, shellTransform and
+ * proxies see). Use this rather than spreading or cloning a MockRequest: its fields are lazy getters.
+ */
+export function plainRequest(request: MockRequest): Record<string, unknown> {
+  const plain: Record<string, unknown> = {
+    requestFrom: request.requestFrom,
+    method: request.method,
+    path: request.path,
+    query: request.query,
+    headers: request.headers,
+    body: request.body,
+    ip: request.ip,
+  };
+  const form = request.form;
+  if (form !== undefined) plain.form = form;
+  return plain;
 }
