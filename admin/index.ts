@@ -1,3 +1,4 @@
 export { createAdminServer, listenAdmin, type AdminServer, type AdminServerOptions } from './server.js';
 export { Router, type AdminRequest, type AdminReply, type RouteHandler } from './router.js';
 export type { AdminSettings } from './settings.js';
+export { startMetricsServer, SvcMetrics, type MetricsServerOptions, type RunningMetrics } from './metrics/index.js';

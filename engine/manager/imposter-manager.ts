@@ -120,6 +120,10 @@ export class ImposterManager {
       mutualAuth: config.mutualAuth === true,
       http2: !isHttp2Disabled() && !usesTcpFault(definition),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      events: {
+        accepted: () => this.observers.onConnection(port, 0),
+        acceptFailed: (error) => this.observers.onAcceptError(port, error),
+      },
     };
   }
 
@@ -165,6 +169,7 @@ export class ImposterManager {
   private async stop(imposter: Imposter): Promise<void> {
     this.imposters.delete(imposter.port);
     await imposter.listener?.close();
+    this.observers.onListenerClosed(imposter.port);
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
   }
 

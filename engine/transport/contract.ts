@@ -36,6 +36,15 @@ export interface ListenerOptions {
   http2: boolean;
   /** Request body cap in bytes; larger bodies are answered 413. */
   maxBodyBytes: number;
+  /** Accept-loop events for metrics (SPEC §4.13); called synchronously, must be cheap and never throw. */
+  events?: ListenerEvents;
+}
+
+export interface ListenerEvents {
+  /** A TCP connection was accepted. */
+  accepted(): void;
+  /** accept() failed (the server's 'error' after it is listening: EMFILE, ECONNABORTED, EBADF...). */
+  acceptFailed(error: Error): void;
 }
 
 export interface Listener {

@@ -1,5 +1,6 @@
 export type {
   Listener,
+  ListenerEvents,
   ListenerOptions,
   OutgoingHeaders,
   RequestHandler,

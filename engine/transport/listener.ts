@@ -70,7 +70,9 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   // beneath TLS and tls.Server hands out only the TLS socket.
   const sockets = new Set<Socket>();
   const rawByPeer = new Map<string, Socket>();
+  const events = options.events;
   server.on('connection', (raw: Socket) => {
+    events?.accepted();
     sockets.add(raw);
     raw.on('error', ignore);
     if (secure) {
@@ -101,8 +103,8 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   }
 
   await listen(server, options.port, options.host);
-  // Accept failures (EMFILE...) must not take the process down.
-  server.on('error', ignore);
+  // Accept failures (EMFILE...) must not take the process down; metrics hear about them.
+  server.on('error', events ? (error: Error) => events.acceptFailed(error) : ignore);
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
   return {

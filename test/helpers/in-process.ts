@@ -5,10 +5,15 @@
 import { createAdminServer, listenAdmin } from '../../admin/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
+import type { Server } from 'node:http';
 import { http, type HttpOptions, type HttpResponse } from './servers.js';
 
 export interface InProcessSvc {
   adminPort: number;
+  /** For wiring planes that observe the engine (metrics, events) in tests. */
+  manager: ImposterManager;
+  /** The admin plane's node:http server. */
+  server: Server;
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse & { json: any }>;
   stop(): Promise<void>;
 }
@@ -27,6 +32,8 @@ export async function startInProcess(options: { allowInjection?: boolean; apiKey
   const admin = await listenAdmin(server, 0, '127.0.0.1');
   return {
     adminPort: admin.port,
+    manager,
+    server,
     async admin(method, path, body, headers = {}) {
       const opts: HttpOptions = { headers: { 'Content-Type': 'application/json', ...headers } };
       if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);

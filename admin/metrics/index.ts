@@ -1,0 +1,3 @@
+export { startMetricsServer, type MetricsServerOptions, type RunningMetrics } from './server.js';
+export { SvcMetrics, type ListenerKind } from './svc-metrics.js';
+export { classifyAcceptError, type AcceptErrorClass } from './accept-errors.js';

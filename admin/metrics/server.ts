@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ImposterManager } from '../../engine/manager/index.js';
+import { SvcMetrics } from './svc-metrics.js';
+
+export interface MetricsServerOptions {
+  /** 0 asks the OS for a free port. */
+  port: number;
+  host?: string;
+  manager: ImposterManager;
+  /** The admin plane's server, so its accept errors are counted under `listener="admin"`. */
+  admin?: Server;
+}
+
+export interface RunningMetrics {
+  readonly port: number;
+  readonly metrics: SvcMetrics;
+  /** Stops observing the engine, unbinds the port and drops open connections. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The metrics plane: `GET /metrics` in Prometheus text format on its own port (SPEC §4.13). */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetrics> {
+  const metrics = new SvcMetrics();
+  const server = createServer({ keepAliveTimeout: 5000 }, (request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'Content-Type': 'text/plain' });
+      response.end('Not Found\n');
+      return;
+    }
+    metrics.exposition().then(
+      (text) => {
+        response.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
+        response.end(request.method === 'HEAD' ? undefined : text);
+      },
+      (err: unknown) => {
+        response.writeHead(500, { 'Content-Type': 'text/plain' });
+        response.end(`metrics collection failed: ${(err as Error)?.message ?? String(err)}\n`);
+      },
+    );
+  });
+  await listen(server, options.port, options.host);
+  const detachSelf = metrics.watchServer(server, 'metrics');
+  const detachAdmin = options.admin ? metrics.watchServer(options.admin, 'admin') : undefined;
+  const unobserve = options.manager.observe(metrics);
+  let closing: Promise<void> | undefined;
+  return {
+    port: (server.address() as AddressInfo).port,
+    metrics,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        unobserve();
+        detachAdmin?.();
+        detachSelf();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
