@@ -3,7 +3,7 @@ import type { ImposterDefinition, MockRequest, StubDefinition, WireRequest } fro
 import { cloneJson, isObject, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
-  applyTransportFault, compileDefaultResponse, compileResponse, resolveResponse, ResponseCycle, unknownFault,
+  applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, unknownFault,
   withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
@@ -54,7 +54,7 @@ export class Imposter {
     this.allowCORS = definition.config.allowCORS === true;
     this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(this.defaults);
-    this.scope = { port, defaults: this.defaults };
+    this.scope = { port, defaults: this.defaults, observers, random: faultRandom() };
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
   }
@@ -142,7 +142,7 @@ export class Imposter {
       this.finish(request, sink, compiled.prepared!, record, started);
       return;
     }
-    resolveResponse(compiled, { request, imposter: this.scope }).then(
+    resolveResponse(compiled, { request, imposter: this.scope, stubIndex: index, stubId: stub.config.id as string | undefined }).then(
       (outcome) => this.deliver(outcome, request, sink, record, started),
       (err: unknown) => {
         this.log.error(`imposter ${this.port}: response failed: ${(err as Error)?.stack ?? String(err)}`);

@@ -3,6 +3,7 @@ import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
 import { scriptedReasons } from './injection.js';
 import { validatePredicates } from '../match/index.js';
+import { faultBlockErrors } from '../respond/index.js';
 
 export type Protocol = 'http' | 'https';
 
@@ -94,6 +95,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
     } else if (response.is !== undefined) {
       validateIsResponse(response.is, response, errs);
     }
+    for (const message of faultBlockErrors(response)) errs.push(errorEntries.badData(message, response));
   }
   if (errs.length > before) return;
   if (stub.predicates !== undefined) {

@@ -4,3 +4,4 @@ export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledR
 export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope } from './outcome.js';
+export { faultBlockErrors, faultRandom, type FaultObserver } from './faults/index.js';

@@ -1,5 +1,6 @@
 import type { MockRequest } from '../model/index.js';
 import type { IsFields, PreparedResponse } from './is-response.js';
+import type { FaultObserver, FaultRandom } from './faults/index.js';
 
 /** What serving one request ends in: an HTTP response, or a TCP-level fault with no response. */
 export type ResponseOutcome =
@@ -11,9 +12,16 @@ export interface ImposterScope {
   port: number;
   /** The imposter's `defaultResponse` fields (mountebank falls back to them field by field). */
   defaults: IsFields | undefined;
+  /** Where injected faults are counted (metrics). */
+  observers: FaultObserver;
+  /** The imposter's own draw source for fault probabilities (seedable, SVC_FAULT_SEED). */
+  random: FaultRandom;
 }
 
 export interface ResolveContext {
   request: MockRequest;
   imposter: ImposterScope;
+  /** The matched stub's position and id: the `rule_id` of fault metrics. */
+  stubIndex: number;
+  stubId: string | undefined;
 }

@@ -1,5 +1,6 @@
 import type { CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
+import { applyFaultBlock } from './faults/index.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
@@ -15,6 +16,10 @@ function unsupported(type: string): ResponseOutcome {
  * the imposter writes their prepared bytes directly.
  */
 export async function resolveResponse(compiled: CompiledResponse, ctx: ResolveContext): Promise<ResponseOutcome> {
+  return applyFaultBlock(await responseOf(compiled, ctx), compiled, ctx);
+}
+
+async function responseOf(compiled: CompiledResponse, ctx: ResolveContext): Promise<ResponseOutcome> {
   switch (compiled.type) {
     case 'is':
       return { kind: 'http', response: compiled.prepared! };

@@ -1,0 +1,72 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CompiledResponse } from '../compile-response.js';
+import type { ResolveContext, ResponseOutcome } from '../outcome.js';
+import { canonicalFault } from '../transport-fault.js';
+import { compileFaultBlock } from './compile.js';
+import type { FaultRandom } from './random.js';
+import type { CompiledFaults } from './types.js';
+
+/** Each stub response's block is compiled on its first use and kept as long as the response lives. */
+const compiledBlocks = new WeakMap<CompiledResponse, CompiledFaults | null>();
+
+function faultsOf(compiled: CompiledResponse): CompiledFaults | null {
+  let faults = compiledBlocks.get(compiled);
+  if (faults === undefined) {
+    faults = compileFaultBlock(compiled.config);
+    compiledBlocks.set(compiled, faults);
+  }
+  return faults;
+}
+
+function fires(probability: number, random: FaultRandom): boolean {
+  return probability >= 1 || (probability > 0 && random() < probability);
+}
+
+/** The metrics label for the matched stub: its id, else `<port>:<stubIndex>`. */
+function ruleIdOf(ctx: ResolveContext): string {
+  return ctx.stubId ?? `${ctx.imposter.port}:${ctx.stubIndex}`;
+}
+
+/** A top-level `fault` response that reached the wire as a real TCP fault. */
+function countFaultResponse(outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext): void {
+  if (outcome.kind === 'transport' && compiled.type === 'fault' && canonicalFault(outcome.fault) !== undefined) {
+    ctx.imposter.observers.onFault('tcp', ruleIdOf(ctx), 'fault');
+  }
+}
+
+/**
+ * The `_svc.fault` step (SPEC §2.6), after the response type and behaviors: latency delays and
+ * continues, then a firing tcp fault replaces the response, else a firing error does. Every draw is
+ * made before any delay, so the imposter's draw sequence follows request arrival order.
+ */
+export function applyFaultBlock(
+  outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext,
+): ResponseOutcome | Promise<ResponseOutcome> {
+  const faults = faultsOf(compiled);
+  if (faults === null) {
+    countFaultResponse(outcome, compiled, ctx);
+    return outcome;
+  }
+  const { random, observers } = ctx.imposter;
+  let delayMs = -1;
+  let result = outcome;
+  if (faults.latency && fires(faults.latency.probability, random)) {
+    const { minMs, maxMs } = faults.latency;
+    delayMs = minMs === maxMs ? minMs : minMs + random() * (maxMs - minMs);
+    const ruleId = ruleIdOf(ctx);
+    observers.onFault('latency', ruleId, '_svc.fault');
+    observers.onLatencyInjected(ruleId, delayMs);
+  }
+  if (faults.tcp && fires(faults.tcp.probability, random)) {
+    result = { kind: 'transport', fault: faults.tcp.type };
+    if (canonicalFault(faults.tcp.type) !== undefined) observers.onFault('tcp', ruleIdOf(ctx), '_svc.fault');
+  } else if (faults.error && fires(faults.error.probability, random)) {
+    result = { kind: 'http', response: faults.error.response };
+    const ruleId = ruleIdOf(ctx);
+    observers.onFault('error', ruleId, '_svc.fault');
+    observers.onErrorStatus(faults.error.status, ruleId);
+  } else {
+    countFaultResponse(outcome, compiled, ctx);
+  }
+  return delayMs > 0 ? sleep(delayMs).then(() => result) : result;
+}
