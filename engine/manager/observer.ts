@@ -18,7 +18,7 @@ export interface EngineObserver {
   onLifecycle?(action: LifecycleAction, port: number | null): void;
 
   // Metrics producers (SPEC §4.13). `ruleId` names the stub whose response produced the event: its
-  // `id`, or `stub-<index>` when it has none.
+  // `id`, or `<port>:<stubIndex>` when it has none (unique across imposters: no metric has a port label).
 
   /** A fault fired; `source` is `_svc.fault` for a composed fault block, `fault` for a top-level fault response. */
   onFault?(type: FaultType, ruleId: string, source: string): void;
