@@ -44,16 +44,6 @@ export interface SavedRequestsPage {
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
-function usesTcpFault(definition: ImposterDefinition): boolean {
-  return definition.stubs.some((stub) =>
-    (stub.config.responses as unknown[]).some((r) => {
-      if (!isObject(r)) return false;
-      if (r.fault !== undefined) return true;
-      const svc = r._svc;
-      return isObject(svc) && isObject(svc.fault) && svc.fault.tcp !== undefined;
-    }));
-}
-
 /**
  * The one API every surface calls (admin HTTP, C ABI host, embedding): same calls, same JSON.
  * Mutations are serialised so concurrent admin calls never interleave half-applied changes.
@@ -118,7 +108,7 @@ export class ImposterManager {
       key: typeof config.key === 'string' ? config.key : undefined,
       cert: typeof config.cert === 'string' ? config.cert : undefined,
       mutualAuth: config.mutualAuth === true,
-      http2: !isHttp2Disabled() && !usesTcpFault(definition),
+      http2: !isHttp2Disabled(),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
       events: {
         accepted: () => this.observers.onConnection(port, 0),
@@ -129,7 +119,9 @@ export class ImposterManager {
 
   private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
     const imposter = new Imposter(definition, port, this.options.log, this.observers);
-    imposter.listener = await createListener(this.listenerOptions(definition, port), (req, sink) => imposter.handle(req, sink));
+    // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
+    const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
+    imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
     return imposter;
   }
 

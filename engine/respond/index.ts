@@ -4,4 +4,4 @@ export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledR
 export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope } from './outcome.js';
-export { faultBlockErrors, faultRandom, type FaultObserver } from './faults/index.js';
+export { faultBlockErrors, faultRandom, stubsUseTcpFault, type FaultObserver } from './faults/index.js';

@@ -34,6 +34,11 @@ export interface ListenerOptions {
   mutualAuth?: boolean;
   /** false: HTTP/1 only (no h2c sniff, ALPN offers only http/1.1). */
   http2: boolean;
+  /**
+   * With `http2`, asked for each new connection: false serves it HTTP/1 only (an imposter whose stubs
+   * came to use a TCP fault after it started).
+   */
+  http2Allowed?: () => boolean;
   /** Request body cap in bytes; larger bodies are answered 413. */
   maxBodyBytes: number;
   /** Accept-loop events for metrics (SPEC §4.13); called synchronously, must be cheap and never throw. */

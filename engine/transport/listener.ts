@@ -85,7 +85,7 @@ export async function createListener(options: ListenerOptions, handler: RequestH
       return;
     }
     raw.on('close', () => sockets.delete(raw));
-    if (h2 !== null) sniffPreface(raw, h2, connectionOptions);
+    if (h2 !== null && (options.http2Allowed?.() ?? true)) sniffPreface(raw, h2, connectionOptions);
     else new Http1Connection(raw, raw, connectionOptions);
   });
   if (secure) {

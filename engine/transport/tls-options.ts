@@ -2,6 +2,21 @@ import type { TlsOptions } from 'node:tls';
 import type { ListenerOptions } from './contract.js';
 import { defaultKeyPair } from './default-cert.js';
 
+/**
+ * ALPN as a fixed list, or chosen per handshake when HTTP/2 may be withdrawn (`http2Allowed`); no
+ * common protocol rejects the handshake either way.
+ */
+function alpn(options: ListenerOptions): Pick<TlsOptions, 'ALPNProtocols' | 'ALPNCallback'> {
+  const allowed = options.http2Allowed;
+  if (!options.http2 || allowed === undefined) return { ALPNProtocols: options.http2 ? ['h2', 'http/1.1'] : ['http/1.1'] };
+  return {
+    ALPNCallback: ({ protocols }) => {
+      if (protocols.includes('h2') && allowed()) return 'h2';
+      return protocols.includes('http/1.1') ? 'http/1.1' : undefined;
+    },
+  };
+}
+
 /** node:tls server options for an https listener. */
 export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOptions> {
   // Like mountebank, a missing key or cert is replaced by the default one independently.
@@ -9,7 +24,7 @@ export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOpt
   return {
     key: options.key ?? fallback?.key,
     cert: options.cert ?? fallback?.cert,
-    ALPNProtocols: options.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
+    ...alpn(options),
     requestCert: options.mutualAuth === true,
     // mutualAuth asks for a client certificate but, as in mountebank, does not reject untrusted ones.
     rejectUnauthorized: false,

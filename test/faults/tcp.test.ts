@@ -165,4 +165,39 @@ for (const [label, response] of Object.entries(configs)) {
   });
 }
 
+h1('stubs changed later decide too: a TCP fault added withdraws HTTP/2 from new connections, removing it restores it', async () => {
+  const plain = await createImposter(svc, 'http', [stubAt('/ok', OK)]);
+  const secure = await createImposter(svc, 'https', [stubAt('/ok', OK)]);
+  assert.is(await prefaceReply(plain), 'h2 settings');
+  assert.is(await alpnOf(secure), 'h2');
+  for (const port of [plain, secure]) {
+    const res = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: stubAt('/x', withTcp('empty')) });
+    assert.is(res.status, 200, JSON.stringify(res.json));
+  }
+  assert.is(await prefaceReply(plain), 'HTTP/1.1');
+  assert.is(await alpnOf(secure), 'http/1.1');
+  for (const port of [plain, secure]) {
+    assert.is((await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [stubAt('/y', { fault: 'reset' })] })).status, 200);
+  }
+  assert.is(await prefaceReply(plain), 'HTTP/1.1');
+  assert.is(await alpnOf(secure), 'http/1.1');
+  for (const port of [plain, secure]) {
+    assert.is((await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [stubAt('/ok', OK)] })).status, 200);
+  }
+  assert.is(await prefaceReply(plain), 'h2 settings');
+  assert.is(await alpnOf(secure), 'h2');
+});
+
+h1('a TLS client offering only h2 to an HTTP/1-only imposter is refused in the handshake', async () => {
+  const secure = await createImposter(svc, 'https', [stubAt('/x', withTcp('reset'))]);
+  const outcome = await new Promise<string>((resolve) => {
+    const socket = tls.connect({ port: secure, host: '127.0.0.1', rejectUnauthorized: false, ALPNProtocols: ['h2'] }, () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(String(error.code)));
+  });
+  assert.is(outcome, 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL');
+});
+
 h1.run();
