@@ -68,5 +68,6 @@ export function applyFaultBlock(
   } else {
     countFaultResponse(outcome, compiled, ctx);
   }
-  return delayMs > 0 ? sleep(delayMs).then(() => result) : result;
+  // Unref'd: a pending delay must not keep a stopping process alive (its connection is closed anyway).
+  return delayMs > 0 ? sleep(delayMs, undefined, { ref: false }).then(() => result) : result;
 }
