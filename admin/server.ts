@@ -10,6 +10,7 @@ import { imposterRoutes } from './routes/imposters.js';
 import { stubRoutes } from './routes/stubs.js';
 import { requestRoutes } from './routes/requests.js';
 import { miscRoutes } from './routes/misc.js';
+import { reloadRoutes, type Reloader } from './routes/reload.js';
 
 const MAX_ADMIN_BODY = 64 * 1024 * 1024;
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
@@ -24,8 +25,10 @@ export interface AdminServerOptions {
   manager: ImposterManager;
   settings: AdminSettings;
   log: Logger;
-  /** Extra routes (reload, events...) registered by the process that owns them. */
+  /** Extra routes (events...) registered by the process that owns them. */
   extend?: (router: Router) => void;
+  /** The startup sources behind `POST /admin/reload`; without it the reload is a 200 no-op. */
+  reloader?: Reloader;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -83,6 +86,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
   imposterRoutes(router, manager);
   stubRoutes(router, manager);
   requestRoutes(router, manager);
+  reloadRoutes(router, options.reloader);
   options.extend?.(router);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

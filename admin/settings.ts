@@ -10,4 +10,12 @@ export interface AdminSettings {
   configFile?: string;
   noParse: boolean;
   requireAdminAuth: boolean;
+  /** `--rcfile`, reported as `serveOptions.config`. */
+  rcFile?: string;
+  datadir?: string;
+  /** Root for `file:` scripts of admin-created imposters. */
+  scriptsDir?: string;
+  /** `--front-door` listen address. */
+  frontDoor?: string;
+  runtime?: 'single' | 'per-core';
 }

@@ -37,7 +37,7 @@ export function miscRoutes(router: Router, manager: ImposterManager, settings: A
           metricsPort: settings.metricsPort ?? null,
           configFile: settings.configFile ?? null,
           noParse: settings.noParse,
-          config: null,
+          config: settings.rcFile ?? null,
           allowInjection: manager.allowInjection,
           requireAdminAuth: settings.requireAdminAuth,
           upstreamCaFile: null,

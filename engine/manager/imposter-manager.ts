@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
-  type ImposterDefinition, type StubDefinition,
+  type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
 import { createListener, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
 import type { Logger } from '../log/index.js';
@@ -18,6 +18,11 @@ export interface ManagerOptions {
   host?: string;
   maxBodyBytes?: number;
   log: Logger;
+  /**
+   * Runs before an imposter is deleted (not when it is replaced); throwing keeps the imposter, and the
+   * error (an SvcError 503 from the data directory) is what the caller sees.
+   */
+  beforeDelete?: (port: number) => void;
 }
 
 export type StubRef = { index: number } | { id: string };
@@ -43,6 +48,11 @@ export interface SavedRequestsPage {
 }
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
+/** An imposter header as reconcile compares it: `recordRequests: false` is the default, so it equals absence (replayable JSON spells it out). */
+function comparableHeader(config: Record<string, unknown>): Record<string, unknown> {
+  return { ...config, recordRequests: config.recordRequests === true };
+}
 
 /**
  * The one API every surface calls (admin HTTP, C ABI host, embedding): same calls, same JSON.
@@ -158,6 +168,16 @@ export class ImposterManager {
     return errors.badData(`cannot start imposter on port ${port}: ${(err as Error).message}`);
   }
 
+  /** The pre-delete hook's refusal, if any (the imposter must then stay). */
+  private refusesDelete(port: number): Error | undefined {
+    try {
+      this.options.beforeDelete?.(port);
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
   private async stop(imposter: Imposter): Promise<void> {
     this.imposters.delete(imposter.port);
     await imposter.listener?.close();
@@ -169,6 +189,7 @@ export class ImposterManager {
   deleteImposter(port: number, render: RenderOptions): Promise<Record<string, unknown>> {
     return this.exclusive(async () => {
       const imposter = this.require(port);
+      this.options.beforeDelete?.(port);
       const snapshot = renderDeleted(imposter, render);
       await this.stop(imposter);
       this.observers.onLifecycle('deleted', port);
@@ -179,11 +200,20 @@ export class ImposterManager {
   /** DELETE /imposters: every imposter torn down; returns their snapshots. */
   deleteAll(render: RenderOptions): Promise<Array<Record<string, unknown>>> {
     return this.exclusive(async () => {
-      const all = this.list();
-      const snapshots = all.map((imposter) => renderImposter(imposter, render));
-      await Promise.all(all.map((imposter) => this.stop(imposter)));
-      this.observers.onLifecycle('allDeleted', null);
-      return snapshots;
+      const kept: ErrorEntry[] = [];
+      const doomed = this.list().filter((imposter) => {
+        const refused = this.refusesDelete(imposter.port);
+        if (refused) kept.push(...(isSvcError(refused) ? refused.entries : [errorEntries.badData(refused.message)]));
+        return !refused;
+      });
+      const snapshots = doomed.map((imposter) => renderImposter(imposter, render));
+      await Promise.all(doomed.map((imposter) => this.stop(imposter)));
+      if (kept.length === 0) {
+        this.observers.onLifecycle('allDeleted', null);
+        return snapshots;
+      }
+      for (const imposter of doomed) this.observers.onLifecycle('deleted', imposter.port);
+      throw new SvcError(503, kept);
     });
   }
 
@@ -210,6 +240,11 @@ export class ImposterManager {
     const wanted = new Set(explicit.map((d) => d.port));
     for (const imposter of this.list()) {
       if (wanted.has(imposter.port)) continue;
+      const refused = this.refusesDelete(imposter.port);
+      if (refused) {
+        report.failed.push({ port: imposter.port, error: refused.message });
+        continue;
+      }
       await this.stop(imposter);
       report.deleted.push(imposter.port);
       this.observers.onLifecycle('deleted', imposter.port);
@@ -243,7 +278,7 @@ export class ImposterManager {
       this.observers.onLifecycle('created', created.port);
       return created;
     }
-    const sameHeader = isDeepStrictEqual({ ...definition.config, port: definition.port }, current.config);
+    const sameHeader = isDeepStrictEqual(comparableHeader({ ...definition.config, port: definition.port }), comparableHeader(current.config));
     const newStubs = definition.stubs.map((s) => s.config);
     const sameStubs = isDeepStrictEqual(newStubs, current.stubs.map((s) => s.config));
     if (sameHeader && sameStubs) {

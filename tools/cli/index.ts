@@ -1,16 +1,54 @@
+import { parseCliOptions, UsageError, type CliOptions } from './options.js';
+import { USAGE } from './usage.js';
+import { VERSION } from './version.js';
+
+const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
+
+async function run(command: string, options: CliOptions, args: string[]): Promise<number | undefined> {
+  switch (command) {
+    case 'stop':
+      return (await import('./process-control.js')).stopCommand(options);
+    case 'restart':
+      return (await import('./process-control.js')).restartCommand(options, args);
+    case 'save':
+      return (await import('./snapshot.js')).saveCommand(options);
+    case 'replay':
+      return (await import('./snapshot.js')).replayCommand(options);
+    case 'healthcheck':
+      return (await import('./snapshot.js')).healthcheckCommand(options);
+    default:
+      if (options.validate !== undefined) return (await import('./validate.js')).validateCommand(options, options.validate);
+      return (await import('./start.js')).startCommand(options);
+  }
+}
+
 /**
- * Dispatches `svc <subcommand>`; returns the exit code, or undefined for a long-running server.
+ * Dispatches `svc <subcommand>` (start when none is named, as mountebank does); returns the exit code,
+ * or undefined for a long-running server.
  */
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const [first, ...rest] = argv;
-  switch (first) {
-    case 'script': {
-      const { scriptCommand } = await import('../script/index.js');
-      return scriptCommand(rest);
-    }
-    default: {
-      const { startCommand } = await import('./start.js');
-      return startCommand(first === 'start' ? rest : argv);
-    }
+  if (first === 'script') {
+    const { scriptCommand } = await import('../script/index.js');
+    return scriptCommand(rest);
   }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (first === 'help' || argv.includes('--help')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const command = first !== undefined && COMMANDS.has(first) ? first : 'start';
+  const args = command === first ? rest : argv;
+  let options: CliOptions;
+  try {
+    options = parseCliOptions(args);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`svc: ${err.message}\n`);
+    return 2;
+  }
+  return run(command, options, args);
 }

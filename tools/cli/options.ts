@@ -1,13 +1,20 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { isLogLevel, type LogLevel } from '../../engine/log/index.js';
+import { isObject } from '../../engine/model/index.js';
+import { parseLogFilter } from './log-filter.js';
 
-/** Options of `svc start` (SPEC §1, plus the mountebank flags CI scripts pass). */
-export interface StartOptions {
+/** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */
+export interface CliOptions {
   port: number;
   host?: string;
   allowInjection: boolean;
   logLevel: LogLevel;
+  /** `off` in the log filter: nothing on the console. */
+  logQuiet: boolean;
   logFile?: string;
-  pidFile?: string;
+  noLogFile: boolean;
+  pidFile: string;
   localOnly: boolean;
   ipWhitelist: string[];
   configFile?: string;
@@ -16,98 +23,134 @@ export interface StartOptions {
   datadir?: string;
   metricsPort?: number;
   requireAdminAuth: boolean;
+  rcFile?: string;
+  scriptsDir?: string;
+  frontDoor?: string;
+  runtime: 'single' | 'per-core';
+  /** `--validate <file>`: check a config file instead of serving. */
+  validate?: string;
+  /** `save`: target file (`--savefile` or the first positional argument). */
+  saveFile?: string;
+  removeProxies: boolean;
+  /** Arguments that are not options (subcommand operands). */
+  positionals: string[];
+  /** Ignored or unknown options, reported once a logger exists. */
   warnings: string[];
 }
 
-const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
-
-/** Flags that take a value, by every spelling accepted. */
-const VALUE_FLAGS: Record<string, keyof StartOptions | 'ignoredValue'> = {
-  '--port': 'port',
-  '--host': 'host',
-  '--loglevel': 'logLevel',
-  '--logfile': 'logFile',
-  '--pidfile': 'pidFile',
-  '--ipWhitelist': 'ipWhitelist',
-  '--configfile': 'configFile',
-  '--api-key': 'apiKey',
-  '--apikey': 'apiKey',
-  '--datadir': 'datadir',
-  '--metrics-port': 'metricsPort',
-  '--protofile': 'ignoredValue',
-  '--impostersRepository': 'ignoredValue',
-  '--origin': 'ignoredValue',
-  '--front-door': 'ignoredValue',
-  '--scripts-dir': 'ignoredValue',
-  '--rcfile': 'ignoredValue',
-  '--runtime': 'ignoredValue',
-};
-
-const BOOLEAN_FLAGS: Record<string, keyof StartOptions | 'ignored'> = {
-  '--allowInjection': 'allowInjection',
-  '--localOnly': 'localOnly',
-  '--no-parse': 'noParse',
-  '--noParse': 'noParse',
-  '--require-admin-auth': 'requireAdminAuth',
-  '--nologfile': 'ignored',
-  '--mock': 'ignored',
-  '--debug': 'ignored',
-};
-
 export class UsageError extends Error {}
 
-function defaults(env: NodeJS.ProcessEnv): StartOptions {
-  const envPort = env.MB_PORT !== undefined ? Number(env.MB_PORT) : undefined;
-  const metrics = env.SVC_METRICS_PORT !== undefined ? Number(env.SVC_METRICS_PORT) : undefined;
-  return {
-    port: envPort !== undefined && Number.isInteger(envPort) ? envPort : 2525,
-    allowInjection: TRUTHY.has(String(env.MB_ALLOW_INJECTION ?? '').toLowerCase()),
-    logLevel: 'info',
-    localOnly: false,
-    ipWhitelist: ['*'],
-    noParse: false,
-    apiKey: env.MB_APIKEY,
-    metricsPort: metrics,
-    requireAdminAuth: false,
-    warnings: [],
-  };
-}
+export const DEFAULT_PIDFILE = 'svc.pid';
+export const DEFAULT_SAVEFILE = 'svc.json';
 
-function parsePort(value: string, flag: string): number {
+type Key = Exclude<keyof CliOptions, 'positionals' | 'warnings'>;
+type Layer = Partial<Pick<CliOptions, Key>>;
+
+/** Flags that take a value, by every spelling accepted (mountebank's yargs aliases included). */
+const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
+  '--port': 'port', '-p': 'port',
+  '--host': 'host', '-h': 'host',
+  '--loglevel': 'logLevel', '--logLevel': 'logLevel',
+  '--logfile': 'logFile',
+  '--pidfile': 'pidFile',
+  '--ipWhitelist': 'ipWhitelist', '-w': 'ipWhitelist',
+  '--configfile': 'configFile',
+  '--api-key': 'apiKey', '--apikey': 'apiKey',
+  '--datadir': 'datadir',
+  '--metrics-port': 'metricsPort',
+  '--rcfile': 'rcFile',
+  '--scripts-dir': 'scriptsDir',
+  '--front-door': 'frontDoor',
+  '--runtime': 'runtime',
+  '--validate': 'validate',
+  '--savefile': 'saveFile',
+  '--protofile': 'ignored',
+  '--impostersRepository': 'ignored',
+  '--origin': 'ignored', '-o': 'ignored',
+  '--formatter': 'ignored',
+  '--log': 'ignored',
+};
+
+const BOOLEAN_FLAGS: Record<string, Key | 'ignored'> = {
+  '--allowInjection': 'allowInjection', '-i': 'allowInjection',
+  '--localOnly': 'localOnly', '-l': 'localOnly',
+  '--no-parse': 'noParse', '--noParse': 'noParse',
+  '--nologfile': 'noLogFile',
+  '--require-admin-auth': 'requireAdminAuth',
+  '--removeProxies': 'removeProxies', '-r': 'removeProxies',
+  '--mock': 'ignored', '-m': 'ignored',
+  '--debug': 'ignored', '-d': 'ignored',
+};
+
+/** rcfile keys (SPEC §1) and the option each one sets. */
+const RC_KEYS: Record<string, Key> = {
+  port: 'port',
+  host: 'host',
+  logLevel: 'logLevel', loglevel: 'logLevel',
+  allowInjection: 'allowInjection', allow_injection: 'allowInjection',
+  localOnly: 'localOnly', local_only: 'localOnly',
+  datadir: 'datadir',
+  configfile: 'configFile',
+};
+
+const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
+const FALSY = new Set(['0', 'false', 'no', 'off']);
+
+function parsePort(value: string, source: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${flag} must be a port number, got '${value}'`);
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${source} must be a port number, got '${value}'`);
   return port;
 }
 
-function assign(options: StartOptions, key: keyof StartOptions, value: string, flag: string): void {
+/** Sets one option from its text form (flags, environment, rcfile strings). */
+function setFromText(layer: Layer, key: Key, value: string, source: string): void {
   switch (key) {
     case 'port':
     case 'metricsPort':
-      options[key] = parsePort(value, flag);
+      layer[key] = parsePort(value, source);
       return;
     case 'logLevel':
-      if (!isLogLevel(value)) throw new UsageError(`${flag} must be one of debug, info, warn, error`);
-      options.logLevel = value;
+      if (!isLogLevel(value)) throw new UsageError(`${source} must be one of debug, info, warn, error`);
+      layer.logLevel = value;
+      layer.logQuiet = false;
       return;
     case 'ipWhitelist':
-      options.ipWhitelist = value.split('|');
+      layer.ipWhitelist = value.split('|');
       return;
-    case 'host':
-    case 'logFile':
-    case 'pidFile':
-    case 'configFile':
-    case 'apiKey':
-    case 'datadir':
-      options[key] = value;
+    case 'runtime':
+      if (value !== 'per-core' && value !== 'single') throw new UsageError(`${source} must be per-core or single, got '${value}'`);
+      layer.runtime = value;
       return;
+    case 'frontDoor':
+      if (!/^(?:\[[0-9a-fA-F:.]+\]:|[^\s:]+:)?\d{1,5}$/.test(value) || Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) {
+        throw new UsageError(`${source} must be [host:]port, got '${value}'`);
+      }
+      layer.frontDoor = value;
+      return;
+    case 'allowInjection':
+    case 'localOnly':
+    case 'noParse':
+    case 'noLogFile':
+    case 'requireAdminAuth':
+    case 'removeProxies': {
+      const lower = value.toLowerCase();
+      if (!TRUTHY.has(lower) && !FALSY.has(lower)) throw new UsageError(`${source} must be true or false, got '${value}'`);
+      layer[key] = TRUTHY.has(lower);
+      return;
+    }
     default:
-      throw new UsageError(`unexpected option ${flag}`);
+      layer[key] = value as never;
   }
 }
 
-/** Parses `svc start` arguments; unknown flags are warned, never fatal (mountebank command lines must work). */
-export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): StartOptions {
-  const options = defaults(env);
+interface FlagParse {
+  layer: Layer;
+  positionals: string[];
+  warnings: string[];
+}
+
+function parseFlags(argv: string[]): FlagParse {
+  const parsed: FlagParse = { layer: {}, positionals: [], warnings: [] };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
@@ -117,18 +160,110 @@ export function parseStartOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       const value = inline ?? argv[++i];
       if (value === undefined) throw new UsageError(`${flag} needs a value`);
       const key = VALUE_FLAGS[flag];
-      if (key === 'ignoredValue') options.warnings.push(`option ${flag} is not supported yet and was ignored`);
-      else assign(options, key, value, flag);
+      if (key === 'ignored') parsed.warnings.push(`option ${flag} is not supported and was ignored`);
+      else setFromText(parsed.layer, key, value, flag);
       continue;
     }
     if (flag in BOOLEAN_FLAGS) {
       const key = BOOLEAN_FLAGS[flag];
-      const on = inline === undefined || TRUTHY.has(inline.toLowerCase());
-      if (key !== 'ignored') (options as unknown as Record<string, unknown>)[key] = on;
+      if (key !== 'ignored') setFromText(parsed.layer, key, inline ?? 'true', flag);
       continue;
     }
-    options.warnings.push(`unknown option ${arg} ignored`);
+    if (arg.startsWith('-') && arg !== '-') parsed.warnings.push(`unknown option ${arg} ignored`);
+    else parsed.positionals.push(arg);
   }
+  return parsed;
+}
+
+function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
+  const layer: Layer = {};
+  const read = (name: string, key: Key) => {
+    const value = env[name];
+    if (value === undefined || value === '') return;
+    try {
+      setFromText(layer, key, value, name);
+    } catch (err) {
+      warnings.push(`${(err as Error).message}; ${name} ignored`);
+    }
+  };
+  read('MB_PORT', 'port');
+  read('MB_ALLOW_INJECTION', 'allowInjection');
+  read('SVC_METRICS_PORT', 'metricsPort');
+  if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
+  const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
+  const filter = env[filterName];
+  if (filter !== undefined && filter !== '') {
+    const level = parseLogFilter(filter);
+    if ('error' in level) warnings.push(`${filterName}: ${level.error}; ignored`);
+    else {
+      layer.logLevel = level.level;
+      layer.logQuiet = level.quiet;
+    }
+  }
+  return layer;
+}
+
+/** The rcfile (JSON defaults): listed keys only; unknown keys are warned and ignored. */
+function rcLayer(path: string, warnings: string[]): Layer {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read rcfile ${path}: ${code ?? (err as Error).message}`);
+  }
+  if (!isObject(doc)) throw new UsageError(`rcfile ${path} must hold a JSON object`);
+  const layer: Layer = {};
+  for (const [name, value] of Object.entries(doc)) {
+    const key = RC_KEYS[name];
+    if (!key) {
+      warnings.push(`rcfile ${path}: unknown key '${name}' ignored`);
+      continue;
+    }
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new UsageError(`rcfile ${path}: '${name}' must be a string, number or boolean`);
+    }
+    setFromText(layer, key, String(value), `rcfile ${path}: '${name}'`);
+  }
+  return layer;
+}
+
+function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
+  return {
+    port: 2525,
+    allowInjection: false,
+    logLevel: 'info',
+    logQuiet: false,
+    noLogFile: false,
+    pidFile: DEFAULT_PIDFILE,
+    localOnly: false,
+    ipWhitelist: ['*'],
+    noParse: false,
+    requireAdminAuth: false,
+    runtime: 'single',
+    removeProxies: false,
+  };
+}
+
+/**
+ * Parses a subcommand's arguments. Precedence: explicit flags, then environment variables, then the
+ * rcfile, then defaults. Unknown flags are warned, never fatal (mountebank command lines must work).
+ */
+export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  const flags = parseFlags(argv);
+  const warnings = [...flags.warnings];
+  const fromEnv = envLayer(env, warnings);
+  const rcFile = flags.layer.rcFile;
+  const fromRc = rcFile === undefined ? {} : rcLayer(rcFile, warnings);
+  const options: CliOptions = {
+    ...defaults(), ...fromRc, ...fromEnv, ...flags.layer, positionals: flags.positionals, warnings,
+  };
   if (options.apiKey !== undefined && options.apiKey.trim() === '') throw new UsageError('--api-key must not be blank');
+  if (options.scriptsDir !== undefined) {
+    options.scriptsDir = resolve(options.scriptsDir);
+    if (!statSync(options.scriptsDir, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageError(`--scripts-dir ${options.scriptsDir} is not a directory`);
+    }
+  }
   return options;
 }

@@ -1,93 +1,104 @@
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { createLogger } from '../../engine/log/index.js';
+import { resolve } from 'node:path';
+import { createLogger, type Logger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { isObject, isSvcError } from '../../engine/model/index.js';
-import { createAdminServer, listenAdmin, startMetricsServer } from '../../admin/index.js';
-import { parseStartOptions, UsageError, type StartOptions } from './options.js';
+import { isSvcError } from '../../engine/model/index.js';
+import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '../../engine/config/index.js';
+import { createAdminServer, listenAdmin, startMetricsServer, type AdminSettings } from '../../admin/index.js';
+import type { CliOptions } from './options.js';
+import { removeOwnPidFile, writePidFile } from './pidfile.js';
 import { VERSION } from './version.js';
-
-/** Imposters of a `--configfile`: `{imposters: [...]}` or a bare array. */
-function configImposters(path: string): unknown[] {
-  const text = readFileSync(path, 'utf8');
-  const doc: unknown = JSON.parse(text);
-  if (Array.isArray(doc)) return doc;
-  if (isObject(doc) && Array.isArray(doc.imposters)) return doc.imposters;
-  if (isObject(doc)) return [doc];
-  throw new Error(`${path}: expected {"imposters": [...]}`);
-}
 
 function describe(err: unknown): string {
   if (isSvcError(err)) return err.entries.map((e) => e.message).join('; ');
   return err instanceof Error ? err.message : String(err);
 }
 
-/** `svc start`: serves until SIGINT/SIGTERM; returns undefined while serving. */
-export async function startCommand(argv: string[]): Promise<number | undefined> {
-  let options: StartOptions;
-  try {
-    options = parseStartOptions(argv);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`svc: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  const log = createLogger({ level: options.logLevel, file: options.logFile });
+function settingsOf(options: CliOptions, host: string | undefined): AdminSettings {
+  return {
+    version: VERSION,
+    port: options.port,
+    host,
+    apiKey: options.apiKey,
+    localOnly: options.localOnly,
+    ipWhitelist: options.ipWhitelist,
+    metricsPort: options.metricsPort ?? 9090,
+    configFile: options.configFile,
+    noParse: options.noParse,
+    requireAdminAuth: options.requireAdminAuth,
+    rcFile: options.rcFile,
+    datadir: options.datadir,
+    scriptsDir: options.scriptsDir,
+    frontDoor: options.frontDoor,
+    runtime: options.runtime,
+  };
+}
+
+function logSummary(log: Logger, options: CliOptions, summary: StartupSummary): void {
+  if (options.configFile) log.info(`loaded ${summary.fromConfigFile} imposter(s) from ${options.configFile}`);
+  if (!options.datadir) return;
+  log.info(`loaded ${summary.fromDataDir} imposter(s) from data directory ${options.datadir}`);
+  if (summary.skipped.length === 0) return;
+  log.warn(`data directory: skipped ${summary.skipped.length} file(s), left untouched:`);
+  for (const skipped of summary.skipped) log.warn(`  ${skipped.file}: ${skipped.reason}`);
+}
+
+/** `svc start`: loads the startup sources, then serves until SIGINT/SIGTERM; returns undefined while serving. */
+export async function startCommand(options: CliOptions): Promise<number | undefined> {
+  const log = createLogger({ level: options.logLevel, quiet: options.logQuiet, file: options.noLogFile ? undefined : options.logFile });
   for (const warning of options.warnings) log.warn(warning);
+  for (const operand of options.positionals) log.warn(`unexpected argument '${operand}' ignored`);
+  if (options.runtime === 'per-core') log.warn('--runtime per-core: this build accepts connections on one event loop');
   const host = options.host ?? (options.localOnly ? '127.0.0.1' : undefined);
-  const manager = new ImposterManager({ allowInjection: options.allowInjection, host, log });
-  const server = createAdminServer({
-    manager,
+
+  const store = options.datadir ? new DataDirStore(resolve(options.datadir), log) : undefined;
+  const manager = new ImposterManager({
+    allowInjection: options.allowInjection,
+    host,
     log,
-    settings: {
-      version: VERSION,
-      port: options.port,
-      host,
-      apiKey: options.apiKey,
-      localOnly: options.localOnly,
-      ipWhitelist: options.ipWhitelist,
-      metricsPort: options.metricsPort,
-      configFile: options.configFile,
-      noParse: options.noParse,
-      requireAdminAuth: options.requireAdminAuth,
-    },
+    beforeDelete: store && ((port) => store.beforeDelete(port)),
   });
+  store?.attach(manager);
+  const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: options.noParse, store });
+  try {
+    logSummary(log, options, await sources.loadAtStartup());
+  } catch (err) {
+    log.error(err instanceof StartupError ? `cannot start: ${err.message}` : `cannot start: ${describe(err)}`);
+    await manager.close();
+    return 1;
+  }
+
+  const server = createAdminServer({ manager, log, settings: settingsOf(options, host), reloader: sources });
   let admin;
   try {
     admin = await listenAdmin(server, options.port, host);
   } catch (err) {
     log.error(`cannot bind admin port ${options.port}: ${describe(err)}`);
+    await manager.close();
     return 1;
-  }
-  if (options.configFile) {
-    try {
-      const { report } = await manager.applyAll(configImposters(options.configFile), false);
-      for (const failure of report.failed) log.error(`configfile imposter ${failure.port}: ${failure.error}`);
-      if (report.failed.length > 0) throw new Error('some imposters in the config file failed to start');
-    } catch (err) {
-      log.error(`cannot load ${options.configFile}: ${describe(err)}`);
-      await manager.close();
-      await admin.close();
-      return 1;
-    }
   }
   // The metrics plane is optional: a busy metrics port is logged, it never stops the server.
   const metricsPort = options.metricsPort ?? 9090;
   const metrics = await startMetricsServer({ port: metricsPort, host, manager, admin: server })
     .catch((err: unknown) => { log.error(`cannot bind metrics port ${metricsPort}: ${describe(err)}`); });
-  if (options.pidFile) writeFileSync(options.pidFile, String(process.pid));
+  // Written only once serving: tooling waits for this file to know the server is ready.
+  writePidFile(options.pidFile);
   log.info(`svc v${VERSION} now taking orders - point your browser to http://localhost:${admin.port}/ for help`);
 
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
     log.info('Adios - see you soon?');
-    await manager.close();
-    await metrics?.close();
-    await admin.close();
-    if (options.pidFile) rmSync(options.pidFile, { force: true });
-    process.exit(0);
+    try {
+      await manager.close();
+      await metrics?.close();
+      await admin.close();
+    } finally {
+      removeOwnPidFile(options.pidFile);
+      process.exit(0);
+    }
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
   return undefined;
 }

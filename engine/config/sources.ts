@@ -1,0 +1,179 @@
+import { isObject, isSvcError, SvcError, type ErrorEntry } from '../model/index.js';
+import type { ApplyReport, ImposterManager } from '../manager/index.js';
+import { readConfigFile, ConfigFileError } from './config-file.js';
+import { scanDataDir, type DataDirStore, type SkippedFile } from './datadir.js';
+
+export interface ConfigSourceOptions {
+  configFile?: string;
+  noParse: boolean;
+  /** The data directory store (present with `--datadir`). */
+  store?: DataDirStore;
+}
+
+/** A startup that must not go on; the message names the file and port at fault. */
+export class StartupError extends Error {}
+
+export interface StartupSummary {
+  report: ApplyReport;
+  fromConfigFile: number;
+  fromDataDir: number;
+  /** Data-directory files left alone (misnamed, port-less, unreadable, invalid). */
+  skipped: SkippedFile[];
+  routes?: unknown;
+}
+
+interface Candidate {
+  body: unknown;
+  origin: string;
+  port: number;
+}
+
+interface LoadedSources {
+  config: Candidate[];
+  dataDir: Candidate[];
+  skipped: SkippedFile[];
+  routes?: unknown;
+}
+
+function portOf(body: unknown): number {
+  return isObject(body) && typeof body.port === 'number' ? body.port : 0;
+}
+
+function describe(candidate: Candidate): string {
+  return candidate.port === 0 ? `${candidate.origin}: imposter without port` : `${candidate.origin}: imposter on port ${candidate.port}`;
+}
+
+function problems(err: unknown): ErrorEntry[] {
+  if (isSvcError(err)) return err.entries;
+  return [{ code: 'bad data', type: 'bad_data', message: (err as Error).message }];
+}
+
+function sourceError(entries: ErrorEntry[]): SvcError {
+  return new SvcError(500, entries);
+}
+
+/**
+ * The startup sources (`--configfile` and/or `--datadir`) read as one set: validated in full before
+ * anything changes, then applied through the manager's reconcile (so a reload keeps unchanged imposters
+ * with their recorded requests and response cycles).
+ */
+export class ConfigSources {
+  constructor(private readonly manager: ImposterManager, private readonly options: ConfigSourceOptions) {}
+
+  get hasSource(): boolean {
+    return this.options.configFile !== undefined || this.options.store !== undefined;
+  }
+
+  private read(): LoadedSources {
+    const loaded: LoadedSources = { config: [], dataDir: [], skipped: [] };
+    const { configFile, store } = this.options;
+    if (configFile !== undefined) {
+      const doc = readConfigFile(configFile, { noParse: this.options.noParse });
+      loaded.config = doc.imposters.map((body) => ({ body, origin: configFile, port: portOf(body) }));
+      loaded.routes = doc.routes;
+    }
+    if (store) {
+      const scan = scanDataDir(store.dir);
+      loaded.dataDir = scan.imposters.map((entry) => ({ body: entry.body, origin: entry.file, port: entry.port }));
+      loaded.skipped = scan.skipped;
+    }
+    return loaded;
+  }
+
+  /** Validation errors of one candidate, as the manager reports them. */
+  private problemsOf(candidate: Candidate): ErrorEntry[] {
+    try {
+      this.manager.parse(candidate.body, false);
+      return [];
+    } catch (err) {
+      return problems(err);
+    }
+  }
+
+  /** The same errors with the source and port in every message. */
+  private invalid(candidate: Candidate): ErrorEntry[] {
+    return this.problemsOf(candidate).map((entry) => ({ ...entry, message: `${describe(candidate)}: ${entry.message}` }));
+  }
+
+  private duplicates(candidates: Candidate[]): ErrorEntry[] {
+    const seen = new Map<number, Candidate>();
+    const found: ErrorEntry[] = [];
+    for (const candidate of candidates) {
+      if (candidate.port === 0) continue;
+      const first = seen.get(candidate.port);
+      if (first) {
+        found.push({ code: 'bad data', type: 'bad_data', message: `duplicate port ${candidate.port} in ${first.origin} and ${candidate.origin}` });
+      } else {
+        seen.set(candidate.port, candidate);
+      }
+    }
+    return found;
+  }
+
+  private async apply(config: Candidate[], dataDir: Candidate[]): Promise<ApplyReport> {
+    const { store } = this.options;
+    const configPorts = config.map((c) => c.port).filter((port) => port !== 0);
+    store?.beginLoad([...configPorts, ...dataDir.map((c) => c.port)], configPorts);
+    try {
+      const { report } = await this.manager.applyAll([...config, ...dataDir].map((c) => c.body), false);
+      return report;
+    } finally {
+      store?.endLoad();
+    }
+  }
+
+  /**
+   * Startup: a bad config file or config imposter aborts (naming file and port); a bad data-directory
+   * file is skipped and listed in the summary, never modified.
+   */
+  async loadAtStartup(): Promise<StartupSummary> {
+    let loaded: LoadedSources;
+    try {
+      loaded = this.read();
+    } catch (err) {
+      throw new StartupError(err instanceof ConfigFileError ? err.message : `cannot read the data directory: ${(err as Error).message}`);
+    }
+    const configProblems = loaded.config.flatMap((c) => this.invalid(c));
+    if (configProblems.length > 0) throw new StartupError(configProblems.map((p) => p.message).join('\n'));
+    const dataDir = loaded.dataDir.filter((candidate) => {
+      const found = this.problemsOf(candidate);
+      if (found.length > 0) loaded.skipped.push({ file: candidate.origin, reason: found.map((p) => p.message).join('; ') });
+      return found.length === 0;
+    });
+    const clashes = this.duplicates([...loaded.config, ...dataDir]);
+    if (clashes.length > 0) throw new StartupError(clashes.map((p) => p.message).join('\n'));
+    const report = await this.apply(loaded.config, dataDir);
+    if (report.failed.length > 0) {
+      throw new StartupError(report.failed.map((f) => `imposter on port ${f.port} failed to start: ${f.error}`).join('\n'));
+    }
+    return {
+      report,
+      fromConfigFile: loaded.config.length,
+      fromDataDir: dataDir.length,
+      skipped: loaded.skipped.sort((a, b) => a.file.localeCompare(b.file)),
+      routes: loaded.routes,
+    };
+  }
+
+  /**
+   * `POST /admin/reload`: nothing changes unless every source reads and validates (500 for an unreadable
+   * config file or a bad data-directory file, 400 for invalid imposters, `invalid injection` included).
+   */
+  async reload(): Promise<ApplyReport> {
+    let loaded: LoadedSources;
+    try {
+      loaded = this.read();
+    } catch (err) {
+      throw sourceError([{ code: '500', type: 'config_source_unreadable', message: (err as Error).message }]);
+    }
+    if (loaded.skipped.length > 0) {
+      throw sourceError(loaded.skipped.map((s) => ({
+        code: '500', type: 'bad_datadir_file', message: `${s.file}: ${s.reason}`, file: s.file,
+      })));
+    }
+    const all = [...loaded.config, ...loaded.dataDir];
+    const invalid = [...all.flatMap((c) => this.invalid(c)), ...this.duplicates(all)];
+    if (invalid.length > 0) throw new SvcError(400, invalid);
+    return this.apply(loaded.config, loaded.dataDir);
+  }
+}

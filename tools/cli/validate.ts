@@ -1,0 +1,39 @@
+import { readConfigFile, ConfigFileError } from '../../engine/config/index.js';
+import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
+import type { CliOptions } from './options.js';
+
+function label(body: unknown, index: number): string {
+  return isObject(body) && body.port !== undefined ? `imposter on port ${JSON.stringify(body.port)}` : `imposter #${index + 1} (no port)`;
+}
+
+/**
+ * `svc --validate <file>`: renders and parses the config file and validates every imposter as startup
+ * would (same injection permission, same template step). Exit 0 when valid, 1 with every problem listed.
+ */
+export function validateCommand(options: CliOptions, file: string): number {
+  let imposters: unknown[];
+  try {
+    imposters = readConfigFile(file, { noParse: options.noParse }).imposters;
+  } catch (err) {
+    process.stderr.write(`${err instanceof ConfigFileError ? err.message : `${file}: ${(err as Error).message}`}\n`);
+    return 1;
+  }
+  const problems: string[] = [];
+  const ports = new Set<number>();
+  imposters.forEach((body, index) => {
+    try {
+      const definition = parseImposter(body, { allowInjection: options.allowInjection, generateIds: false });
+      if (definition.port !== 0 && ports.has(definition.port)) problems.push(`${file}: duplicate port ${definition.port}`);
+      ports.add(definition.port);
+    } catch (err) {
+      const messages = isSvcError(err) ? err.entries.map((e) => `${e.code}: ${e.message}`) : [(err as Error).message];
+      for (const message of messages) problems.push(`${file}: ${label(body, index)}: ${message}`);
+    }
+  });
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n')}\n`);
+    return 1;
+  }
+  process.stdout.write(`${file}: valid, ${imposters.length} imposter(s)\n`);
+  return 0;
+}
