@@ -1,4 +1,4 @@
-import { cloneJson } from '../model/index.js';
+import { cloneJson, isObject } from '../model/index.js';
 import type { Imposter } from './imposter.js';
 
 export interface RenderOptions {
@@ -75,6 +75,8 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
     requests: imposter.journal.all().map((e) => e.value),
     stubs: stubs.map((stub, index) => ({ ...stub, _links: stubLinks(options.baseUrl, imposter.port, index) })),
   };
+  // Stub analysis is output only (SPEC §2.1): never part of the replayable config.
+  out._svc = { ...(isObject(out._svc) ? out._svc : {}), warnings: imposter.warnings.map((w) => ({ ...w })) };
   out._links = links(options.baseUrl, imposter.port);
   return out;
 }

@@ -11,6 +11,7 @@ import { JournalRing, type JournalEntry } from '../journal/index.js';
 import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './recorded-request.js';
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
+import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -19,6 +20,7 @@ export interface LiveStub {
 }
 
 const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
+const DEBUG_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['X-Svc-Debug-Response', 'true']];
 
 function errorResponse(status: number, code: string, type: string, message: string): PreparedResponse {
   return { statusCode: status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify({ errors: [{ code, type, message }] })) };
@@ -36,6 +38,8 @@ export class Imposter {
   listener: Listener | undefined;
   /** Some stub answers with a TCP fault: new connections get HTTP/1 only (SPEC §1 rule 3). */
   usesTcpFault = false;
+  /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */
+  warnings: readonly StubWarning[] = [];
   private stubList: LiveStub[] = [];
   private matcher: StubSetMatcher;
   private readonly defaults: IsFields | undefined;
@@ -59,6 +63,7 @@ export class Imposter {
     this.scope = { port, defaults: this.defaults, observers, random: faultRandom() };
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
+    this.analyse();
     this.usesTcpFault = stubsUseTcpFault(definition.stubs.map((s) => s.config));
   }
 
@@ -76,7 +81,13 @@ export class Imposter {
   setStubs(stubs: LiveStub[]): void {
     this.matcher = compileStubSet(stubs.map((s) => s.config));
     this.stubList = stubs;
+    this.analyse();
     this.usesTcpFault = stubsUseTcpFault(stubs.map((s) => s.config));
+  }
+
+  private analyse(): void {
+    this.warnings = analyzeStubs(this.stubList.map((s) => s.config));
+    for (const w of this.warnings) this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
   }
 
   stubConfigs(): Array<Record<string, unknown>> {
@@ -96,6 +107,10 @@ export class Imposter {
     }
     this.numberOfRequests += 1;
     const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
+    if (wantsDebug(wire.rawHeaders)) {
+      this.debug(request, sink, record);
+      return;
+    }
     if (!this.enabled) {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
@@ -116,6 +131,44 @@ export class Imposter {
         (err: unknown) => this.failMatch(err, sink, record, started),
       );
     }
+  }
+
+  /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
+  private debug(request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined): void {
+    if (record) this.observers.onRecorded(this.port, record.index, record.value);
+    const fail = (err: unknown): void => {
+      this.log.error(`imposter ${this.port}: debug matching failed: ${(err as Error)?.message ?? String(err)}`);
+      this.send(sink, errorResponse(500, '500', 'internal_error', 'Debug matching failed'));
+      if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, 500);
+    };
+    const answer = (outcome: DebugOutcome): void => {
+      let body: Buffer;
+      try {
+        const stubs = this.stubList.map((s) => ({ config: s.config, first: s.cycle.responses[0] }));
+        const imposter = { port: this.port, name: this.config.name, protocol: this.protocol };
+        body = Buffer.from(JSON.stringify(debugReport(request, imposter, stubs, outcome), null, 2));
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      this.send(sink, { statusCode: 200, headers: DEBUG_HEADERS, body });
+      if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, 200);
+    };
+    const debugOutcome = (index: number): DebugOutcome =>
+      index >= 0 ? { matched: index } : { unmatched: this.stubList.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
+    if (!this.enabled) {
+      answer({ unmatched: 'imposter is disabled' });
+      return;
+    }
+    let found: number | Promise<number>;
+    try {
+      found = this.matcher.firstMatch(request, this.matchContext, 0);
+    } catch (err) {
+      fail(err);
+      return;
+    }
+    if (typeof found === 'number') answer(debugOutcome(found));
+    else found.then((index) => answer(debugOutcome(index)), fail);
   }
 
   private failMatch(err: unknown, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {

@@ -1,0 +1,145 @@
+import { canonicalJson } from './canonical.js';
+import { anchorOf, anchorsCarried, covers, factsOf, type PredicateFacts } from './predicate-facts.js';
+
+export type WarningType =
+  | 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated';
+
+/** SPEC §2.10; `truncated` carries only `warningType` and `message`. */
+export interface StubWarning {
+  warningType: WarningType;
+  message: string;
+  stubIndex?: number;
+  stubId?: string;
+  shadowedByIndex?: number;
+}
+
+/** SPEC §8: warnings kept per imposter before one `truncated` summary. */
+export const MAX_WARNINGS = 100;
+
+interface AnalysedStub {
+  index: number;
+  id: string | undefined;
+  facts: PredicateFacts;
+  catchAll: boolean;
+  space: unknown;
+  scenarioName: unknown;
+  requiredState: unknown;
+}
+
+function analysed(config: Record<string, unknown>, index: number): AnalysedStub {
+  const predicates = config.predicates;
+  return {
+    index,
+    id: typeof config.id === 'string' ? config.id : undefined,
+    facts: factsOf(predicates),
+    catchAll: predicates === undefined || predicates === null || (Array.isArray(predicates) && predicates.length === 0),
+    space: config.space,
+    scenarioName: config.scenarioName,
+    requiredState: config.requiredScenarioState,
+  };
+}
+
+/** Stubs of different spaces, or needing different states of one scenario, are never both eligible. */
+function mayCompete(a: AnalysedStub, b: AnalysedStub): boolean {
+  if (a.space !== undefined && b.space !== undefined && a.space !== b.space) return false;
+  return !(a.requiredState !== undefined && b.requiredState !== undefined
+    && a.scenarioName === b.scenarioName && a.requiredState !== b.requiredState);
+}
+
+/** Hash key of "identical predicates": the predicate list as a set, plus what decides eligibility. */
+function duplicateKey(config: Record<string, unknown>): string {
+  const list = config.predicates ?? [];
+  const predicates = Array.isArray(list) ? list.map(canonicalJson).sort() : canonicalJson(list);
+  return canonicalJson({ predicates, space: config.space, scenarioName: config.scenarioName, state: config.requiredScenarioState });
+}
+
+/**
+ * Finds, for each stub, the earliest stub that potentially shadows it.
+ *
+ * Rule: an earlier stub E potentially shadows a later stub S when E is not a catch-all (those are
+ * reported as `catch_all_not_last` instead), the two may compete for the same request (see
+ * `mayCompete`), and every predicate of E is implied by S's predicates — an identical predicate, or
+ * for equals/startsWith/endsWith/contains on the same field a constraint of S that is at least as
+ * strict (S `equals path /a/b` implies E `startsWith path /a`). Then any request S matches, E
+ * matches too, and E comes first. "Potentially": scenario states, spaces and inject predicates can
+ * still let a request through to S.
+ *
+ * Candidates are found through an anchor (one equals constraint or opaque predicate of E, which S
+ * must carry too), so a typical routing table (distinct equals on method/path) costs O(n).
+ */
+function shadowing(stubs: AnalysedStub[], exact: Set<number>): Map<number, number> {
+  const found = new Map<number, number>();
+  const anchored = new Map<string, number[]>();
+  const unanchored: number[] = [];
+  for (const later of stubs) {
+    if (!exact.has(later.index)) {
+      const candidates = [...unanchored];
+      for (const key of anchorsCarried(later.facts)) candidates.push(...(anchored.get(key) ?? []));
+      candidates.sort((a, b) => a - b);
+      for (const at of candidates) {
+        const earlier = stubs[at]!;
+        if (mayCompete(earlier, later) && covers(earlier.facts, later.facts)) {
+          found.set(later.index, at);
+          break;
+        }
+      }
+    }
+    if (later.catchAll) continue;
+    const anchor = anchorOf(later.facts);
+    if (anchor === undefined) unanchored.push(later.index);
+    else if (anchored.has(anchor)) anchored.get(anchor)!.push(later.index);
+    else anchored.set(anchor, [later.index]);
+  }
+  return found;
+}
+
+/** Warnings of SPEC §2.10 for a stub list, in stub order, at most MAX_WARNINGS plus a `truncated` summary. */
+export function analyzeStubs(configs: ReadonlyArray<Record<string, unknown>>): StubWarning[] {
+  const stubs = configs.map(analysed);
+  const warnings: StubWarning[] = [];
+  const idAt = new Map<string, number>();
+  const firstWithKey = new Map<string, number>();
+  const duplicateOf = new Map<number, number>();
+  configs.forEach((config, index) => {
+    const key = duplicateKey(config);
+    const first = firstWithKey.get(key);
+    if (first === undefined) firstWithKey.set(key, index);
+    else duplicateOf.set(index, first);
+  });
+  const shadowedBy = shadowing(stubs, new Set(duplicateOf.keys()));
+  for (const stub of stubs) {
+    const i = stub.index;
+    if (stub.id !== undefined) {
+      const earlier = idAt.get(stub.id);
+      if (earlier === undefined) idAt.set(stub.id, i);
+      else warnings.push({ warningType: 'duplicate_id', message: `stub ${i} has id '${stub.id}', already used by stub ${earlier}`, stubIndex: i, stubId: stub.id });
+    }
+    const duplicate = duplicateOf.get(i);
+    if (duplicate !== undefined) {
+      warnings.push({
+        warningType: 'exact_duplicate', stubIndex: i, shadowedByIndex: duplicate,
+        message: `stub ${i} has the same predicates as stub ${duplicate} and will never match`,
+      });
+    }
+    const shadow = shadowedBy.get(i);
+    if (shadow !== undefined) {
+      warnings.push({
+        warningType: 'potentially_shadowed', stubIndex: i, shadowedByIndex: shadow,
+        message: `stub ${i} may never match: stub ${shadow} comes first and matches every request it matches`,
+      });
+    }
+    if (stub.catchAll) {
+      warnings.push({ warningType: 'catch_all', stubIndex: i, message: `stub ${i} has no predicates and matches every request` });
+      const after = stubs.length - i - 1;
+      if (after > 0 && stub.space === undefined && stub.requiredState === undefined) {
+        warnings.push({
+          warningType: 'catch_all_not_last', stubIndex: i,
+          message: `stub ${i} matches every request and comes before ${after} other stub${after === 1 ? '' : 's'}`,
+        });
+      }
+    }
+  }
+  if (warnings.length <= MAX_WARNINGS) return warnings;
+  const suppressed = warnings.length - MAX_WARNINGS;
+  return [...warnings.slice(0, MAX_WARNINGS), { warningType: 'truncated', message: `${suppressed} more warning${suppressed === 1 ? '' : 's'} suppressed` }];
+}
