@@ -45,6 +45,17 @@ function withoutProxies(stubs: Array<Record<string, unknown>>): Array<Record<str
     .filter((stub) => (stub.responses as unknown[]).length > 0);
 }
 
+/** Replayable output drops the recording time of proxy recordings, as mountebank does. */
+function withoutRecordingTimes(stubs: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  for (const stub of stubs) {
+    for (const response of stub.responses as unknown[]) {
+      const is = (response as { is?: unknown } | null)?.is;
+      if (typeof is === 'object' && is !== null) delete (is as Record<string, unknown>)._proxyResponseTime;
+    }
+  }
+  return stubs;
+}
+
 /** Summary entry of `GET /imposters` (SPEC §2.1 outputs); `list=true` keeps mountebank's short form. */
 export function renderSummary(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
   const out = header(imposter);
@@ -63,6 +74,7 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
   let stubs = imposter.stubConfigs();
   if (options.removeProxies) stubs = withoutProxies(stubs);
   if (options.replayable) {
+    stubs = withoutRecordingTimes(stubs);
     return { ...header(imposter), ...extraConfig(imposter), recordRequests: imposter.config.recordRequests === true, stubs };
   }
   const out: Record<string, unknown> = {

@@ -4,6 +4,7 @@ import {
   type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
 import { createListener, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
+import { isRecordedProxyResponse } from '../respond/index.js';
 import type { Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
 import { PortAllocator } from './port-allocator.js';
@@ -426,9 +427,26 @@ export class ImposterManager {
     return imposter;
   }
 
-  /** Proxy recordings arrive with proxies (issue 3); until then there is nothing to clear. */
+  /**
+   * DELETE /imposters/{port}/savedProxyResponses: drops every response a proxy recorded, and the
+   * stubs left without responses (mountebank); untouched stubs keep their cycling state.
+   */
   clearProxyResponses(port: number): Imposter {
-    return this.require(port);
+    const imposter = this.require(port);
+    let changed = false;
+    const next: LiveStub[] = [];
+    for (const live of imposter.stubs) {
+      const responses = live.config.responses as unknown[];
+      const kept = responses.filter((response) => !isRecordedProxyResponse(response));
+      if (kept.length === responses.length) {
+        next.push(live);
+        continue;
+      }
+      changed = true;
+      if (kept.length > 0) next.push(imposter.liveStub({ config: { ...live.config, responses: kept } }));
+    }
+    if (changed) this.changeStubs(imposter, next);
+    return imposter;
   }
 
   verify(port: number, body: unknown, gateInjection = true): Promise<VerifyResult> {

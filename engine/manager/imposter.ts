@@ -85,6 +85,24 @@ export class Imposter {
     this.usesTcpFault = stubsUseTcpFault(stubs.map((s) => s.config));
   }
 
+  /** Proxy recording (SPEC §2.3): a new stub at `index`, added while serving. */
+  insertStub(index: number, config: Record<string, unknown>): void {
+    const next = [...this.stubList];
+    next.splice(index, 0, this.liveStub({ config }));
+    this.setStubs(next);
+    this.observers.onLifecycle('stubsChanged', this.port);
+  }
+
+  /** Proxy recording (proxyAlways): a response appended to the stub at `index`; its cycle continues. */
+  addStubResponse(index: number, response: Record<string, unknown>): void {
+    const stub = this.stubList[index];
+    (stub.config.responses as unknown[]).push(response);
+    stub.cycle.push(compileResponse(response, this.defaults), response);
+    this.observers.onLifecycle('stubsChanged', this.port);
+  }
+
+  private readonly logLine = (message: string): void => this.log.warn(`imposter ${this.port}: ${message}`);
+
   private analyse(): void {
     this.warnings = analyzeStubs(this.stubList.map((s) => s.config));
     for (const w of this.warnings) this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
@@ -124,10 +142,10 @@ export class Imposter {
       return;
     }
     if (typeof found === 'number') {
-      this.respond(found, request, sink, record, trace, started);
+      this.respond(found, request, sink, record, trace, started, wire.url);
     } else {
       found.then(
-        (index) => this.respond(index, request, sink, record, trace, started),
+        (index) => this.respond(index, request, sink, record, trace, started, wire.url),
         (err: unknown) => this.failMatch(err, sink, record, started),
       );
     }
@@ -184,7 +202,7 @@ export class Imposter {
 
   private respond(
     index: number, request: MockRequest, sink: ResponseSink,
-    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number,
+    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
   ): void {
     const stub = index >= 0 ? this.stubList[index] : undefined;
     if (record) {
@@ -199,7 +217,11 @@ export class Imposter {
       this.finish(request, sink, compiled.prepared!, record, started);
       return;
     }
-    resolveResponse(compiled, { request, imposter: this.scope, stubIndex: index, stubId: stub.config.id as string | undefined }).then(
+    const ctx = {
+      request, imposter: this.scope, stubIndex: index, stubId: stub.config.id as string | undefined,
+      url, stubs: this, log: this.logLine, proxyObserver: this.observers,
+    };
+    resolveResponse(compiled, ctx).then(
       (outcome) => this.deliver(outcome, request, sink, record, started),
       (err: unknown) => {
         this.log.error(`imposter ${this.port}: response failed: ${(err as Error)?.stack ?? String(err)}`);

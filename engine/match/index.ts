@@ -6,3 +6,4 @@ export { compilePredicate } from './compile-predicate.js';
 export { compileStubSet, type StubSetOptions } from './stub-set.js';
 export { validatePredicates } from './validate.js';
 export { explainPredicates, type PredicateVerdict } from './explain.js';
+export { selectJsonPath, xpathValueSelector } from './selectors.js';

@@ -19,21 +19,23 @@ function collapse(values: unknown): unknown {
 
 type JsonPathCall = (path: unknown, json: unknown) => unknown;
 
+/** mountebank's jsonpath.select: every match (uncollapsed), undefined for none or unparsable JSON. */
+export function selectJsonPath(selector: unknown, possibleJSON: unknown): unknown {
+  try {
+    const json = isObject(possibleJSON) ? possibleJSON : JSON.parse(possibleJSON as string);
+    const result = (JSONPath as unknown as JsonPathCall)(selector, json) as { length: number } | string;
+    return typeof result === 'string' || result.length !== 0 ? result : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `parse` is tryJSON bound to the predicate's normalisation; `stringify` is deepEquals' forceStrings. */
 export function jsonPathSelector(selector: unknown, parse: (text: string) => unknown, stringify: boolean): Selector {
-  const run = JSONPath as unknown as JsonPathCall;
   return text => {
     let possibleJSON = parse(text);
     if (stringify) possibleJSON = forceStrings(possibleJSON);
-    let values: unknown;
-    try {
-      const json = isObject(possibleJSON) ? possibleJSON : JSON.parse(possibleJSON as string);
-      const result = run(selector, json) as { length: number } | string;
-      values = typeof result === 'string' || result.length !== 0 ? result : undefined;
-    } catch {
-      values = undefined;
-    }
-    return collapse(values);
+    return collapse(selectJsonPath(selector, possibleJSON));
   };
 }
 
@@ -70,6 +72,15 @@ export function xpathSyntaxError(selector: unknown): PredicateError | undefined 
 }
 
 export function xpathSelector(selector: unknown, ns: Record<string, string>): Selector {
+  const values = xpathValueSelector(selector, ns);
+  return text => collapse(values(text));
+}
+
+/**
+ * mountebank's xpath.select: the selected node values (uncollapsed, undefined for none), or the
+ * number/boolean an expression evaluates to; a malformed selector throws a PredicateError.
+ */
+export function xpathValueSelector(selector: unknown, ns: Record<string, string>): Selector {
   const select = xpath.useNamespaces(ns) as unknown as (expr: unknown, doc: unknown) => unknown;
   return text => {
     const doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(text, 'text/xml') as unknown;
@@ -89,9 +100,9 @@ export function xpathSelector(selector: unknown, ns: Record<string, string>): Se
         throw new PredicateError(MALFORMED, selector);
       }
     }
-    if (typeof result === 'number' || typeof result === 'boolean') return collapse(result);
+    if (typeof result === 'number' || typeof result === 'boolean') return result;
     if (!Array.isArray(result)) throw new PredicateError('xpath selector must select nodes, a number or a boolean', selector);
     const values = result.map(node => nodeValue(node as XNode));
-    return collapse(values.length === 0 ? undefined : values);
+    return values.length === 0 ? undefined : values;
   };
 }

@@ -3,7 +3,7 @@ import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
 import { scriptedReasons } from './injection.js';
 import { validatePredicates } from '../match/index.js';
-import { faultBlockErrors } from '../respond/index.js';
+import { behaviorProblems, faultBlockErrors, proxyProblems } from '../respond/index.js';
 
 export type Protocol = 'http' | 'https';
 
@@ -89,7 +89,9 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
       errs.push(errorEntries.badData('unrecognized response type', response));
       continue;
     }
+    for (const problem of behaviorProblems(response)) errs.push(errorEntries.badData(problem.message, problem.source));
     validateRepeat(response, errs);
+    for (const message of proxyProblems(response)) errs.push(errorEntries.badData(message, stub));
     if (!hasResponseType(response)) {
       errs.push(errorEntries.badData('unrecognized response type', response));
     } else if (response.is !== undefined) {

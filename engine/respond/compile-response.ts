@@ -1,5 +1,7 @@
 import { prepareResponse, type IsFields, type PreparedResponse } from './is-response.js';
 import { isObject } from '../model/index.js';
+import { compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
+import { compileProxy, type CompiledProxy } from './proxy/index.js';
 
 /**
  * A stub response compiled once when stubs change. `config` is kept for the dynamic steps
@@ -12,6 +14,10 @@ export interface CompiledResponse {
   prepared?: PreparedResponse;
   /** True when serving needs more than writing `prepared` (behaviors, `_svc` blocks): the slow path. */
   dynamic: boolean;
+  /** The response's behaviors (SPEC §2.5), absent when it has none. */
+  behaviors?: CompiledBehaviors;
+  /** Present for `proxy`. */
+  proxy?: CompiledProxy;
 }
 
 export type ResponseType = 'is' | 'proxy' | 'inject' | 'fault' | '_svc';
@@ -31,8 +37,10 @@ function hasBehaviors(config: Record<string, unknown>): boolean {
 export function compileResponse(config: Record<string, unknown>, defaults: IsFields | undefined): CompiledResponse {
   const type = responseTypeOf(config);
   const dynamic = type !== 'is' || hasBehaviors(config) || isObject(config._svc);
-  if (type === 'is') return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic };
-  return { config, type, dynamic };
+  const behaviors = compileBehaviors(config);
+  if (type === 'is') return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic, behaviors };
+  if (type === 'proxy') return { config, type, dynamic, behaviors, proxy: compileProxy(config) };
+  return { config, type, dynamic, behaviors };
 }
 
 /** The response served when no stub matches (or the imposter is disabled). */

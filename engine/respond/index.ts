@@ -5,3 +5,6 @@ export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope } from './outcome.js';
 export { faultBlockErrors, faultRandom, stubsUseTcpFault, type FaultObserver } from './faults/index.js';
+export { isRecordedProxyResponse } from './proxy/index.js';
+export { behaviorProblems } from './behaviors/index.js';
+export { proxyProblems } from './proxy/index.js';

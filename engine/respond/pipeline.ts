@@ -1,6 +1,12 @@
+import { performance } from 'node:perf_hooks';
+import { stringify as stringifyQuery } from 'node:querystring';
+import { plainRequest } from '../model/index.js';
 import type { CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 import { applyFaultBlock } from './faults/index.js';
+import { prepareResponse, type IsFields } from './is-response.js';
+import { BehaviorError, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
+import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
@@ -15,14 +21,84 @@ function unsupported(type: string): ResponseOutcome {
  * (SPEC §2.5), then the `_svc.fault` block (SPEC §2.6). Static `is` responses never get here:
  * the imposter writes their prepared bytes directly.
  */
-export async function resolveResponse(compiled: CompiledResponse, ctx: ResolveContext): Promise<ResponseOutcome> {
-  return applyFaultBlock(await responseOf(compiled, ctx), compiled, ctx);
+export async function resolveResponse(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
+  const started = compiled.type === 'proxy' ? performance.now() : 0;
+  const base = await responseOf(compiled, ctx);
+  const outcome = await applyFaultBlock(base, compiled, ctx);
+  if (compiled.type === 'proxy') ctx.proxyObserver?.onProxy(ctx.request.method, outcome !== base, performance.now() - started);
+  return outcome;
 }
 
-async function responseOf(compiled: CompiledResponse, ctx: ResolveContext): Promise<ResponseOutcome> {
+/** What proxies and behaviors need beyond ResolveContext; each is optional so other callers stay valid. */
+export interface ServingContext {
+  /** The request target as sent (proxies forward it unchanged). */
+  url?: string;
+  /** The imposter's stubs, where proxies record. */
+  stubs?: StubStore;
+  log?: (message: string) => void;
+  proxyObserver?: ProxyObserver;
+}
+
+function behaviorContext(ctx: ResolveContext & ServingContext, requestJson: () => Record<string, unknown>): BehaviorContext {
+  return {
+    request: ctx.request,
+    requestJson,
+    port: ctx.imposter.port,
+    defaultHeaders: ctx.imposter.defaults?.headers,
+    scripts: undefined,
+    log: ctx.log ?? (() => undefined),
+  };
+}
+
+function served(fields: ResponseFields, ctx: ResolveContext): ResponseOutcome {
+  return { kind: 'http', response: prepareResponse(fields as IsFields, ctx.imposter.defaults) };
+}
+
+/** A failed behavior or upstream call: 500 with the error envelope (mountebank answers 500 as well). */
+function failed(err: BehaviorError | ProxyError): ResponseOutcome {
+  const body = { errors: [{ code: err.code, type: err.type, message: err.message }] };
+  return { kind: 'http', response: { statusCode: 500, headers: JSON_TYPE, body: Buffer.from(JSON.stringify(body)) } };
+}
+
+/** A response object (an `is` copy, an injected result) with the response's behaviors applied, then served. */
+async function behaved(compiled: CompiledResponse, fields: ResponseFields, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
+  if (!compiled.behaviors) return served(fields, ctx);
+  let plain: Record<string, unknown> | undefined;
+  return served(await runBehaviors(compiled.behaviors, fields, behaviorContext(ctx, () => (plain ??= plainRequest(ctx.request)))), ctx);
+}
+
+/** Forward, run the proxy response's behaviors on the answer, record it (SPEC §2.3), serve it. */
+async function proxied(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
+  const proxy = compiled.proxy!;
+  const request = proxiedRequest(proxy, plainRequest(ctx.request));
+  const url = ctx.url ?? pathWithQuery(ctx.request.path, ctx.request.query);
+  let response = await callUpstream(proxy, ctx.request, url, request, ctx.proxyObserver);
+  if (compiled.behaviors) response = await runBehaviors(compiled.behaviors, response, behaviorContext(ctx, () => request));
+  if (ctx.stubs) await recordProxyResponse(proxy, compiled, ctx.stubs, request, response, undefined);
+  return served(response, ctx);
+}
+
+function pathWithQuery(path: string, query: Record<string, unknown>): string {
+  const tail = stringifyQuery(query as Record<string, string>);
+  return tail === '' ? path : `${path}?${tail}`;
+}
+
+async function responseOf(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
+  try {
+    return await typedResponse(compiled, ctx);
+  } catch (err) {
+    if (err instanceof BehaviorError || err instanceof ProxyError) return failed(err);
+    throw err;
+  }
+}
+
+async function typedResponse(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
   switch (compiled.type) {
     case 'is':
-      return { kind: 'http', response: compiled.prepared! };
+      if (!compiled.behaviors) return { kind: 'http', response: compiled.prepared! };
+      return behaved(compiled, structuredClone(compiled.config.is) as ResponseFields, ctx);
+    case 'proxy':
+      return proxied(compiled, ctx);
     case 'fault':
       return { kind: 'transport', fault: String(compiled.config.fault) };
     default:

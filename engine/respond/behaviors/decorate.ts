@@ -1,0 +1,24 @@
+import { isObject } from '../../model/index.js';
+import type { BehaviorContext, ResponseFields, StepRunner } from './types.js';
+
+/** SPEC §7: a failed decorate serves the response as it was, marked (and marked as a timeout when it was one). */
+function undecorated(response: ResponseFields, ctx: BehaviorContext, timedOut: boolean): ResponseFields {
+  const base = isObject(response.headers) ? response.headers : isObject(ctx.defaultHeaders) ? ctx.defaultHeaders : {};
+  const headers: Record<string, unknown> = { ...base, 'x-svc-decorate-error': 'true' };
+  if (timedOut) headers['x-svc-script-timeout'] = 'true';
+  return { ...response, headers };
+}
+
+/** decorate: mountebank's `function (config, response, logger)` post-processing, in the sandbox. */
+export function compileDecorate(source: string): StepRunner {
+  return async (response: ResponseFields, ctx) => {
+    if (!ctx.scripts) return undecorated(response, ctx, false);
+    const before = structuredClone(response);
+    try {
+      return await ctx.scripts.decorate(source, response, ctx);
+    } catch (err) {
+      ctx.log(`decorate failed: ${(err as Error)?.message ?? String(err)}`);
+      return undecorated(before, ctx, ctx.scripts.isTimeout(err));
+    }
+  };
+}

@@ -1,0 +1,53 @@
+import { performance } from 'node:perf_hooks';
+import type { MockRequest } from '../../model/index.js';
+import type { ResponseFields } from '../behaviors/index.js';
+import { rewrittenUrl, withInjectedHeaders, type CompiledProxy } from './compile.js';
+import { forward, ProxyError } from './upstream.js';
+import { generatePredicates, type InjectedGenerator } from './predicate-generators.js';
+import { recordedResponse, storeRecording, type StubStore } from './record.js';
+import type { HeaderMap } from '../../model/index.js';
+
+/** Proxy metrics (SPEC §4.13): the upstream call alone (status 0 without an HTTP answer), and the whole proxied request. */
+export interface ProxyObserver {
+  onUpstream(method: string, status: number, durationMs: number): void;
+  onProxy(method: string, faultApplied: boolean, durationMs: number): void;
+}
+
+/**
+ * The request as the proxy forwards and records it: mountebank's simplified request with
+ * `injectHeaders` applied (generated predicates and behaviors see the injected headers too).
+ */
+export function proxiedRequest(proxy: CompiledProxy, plain: Record<string, unknown>): Record<string, unknown> {
+  if (proxy.injectHeaders.length === 0) return plain;
+  return { ...plain, headers: withInjectedHeaders(plain.headers as HeaderMap, proxy.injectHeaders) };
+}
+
+/** Forwards the request (raw target, rewritten) and returns the upstream response with `_proxyResponseTime`. */
+export async function callUpstream(
+  proxy: CompiledProxy, request: MockRequest, url: string, proxied: Record<string, unknown>, observer: ProxyObserver | undefined,
+): Promise<ResponseFields> {
+  const target = proxy.target;
+  if (target instanceof Error) throw new ProxyError(`Invalid proxy.to: ${target.message}`);
+  const started = performance.now();
+  const wallStart = Date.now();
+  let response: ResponseFields;
+  try {
+    response = await forward(target, request.method, rewrittenUrl(url, proxy.pathRewrite), proxied.headers as HeaderMap, request.rawBody, proxy.hostInjected);
+  } catch (err) {
+    observer?.onUpstream(request.method, 0, performance.now() - started);
+    throw err;
+  }
+  observer?.onUpstream(request.method, Number(response.statusCode), performance.now() - started);
+  response._proxyResponseTime = Date.now() - wallStart;
+  return response;
+}
+
+/** Records the served response as a new stub response where the proxy's mode puts it. */
+export async function recordProxyResponse(
+  proxy: CompiledProxy, source: unknown, store: StubStore, proxied: Record<string, unknown>,
+  response: ResponseFields, inject: InjectedGenerator | undefined,
+): Promise<void> {
+  if (proxy.mode === 'proxyTransparent') return;
+  const predicates = await generatePredicates(structuredClone(proxied), proxy.predicateGenerators, inject);
+  storeRecording(store, source, proxy.mode, predicates, recordedResponse(structuredClone(response), proxy));
+}
