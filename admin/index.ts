@@ -2,3 +2,4 @@ export { createAdminServer, listenAdmin, type AdminServer, type AdminServerOptio
 export { Router, type AdminRequest, type AdminReply, type RouteHandler } from './router.js';
 export type { AdminSettings } from './settings.js';
 export { startMetricsServer, SvcMetrics, type MetricsServerOptions, type RunningMetrics } from './metrics/index.js';
+export { EventHub, type EventHubOptions, type EventHubStats } from './events/index.js';

@@ -11,6 +11,7 @@ import { stubRoutes } from './routes/stubs.js';
 import { requestRoutes } from './routes/requests.js';
 import { miscRoutes } from './routes/misc.js';
 import { reloadRoutes, type Reloader } from './routes/reload.js';
+import { EventHub, eventRoutes } from './events/index.js';
 
 const MAX_ADMIN_BODY = 64 * 1024 * 1024;
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
@@ -29,6 +30,8 @@ export interface AdminServerOptions {
   extend?: (router: Router) => void;
   /** The startup sources behind `POST /admin/reload`; without it the reload is a 200 no-op. */
   reloader?: Reloader;
+  /** The event stream behind `GET /events`; when omitted one is made and closed with the server. */
+  events?: EventHub;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -87,6 +90,9 @@ export function createAdminServer(options: AdminServerOptions): Server {
   stubRoutes(router, manager);
   requestRoutes(router, manager);
   reloadRoutes(router, options.reloader);
+  const events = options.events ?? new EventHub({ engineVersion: settings.version });
+  const unobserve = manager.observe(events);
+  eventRoutes(router, manager, events);
   options.extend?.(router);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -124,7 +130,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
     if (result) reply(response, result);
   }
 
-  return createServer({ keepAliveTimeout: 5000 }, (request, response) => {
+  const server = createServer({ keepAliveTimeout: 5000 }, (request, response) => {
     handle(request, response).catch((err: unknown) => {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
       if (response.headersSent) {
@@ -134,6 +140,11 @@ export function createAdminServer(options: AdminServerOptions): Server {
       sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)));
     });
   });
+  server.on('close', () => {
+    unobserve();
+    if (!options.events) events.close();
+  });
+  return server;
 }
 
 /** Binds the admin server; resolves once listening. */

@@ -2,7 +2,7 @@
  * The admin plane and manager started inside the test process (no spawn): fast, and still
  * exercised only through the admin HTTP port and imposter ports.
  */
-import { createAdminServer, listenAdmin } from '../../admin/index.js';
+import { createAdminServer, listenAdmin, type EventHub } from '../../admin/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
 import type { Server } from 'node:http';
@@ -18,12 +18,13 @@ export interface InProcessSvc {
   stop(): Promise<void>;
 }
 
-export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string } = {}): Promise<InProcessSvc> {
+export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string; events?: EventHub } = {}): Promise<InProcessSvc> {
   const log = createLogger({ level: 'error', quiet: true });
   const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log });
   const server = createAdminServer({
     manager,
     log,
+    events: options.events,
     settings: {
       version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false,
       requireAdminAuth: false, apiKey: options.apiKey,
