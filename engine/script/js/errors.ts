@@ -1,0 +1,29 @@
+/**
+ * The two ways a script can fail, kept apart because SPEC §7 answers them differently
+ * (e.g. response inject: error → 400 `invalid injection`, timeout → 504 `injection timeout`).
+ */
+
+/** Why a script failed: it did not compile, threw, or exceeded a structural bound (loop, recursion, memory). */
+export type ScriptErrorKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'host';
+
+/** The script failed (compile error, exception, or a loop/recursion/memory bound). */
+export class ScriptError extends Error {
+  readonly kind: ScriptErrorKind;
+
+  constructor(message: string, kind: ScriptErrorKind = 'runtime') {
+    super(message);
+    this.name = 'ScriptError';
+    this.kind = kind;
+  }
+}
+
+/** The script did not finish before its deadline (`_svc.scriptEngine.timeoutMs`). */
+export class ScriptTimeoutError extends Error {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number, message = `script exceeded its ${timeoutMs} ms deadline`) {
+    super(message);
+    this.name = 'ScriptTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The main-thread side of the JavaScript sandbox: a small pool of worker threads, each holding the
+ * QuickJS sandboxes of the imposters assigned to it. An imposter (scope) sticks to one worker for
+ * its lifetime, so its `state` lives in one place and its calls run in arrival order; a script
+ * spinning until its deadline occupies only its worker, never the event loop serving traffic.
+ *
+ * piscina is not used: it hands each task to any idle worker, which would split an imposter's
+ * state across threads. A reply costs one postMessage each way (JSON text, not object graphs).
+ *
+ * The deadline is enforced twice: inside the sandbox (interrupt handler) and here (a timer that
+ * releases the caller with ScriptTimeoutError at the deadline even when the worker is busy). A
+ * worker that still has not answered GRACE_MS after a released call is stuck in something the
+ * interrupt cannot reach: it is replaced, and the imposters it held start over with fresh state.
+ */
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../../log/index.js';
+import { ScriptError, ScriptTimeoutError } from './errors.js';
+import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
+import type { HookKind, LogLine, RunMessage, RunReply } from './protocol.js';
+import type { ScriptRequest } from './request.js';
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+const GRACE_MS = 1000;
+
+export interface JsScriptHostOptions {
+  log: Logger;
+  /** Worker threads (default: min(2, available cores)). */
+  workers?: number;
+  /** Heap ceiling of each worker's sandboxes (default 256 MiB). */
+  memoryLimitBytes?: number;
+}
+
+export interface ScriptCallOptions {
+  /** `_svc.scriptEngine.timeoutMs` (default 5000). */
+  timeoutMs?: number;
+}
+
+/** A response as scripts see and return it (mountebank's `{statusCode, headers, body, _mode}`). */
+export type ScriptResponse = Record<string, unknown>;
+
+export interface JsScriptHost {
+  /** Response inject; resolves to what the function returned or passed to its callback. */
+  inject(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<unknown>;
+  /** Predicate inject; resolves to the truthiness of the function's result. */
+  predicate(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<boolean>;
+  /** decorate behavior; resolves to the returned response, or the one the function mutated in place. */
+  decorate(scope: number, source: string, request: ScriptRequest, response: ScriptResponse, options?: ScriptCallOptions): Promise<unknown>;
+  /** JavaScript `wait` behavior: `fn()` coerced to a number of milliseconds (NaN when not numeric). */
+  wait(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<number>;
+  /** Drops an imposter's sandbox and state (imposter deleted or replaced). */
+  forget(scope: number): void;
+  /** Stops every worker; pending calls fail with ScriptError. */
+  close(): Promise<void>;
+}
+
+interface PendingCall {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+  /** Set once the caller was released at the deadline; the worker's late answer is then ignored. */
+  released: boolean;
+  timeoutMs: number;
+}
+
+class WorkerSlot {
+  readonly pending = new Map<number, PendingCall>();
+  scopes = 0;
+  private worker: Worker | undefined;
+
+  constructor(private readonly spawn: () => Worker, private readonly onReply: (slot: WorkerSlot, reply: RunReply) => void,
+    private readonly onExit: (slot: WorkerSlot, error: Error) => void) {}
+
+  post(message: RunMessage | { type: 'forget'; scope: number }): void {
+    if (!this.worker) {
+      const worker = this.spawn();
+      worker.on('message', (reply: RunReply) => this.onReply(this, reply));
+      worker.on('error', (err) => this.exited(worker, err));
+      worker.on('exit', (code) => this.exited(worker, new Error(`script worker exited with code ${code}`)));
+      this.worker = worker;
+    }
+    this.worker.postMessage(message);
+    this.holdProcess();
+  }
+
+  /** A worker keeps the process alive only while it owes an answer. */
+  holdProcess(): void {
+    if (this.pending.size > 0) this.worker?.ref();
+    else this.worker?.unref();
+  }
+
+  private exited(worker: Worker, error: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.onExit(this, error);
+  }
+
+  /** Terminates the thread; the next post starts a fresh one. */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+}
+
+function workerSpawner(memoryLimitBytes: number): () => Worker {
+  const options = { workerData: { memoryLimitBytes } };
+  // Tests run the TypeScript sources through tsx, `npm start` runs dist/*.js. A worker does not
+  // inherit the parent's loader hooks, so from source a bootstrap registers tsx before importing.
+  if (extname(fileURLToPath(import.meta.url)) === '.ts') {
+    const entry = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
+    const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); });`;
+    return () => new Worker(bootstrap, { ...options, eval: true });
+  }
+  const entry = new URL('./worker.js', import.meta.url);
+  return () => new Worker(entry, options);
+}
+
+class WorkerScriptHost implements JsScriptHost {
+  private readonly slots: WorkerSlot[];
+  private readonly assigned = new Map<number, WorkerSlot>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: JsScriptHostOptions) {
+    const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+    const spawn = workerSpawner(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT);
+    const onReply = (slot: WorkerSlot, reply: RunReply) => this.settle(slot, reply);
+    const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
+    this.slots = Array.from({ length: count }, () => new WorkerSlot(spawn, onReply, onExit));
+  }
+
+  inject(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<unknown> {
+    return this.run(scope, 'inject', source, request, undefined, options);
+  }
+
+  async predicate(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<boolean> {
+    return Boolean(await this.run(scope, 'predicate', source, request, undefined, options));
+  }
+
+  decorate(scope: number, source: string, request: ScriptRequest, response: ScriptResponse, options?: ScriptCallOptions): Promise<unknown> {
+    return this.run(scope, 'decorate', source, request, response, options);
+  }
+
+  async wait(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<number> {
+    return Number(await this.run(scope, 'wait', source, request, undefined, options));
+  }
+
+  forget(scope: number): void {
+    const slot = this.assigned.get(scope);
+    if (!slot) return;
+    this.assigned.delete(scope);
+    slot.scopes -= 1;
+    slot.post({ type: 'forget', scope });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const slot of this.slots) this.failAll(slot, 'script host closed');
+    this.assigned.clear();
+    await Promise.all(this.slots.map((slot) => slot.stop()));
+  }
+
+  /** The imposter's worker: fixed once chosen; a new imposter goes to the worker holding the fewest. */
+  private slotFor(scope: number): WorkerSlot {
+    let slot = this.assigned.get(scope);
+    if (!slot) {
+      slot = this.slots.reduce((best, s) => (s.scopes < best.scopes ? s : best));
+      slot.scopes += 1;
+      this.assigned.set(scope, slot);
+    }
+    return slot;
+  }
+
+  private run(scope: number, kind: HookKind, source: string, request: ScriptRequest, response: ScriptResponse | undefined,
+    options: ScriptCallOptions | undefined): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ScriptError('script host closed', 'host'));
+    const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const slot = this.slotFor(scope);
+    const id = this.nextId++;
+    const message: RunMessage = {
+      type: 'run', id, scope, kind, source, timeoutMs,
+      request: JSON.stringify(request),
+      deadline: Date.now() + timeoutMs,
+    };
+    if (response !== undefined) message.response = JSON.stringify(response);
+    return new Promise((resolve, reject) => {
+      const call: PendingCall = { resolve, reject, released: false, timeoutMs, timer: setTimeout(() => this.release(slot, id), timeoutMs) };
+      slot.pending.set(id, call);
+      slot.post(message);
+    });
+  }
+
+  /** The deadline passed without an answer: free the caller now, and watch the worker. */
+  private release(slot: WorkerSlot, id: number): void {
+    const call = slot.pending.get(id);
+    if (!call || call.released) return;
+    call.released = true;
+    call.reject(new ScriptTimeoutError(call.timeoutMs));
+    call.timer = setTimeout(() => {
+      if (slot.pending.get(id) === call) this.restart(slot);
+    }, GRACE_MS);
+    call.timer.unref();
+  }
+
+  private settle(slot: WorkerSlot, reply: RunReply): void {
+    this.writeLogs(reply.logs);
+    const call = slot.pending.get(reply.id);
+    if (!call) return;
+    slot.pending.delete(reply.id);
+    slot.holdProcess();
+    clearTimeout(call.timer);
+    if (call.released) return;
+    if (reply.ok) {
+      call.resolve((JSON.parse(reply.json) as { value: unknown }).value);
+    } else if (reply.timeout) {
+      call.reject(new ScriptTimeoutError(call.timeoutMs, reply.message));
+    } else {
+      call.reject(new ScriptError(reply.message, reply.kind));
+    }
+  }
+
+  private writeLogs(lines: LogLine[]): void {
+    const log = this.options.log;
+    for (const [level, args] of lines) {
+      if (log.isEnabled(level)) log[level](`svc::script ${format(...args)}`);
+    }
+  }
+
+  /** A worker ignored its deadline by more than GRACE_MS: replace it. */
+  private restart(slot: WorkerSlot): void {
+    this.options.log.error('script worker unresponsive past a deadline; restarting it (its imposters lose their state)');
+    this.lost(slot, 'script worker restarted after an unresponsive script');
+    void slot.stop();
+  }
+
+  /** The worker is gone: its calls fail and its imposters will be placed again on their next call. */
+  private lost(slot: WorkerSlot, reason: string): void {
+    this.failAll(slot, reason);
+    for (const [scope, owner] of this.assigned) if (owner === slot) this.assigned.delete(scope);
+    slot.scopes = 0;
+  }
+
+  private failAll(slot: WorkerSlot, reason: string): void {
+    for (const call of slot.pending.values()) {
+      clearTimeout(call.timer);
+      if (!call.released) call.reject(new ScriptError(reason, 'host'));
+    }
+    slot.pending.clear();
+  }
+}
+
+export function createJsScriptHost(options: JsScriptHostOptions): JsScriptHost {
+  return new WorkerScriptHost(options);
+}

@@ -1,0 +1,227 @@
+/**
+ * QuickJS sandboxes, one per imposter (scope), living in one worker thread. Each scope gets its own
+ * runtime so the memory limit, the interrupt deadline and a memory bomb stay within that imposter;
+ * its context is reused across calls, so compiled functions and `state` persist.
+ *
+ * What is enforced (SPEC §8), per call:
+ * - deadline: the interrupt handler stops the script at `deadline` (QuickJS polls it every 10,000
+ *   ticks, i.e. well under a millisecond) → timeout.
+ * - loop bound: QuickJS counts one tick per backward jump and per call; no per-frame counter is
+ *   exposed, so the bound is a per-call budget of LOOP_TICK_BUDGET ticks (the SPEC's 10,000,000
+ *   iterations per call frame, for up to ten frames' worth) → error "loop bound exceeded".
+ * - recursion: a 96 KB interpreter stack (≈ 550 frames of a trivial function, fewer for frames with
+ *   more locals; the SPEC's 512 sits in that range) → error "recursion depth exceeded". Never above
+ *   256 KB: a deeper wasm stack can overflow into a host RangeError.
+ * - memory: this QuickJS build cannot see allocation sizes (no malloc_usable_size: its own limit
+ *   only counts allocations), so the hard bound is the worker's wasm memory, capped at
+ *   `memoryLimitBytes` (default 256 MiB, shared by the imposters on that worker) → error "out of
+ *   memory". The failing imposter's sandbox (and its state) is then rebuilt so leftover garbage
+ *   cannot poison later calls.
+ */
+import {
+  newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule,
+} from 'quickjs-emscripten';
+import { PRELUDE } from './prelude.js';
+import type { HookKind, LogLine, RunMessage, RunOutcome } from './protocol.js';
+
+export const STACK_BYTES = 96 * 1024;
+/** QuickJS calls the interrupt handler once per this many ticks. */
+const TICKS_PER_POLL = 10_000;
+export const LOOP_TICK_BUDGET = 100_000_000;
+const POLL_BUDGET = LOOP_TICK_BUDGET / TICKS_PER_POLL;
+export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+/** What the QuickJS module itself needs before any script runs (emscripten's default start size). */
+const BASE_MEMORY = 16 * 1024 * 1024;
+/** Compiled functions kept per imposter; the oldest go first when stubs churn through many sources. */
+const MAX_FUNCTIONS = 256;
+/** Error messages are cut here (a stack overflow's trace alone runs to tens of kilobytes). */
+const MAX_MESSAGE = 2000;
+
+/** A QuickJS module whose whole heap (every imposter sandbox in this thread) stays under the limit. */
+export function loadQuickJS(memoryLimitBytes = DEFAULT_MEMORY_LIMIT): Promise<QuickJSWASMModule> {
+  const initial = BASE_MEMORY / WASM_PAGE;
+  const maximum = initial + Math.ceil(memoryLimitBytes / WASM_PAGE);
+  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: new WebAssembly.Memory({ initial, maximum }) }));
+}
+
+type Interrupt = 'timeout' | 'loop-bound' | undefined;
+
+class ScopeSandbox {
+  private readonly runtime: QuickJSRuntime;
+  private readonly context: QuickJSContext;
+  private readonly runners: QuickJSHandle;
+  private readonly hooks: Record<HookKind | 'result', QuickJSHandle>;
+  private readonly functions = new Map<string, QuickJSHandle | string>();
+  // No deadline while the trusted prelude is evaluated.
+  private deadline = Number.POSITIVE_INFINITY;
+  private polls = 0;
+  interrupted: Interrupt;
+  logs: LogLine[] = [];
+
+  constructor(module: QuickJSWASMModule, memoryLimitBytes: number) {
+    this.runtime = module.newRuntime();
+    this.runtime.setMemoryLimit(memoryLimitBytes);
+    this.runtime.setMaxStackSize(STACK_BYTES);
+    this.runtime.setInterruptHandler(() => this.poll());
+    this.context = this.runtime.newContext();
+    const ctx = this.context;
+    const hostLog = ctx.newFunction('hostLog', (level, args) => {
+      this.logs.push([ctx.getString(level) as LogLine[0], JSON.parse(ctx.getString(args)) as string[]]);
+    });
+    const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'svc-prelude.js'));
+    this.runners = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, hostLog));
+    factory.dispose();
+    hostLog.dispose();
+    this.hooks = {
+      inject: ctx.getProp(this.runners, 'inject'),
+      predicate: ctx.getProp(this.runners, 'predicate'),
+      decorate: ctx.getProp(this.runners, 'decorate'),
+      wait: ctx.getProp(this.runners, 'wait'),
+      result: ctx.getProp(this.runners, 'result'),
+    };
+  }
+
+  private poll(): boolean {
+    this.polls += 1;
+    if (this.polls > POLL_BUDGET) this.interrupted = 'loop-bound';
+    else if (Date.now() >= this.deadline) this.interrupted = 'timeout';
+    return this.interrupted !== undefined;
+  }
+
+  /**
+   * The user's function, compiled once per source. A source that fails to evaluate is remembered
+   * as a compile error, unless a bound stopped it (those depend on the call, not the source).
+   */
+  private compiled(message: RunMessage): QuickJSHandle | RunOutcome {
+    const cached = this.functions.get(message.source);
+    if (typeof cached === 'string') return { ok: false, timeout: false, kind: 'compile', message: cached };
+    if (cached !== undefined) return cached;
+    // Strict, like mountebank's eval inside its strict-mode modules.
+    const result = this.context.evalCode(`'use strict';\n(${message.source}\n)`, 'injected.js');
+    if (result.error) {
+      const failed = this.failure(message, result.error);
+      if (failed.ok || failed.timeout || failed.kind !== 'runtime') return failed;
+      this.remember(message.source, failed.message);
+      return { ...failed, kind: 'compile' };
+    }
+    this.remember(message.source, result.value);
+    return result.value;
+  }
+
+  private remember(source: string, entry: QuickJSHandle | string): void {
+    if (this.functions.size >= MAX_FUNCTIONS) {
+      const [oldest, handle] = this.functions.entries().next().value as [string, QuickJSHandle | string];
+      if (typeof handle !== 'string') handle.dispose();
+      this.functions.delete(oldest);
+    }
+    this.functions.set(source, entry);
+  }
+
+  run(message: RunMessage): RunOutcome {
+    this.deadline = message.deadline;
+    this.polls = 0;
+    this.interrupted = undefined;
+    if (Date.now() >= message.deadline) return timedOut(message);
+    const ctx = this.context;
+    const fn = this.compiled(message);
+    if ('ok' in fn) return fn;
+    const args: QuickJSHandle[] = [fn];
+    const owned: QuickJSHandle[] = [];
+    if (message.kind !== 'wait') owned.push(ctx.newString(message.request));
+    if (message.kind === 'decorate') owned.push(ctx.newString(message.response ?? '{}'));
+    args.push(...owned);
+    const call = ctx.callFunction(this.hooks[message.kind], ctx.undefined, ...args);
+    for (const handle of owned) handle.dispose();
+    if (call.error) return this.failure(message, call.error);
+    call.value.dispose();
+    const jobs = this.runtime.executePendingJobs();
+    if (jobs.error) return this.failure(message, jobs.error);
+    jobs.dispose();
+    const result = ctx.callFunction(this.hooks.result, ctx.undefined);
+    if (result.error) return this.failure(message, result.error);
+    const settled = ctx.typeof(result.value) === 'string' ? ctx.getString(result.value) : undefined;
+    result.value.dispose();
+    if (settled === undefined) {
+      // Nothing left to run can call back later: no timers or I/O exist in the sandbox.
+      return { ok: false, timeout: true, message: `${message.kind} never called its callback nor returned a value` };
+    }
+    return { ok: true, json: settled };
+  }
+
+  private failure(message: RunMessage, error: QuickJSHandle): RunOutcome {
+    const text = describe(this.context, error);
+    error.dispose();
+    if (this.interrupted === 'timeout') return timedOut(message);
+    if (this.interrupted === 'loop-bound') {
+      return { ok: false, timeout: false, kind: 'loop-bound', message: `loop bound exceeded (more than ${LOOP_TICK_BUDGET} iterations and calls)` };
+    }
+    if (/^InternalError: stack overflow/.test(text)) {
+      return { ok: false, timeout: false, kind: 'recursion', message: 'recursion depth exceeded (stack overflow)' };
+    }
+    if (/^InternalError: out of memory/.test(text)) return { ok: false, timeout: false, kind: 'memory', message: 'out of memory' };
+    return { ok: false, timeout: false, kind: 'runtime', message: text };
+  }
+
+  dispose(): void {
+    for (const handle of this.functions.values()) if (typeof handle !== 'string') handle.dispose();
+    this.functions.clear();
+    for (const handle of Object.values(this.hooks)) handle.dispose();
+    this.runners.dispose();
+    this.context.dispose();
+    this.runtime.dispose();
+  }
+}
+
+function timedOut(message: RunMessage): RunOutcome {
+  return { ok: false, timeout: true, message: `${message.kind} script exceeded its ${message.timeoutMs} ms deadline` };
+}
+
+/** "Name: message" of a thrown value, without the stack. */
+function describe(ctx: QuickJSContext, error: QuickJSHandle): string {
+  let text: string;
+  try {
+    const dumped = ctx.dump(error) as unknown;
+    if (dumped !== null && typeof dumped === 'object' && 'message' in dumped) {
+      const { name, message } = dumped as { name?: unknown; message?: unknown };
+      text = name ? `${String(name)}: ${String(message)}` : String(message);
+    } else {
+      text = typeof dumped === 'string' ? dumped : JSON.stringify(dumped) ?? String(dumped);
+    }
+  } catch {
+    text = 'unprintable error';
+  }
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}
+
+/** Every imposter's sandbox in this thread. */
+export class SandboxSet {
+  private readonly scopes = new Map<number, ScopeSandbox>();
+
+  constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes = DEFAULT_MEMORY_LIMIT) {}
+
+  run(message: RunMessage): { outcome: RunOutcome; logs: LogLine[] } {
+    let sandbox = this.scopes.get(message.scope);
+    if (!sandbox) {
+      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes);
+      this.scopes.set(message.scope, sandbox);
+    }
+    sandbox.logs = [];
+    const outcome = sandbox.run(message);
+    const logs = sandbox.logs;
+    sandbox.logs = [];
+    if (!outcome.ok && !outcome.timeout && outcome.kind === 'memory') this.forget(message.scope);
+    return { outcome, logs };
+  }
+
+  forget(scope: number): void {
+    const sandbox = this.scopes.get(scope);
+    if (!sandbox) return;
+    this.scopes.delete(scope);
+    sandbox.dispose();
+  }
+
+  close(): void {
+    for (const scope of [...this.scopes.keys()]) this.forget(scope);
+  }
+}
