@@ -263,7 +263,7 @@ test('https origin: proxied with certificate checks off, connections kept alive 
   try {
     const port = await imposter([{ responses: [{ proxy: { to: secure.origin, mode: 'proxyTransparent' } }] }]);
     for (let i = 0; i < 4; i += 1) {
-      const res = await call(port, 'GET', `/s/${i}`);
+      const res = await call(port, 'GET', `/s/${i}`, { headers: { Connection: 'keep-alive' } });
       assert.is(res.status, 200);
       assert.equal(JSON.parse(res.body), { secure: true });
     }
@@ -274,11 +274,13 @@ test('https origin: proxied with certificate checks off, connections kept alive 
   }
 });
 
-test('http origin: sequential proxied requests share one kept-alive connection', async () => {
+test('http origin: keep-alive clients share one pooled connection; a client asking to close is passed on', async () => {
   const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, mode: 'proxyTransparent' } }] }]);
-  for (let i = 0; i < 5; i += 1) await call(port, 'GET', '/k', { headers: { Connection: 'close' } });
+  for (let i = 0; i < 5; i += 1) await call(port, 'GET', '/k', { headers: { Connection: 'keep-alive' } });
   assert.is(upstream.seen.length, 5);
   assert.is(upstream.connections, 1);
+  const closing = await call(port, 'GET', '/k', { headers: { Connection: 'close' } });
+  assert.equal(header(closing, 'connection'), ['close'], "the origin's answer to a closing client, as mountebank serves it");
 });
 
 test('an https imposter proxies to an https svc imposter', async () => {

@@ -84,15 +84,14 @@ function headersOf(rawHeaders: string[]): Record<string, string | string[]> {
   return headers;
 }
 
-/** Hop-by-hop headers belong to the client's connection, not to the pooled one upstream. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade']);
-
 function outgoingHeaders(headers: HeaderMap, target: UpstreamTarget, hostInjected: boolean, body: Buffer): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   let framed = false;
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (name.startsWith(':') || HOP_BY_HOP.has(lower) || (lower === 'host' && !hostInjected)) continue;
+    // The client's own Connection header goes along, as in mountebank: the origin's answer (served
+    // and recorded) then says what it would have said to the client; keep-alive clients keep the pool warm.
+    if (name.startsWith(':') || (lower === 'host' && !hostInjected)) continue;
     if (lower === 'content-length' || lower === 'transfer-encoding') framed = true;
     out[name] = value;
   }
