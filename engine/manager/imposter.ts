@@ -103,9 +103,13 @@ export class Imposter {
 
   private readonly logLine = (message: string): void => this.log.warn(`imposter ${this.port}: ${message}`);
 
+  /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list. */
   private analyse(): void {
+    const known = new Set(this.warnings.map((w) => w.message));
     this.warnings = analyzeStubs(this.stubList.map((s) => s.config));
-    for (const w of this.warnings) this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+    for (const w of this.warnings) {
+      if (!known.has(w.message)) this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+    }
   }
 
   stubConfigs(): Array<Record<string, unknown>> {
