@@ -12,6 +12,7 @@ import { renderDeleted, renderImposter, renderSummary, stubLinks, type RenderOpt
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
+import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 
 export interface ManagerOptions {
   allowInjection: boolean;
@@ -64,6 +65,9 @@ export class ImposterManager {
   private readonly ports = new PortAllocator();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly observers = new ObserverSet();
+  /** The JavaScript sandbox shared by all imposters (worker threads), started by the first script. */
+  private scriptHost: JsScriptHost | undefined;
+  private readonly scripts = (): JsScriptHost => (this.scriptHost ??= createJsScriptHost({ log: this.options.log }));
 
   constructor(readonly options: ManagerOptions) {}
 
@@ -129,7 +133,7 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers);
+    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts);
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
@@ -181,6 +185,8 @@ export class ImposterManager {
 
   private async stop(imposter: Imposter): Promise<void> {
     this.imposters.delete(imposter.port);
+    // A replaced or re-created imposter starts with fresh script state, as in mountebank.
+    this.scriptHost?.forget(imposter.port);
     await imposter.listener?.close();
     this.observers.onListenerClosed(imposter.port);
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
@@ -473,5 +479,7 @@ export class ImposterManager {
   /** Tears everything down (process shutdown). */
   async close(): Promise<void> {
     await this.exclusive(() => Promise.all(this.list().map((imposter) => this.stop(imposter))));
+    await this.scriptHost?.close();
+    this.scriptHost = undefined;
   }
 }

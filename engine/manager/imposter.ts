@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { ImposterDefinition, MockRequest, StubDefinition, WireRequest } from '../model/index.js';
-import { cloneJson, isObject, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, plainRequest, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
-  applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, stubsUseTcpFault, unknownFault,
+  applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
   withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
@@ -12,6 +12,7 @@ import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './re
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
+import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -21,6 +22,7 @@ export interface LiveStub {
 
 const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
 const DEBUG_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['X-Svc-Debug-Response', 'true']];
+const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
 
 function errorResponse(status: number, code: string, type: string, message: string): PreparedResponse {
   return { statusCode: status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify({ errors: [{ code, type, message }] })) };
@@ -46,12 +48,14 @@ export class Imposter {
   private readonly defaultPrepared: PreparedResponse;
   private readonly recordRequests: boolean;
   private readonly allowCORS: boolean;
-  private readonly matchContext: MatchContext = {};
+  private readonly matchContext: MatchContext;
   private readonly scope: ImposterScope;
 
   constructor(
     definition: ImposterDefinition, port: number,
     private readonly log: Logger, private readonly observers: ObserverSet,
+    /** The manager's JavaScript sandbox, started on first use. */
+    scriptHost: () => JsScriptHost,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
@@ -60,7 +64,11 @@ export class Imposter {
     this.allowCORS = definition.config.allowCORS === true;
     this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(this.defaults);
-    this.scope = { port, defaults: this.defaults, observers, random: faultRandom() };
+    const scripts = { host: scriptHost, timeoutMs: scriptTimeoutOf(definition.config) };
+    this.scope = { port, defaults: this.defaults, observers, random: faultRandom(), scripts };
+    this.matchContext = {
+      injectPredicate: (source, request) => scripts.host().predicate(port, source, plainRequest(request), { timeoutMs: scripts.timeoutMs }),
+    };
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
     this.analyse();
@@ -160,8 +168,12 @@ export class Imposter {
     if (record) this.observers.onRecorded(this.port, record.index, record.value);
     const fail = (err: unknown): void => {
       this.log.error(`imposter ${this.port}: debug matching failed: ${(err as Error)?.message ?? String(err)}`);
-      this.send(sink, errorResponse(500, '500', 'internal_error', 'Debug matching failed'));
-      if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, 500);
+      // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
+      const response = err instanceof ScriptTimeoutError
+        ? { ...errorResponse(504, '504', 'debug_timeout', 'Debug matching timed out'), headers: TIMEOUT_HEADERS }
+        : errorResponse(500, '500', 'internal_error', 'Debug matching failed');
+      this.send(sink, response);
+      if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, response.statusCode);
     };
     const answer = (outcome: DebugOutcome): void => {
       let body: Buffer;
@@ -196,10 +208,11 @@ export class Imposter {
   private failMatch(err: unknown, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
     const message = (err as Error)?.message ?? String(err);
     this.log.error(`imposter ${this.port}: predicate evaluation failed: ${message}`);
-    // mountebank answers a predicate that throws while matching with 500; a failing injected predicate is a 400.
+    // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
+    // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response = err instanceof PredicateError
       ? errorResponse(500, err.code, 'predicate_error', message)
-      : errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
+      : scriptFailure(err, 'predicate') ?? errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
     this.send(sink, response);
     if (record) this.stamp(record, response.statusCode, started);
   }

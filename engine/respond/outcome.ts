@@ -1,6 +1,7 @@
 import type { MockRequest } from '../model/index.js';
 import type { IsFields, PreparedResponse } from './is-response.js';
 import type { FaultObserver, FaultRandom } from './faults/index.js';
+import type { JsScriptHost } from '../script/js/index.js';
 
 /** What serving one request ends in: an HTTP response, or a TCP-level fault with no response. */
 export type ResponseOutcome =
@@ -16,6 +17,15 @@ export interface ImposterScope {
   observers: FaultObserver;
   /** The imposter's own draw source for fault probabilities (seedable, SVC_FAULT_SEED). */
   random: FaultRandom;
+  /** User JavaScript (inject, decorate, function wait): the sandbox, keyed by `port`, and the deadline. */
+  scripts: ImposterScripts;
+}
+
+export interface ImposterScripts {
+  /** The manager's sandbox host, started on first use. */
+  host(): JsScriptHost;
+  /** `_svc.scriptEngine.timeoutMs` (SPEC §8, default 5000). */
+  timeoutMs: number;
 }
 
 export interface ResolveContext {

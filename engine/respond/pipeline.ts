@@ -7,6 +7,7 @@ import { applyFaultBlock } from './faults/index.js';
 import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
+import { runInject } from './inject-response.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
@@ -99,6 +100,10 @@ async function typedResponse(compiled: CompiledResponse, ctx: ResolveContext & S
       return behaved(compiled, structuredClone(compiled.config.is) as ResponseFields, ctx);
     case 'proxy':
       return proxied(compiled, ctx);
+    case 'inject': {
+      const injected = await runInject(compiled, ctx, ctx.log);
+      return 'failure' in injected ? injected.failure : behaved(compiled, injected.fields, ctx);
+    }
     case 'fault':
       return { kind: 'transport', fault: String(compiled.config.fault) };
     default:

@@ -21,7 +21,7 @@ import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
 import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
 import type { HookKind, LogLine, RunMessage, RunReply } from './protocol.js';
-import type { ScriptRequest } from './request.js';
+import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 const GRACE_MS = 1000;
@@ -38,9 +38,6 @@ export interface ScriptCallOptions {
   /** `_svc.scriptEngine.timeoutMs` (default 5000). */
   timeoutMs?: number;
 }
-
-/** A response as scripts see and return it (mountebank's `{statusCode, headers, body, _mode}`). */
-export type ScriptResponse = Record<string, unknown>;
 
 export interface JsScriptHost {
   /** Response inject; resolves to what the function returned or passed to its callback. */

@@ -5,7 +5,7 @@
  * API (stable; other rooms call only this):
  * ```ts
  * const host = createJsScriptHost({ log });                 // one per ImposterManager
- * const request = scriptRequestOf(mockRequest);             // config.request, mountebank's shape
+ * const request = plainRequest(mockRequest);               // config.request (engine/model), mountebank's shape
  * await host.inject(port, source, request, { timeoutMs });  // → the returned/callback'd response object
  * await host.predicate(port, source, request, { timeoutMs });          // → boolean
  * await host.decorate(port, source, request, response, { timeoutMs }); // → decorated response object
@@ -23,6 +23,7 @@
  * Sandbox: no `require`, `process`, filesystem, network or timers; `logger.debug/info/warn/error`
  * write to the engine log prefixed `svc::script`.
  */
-export { createJsScriptHost, DEFAULT_TIMEOUT_MS, type JsScriptHost, type JsScriptHostOptions, type ScriptCallOptions, type ScriptResponse } from './host.js';
+export { createJsScriptHost, DEFAULT_TIMEOUT_MS, type JsScriptHost, type JsScriptHostOptions, type ScriptCallOptions } from './host.js';
 export { ScriptError, ScriptTimeoutError, type ScriptErrorKind } from './errors.js';
-export { scriptRequestOf, type ScriptRequest } from './request.js';
+export type { ScriptRequest, ScriptResponse } from './types.js';
+export { scriptTimeoutOf } from './timeout.js';
