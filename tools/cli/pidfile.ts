@@ -23,11 +23,22 @@ export function removeOwnPidFile(path: string): void {
   if (readPidFile(path) === process.pid) rmSync(path, { force: true });
 }
 
+/** True while the process runs; an exited process its parent has not reaped yet (a zombie) counts as gone. */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** Linux only (`/proc/<pid>/stat`, state after the parenthesised name); elsewhere nothing is a zombie. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
