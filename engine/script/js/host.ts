@@ -61,6 +61,9 @@ interface PendingCall {
   /** Set once the caller was released at the deadline; the worker's late answer is then ignored. */
   released: boolean;
   timeoutMs: number;
+  message: RunMessage;
+  /** The worker slot the call was posted to (changes when a stuck worker is replaced). */
+  slot: WorkerSlot;
 }
 
 class WorkerSlot {
@@ -185,20 +188,19 @@ class WorkerScriptHost implements JsScriptHost {
     };
     if (response !== undefined) message.response = JSON.stringify(response);
     return new Promise((resolve, reject) => {
-      const call: PendingCall = { resolve, reject, released: false, timeoutMs, timer: setTimeout(() => this.release(slot, id), timeoutMs) };
+      const call: PendingCall = { resolve, reject, released: false, timeoutMs, message, slot, timer: setTimeout(() => this.release(call), timeoutMs) };
       slot.pending.set(id, call);
       slot.post(message);
     });
   }
 
   /** The deadline passed without an answer: free the caller now, and watch the worker. */
-  private release(slot: WorkerSlot, id: number): void {
-    const call = slot.pending.get(id);
-    if (!call || call.released) return;
+  private release(call: PendingCall): void {
+    if (call.released) return;
     call.released = true;
     call.reject(new ScriptTimeoutError(call.timeoutMs));
     call.timer = setTimeout(() => {
-      if (slot.pending.get(id) === call) this.restart(slot);
+      if (call.slot.pending.get(call.message.id) === call) this.restart(call.slot);
     }, GRACE_MS);
     call.timer.unref();
   }
@@ -227,11 +229,23 @@ class WorkerScriptHost implements JsScriptHost {
     }
   }
 
-  /** A worker ignored its deadline by more than GRACE_MS: replace it. */
+  /**
+   * A worker ignored a deadline by more than GRACE_MS: replace it. Calls that were only queued
+   * behind the stuck one go to the fresh worker with their original deadlines.
+   */
   private restart(slot: WorkerSlot): void {
     this.options.log.error('script worker unresponsive past a deadline; restarting it (its imposters lose their state)');
-    this.lost(slot, 'script worker restarted after an unresponsive script');
+    const queued = [...slot.pending.values()].filter((call) => !call.released);
+    for (const call of slot.pending.values()) clearTimeout(call.timer);
+    slot.pending.clear();
+    this.lost(slot, 'script worker restarted');
     void slot.stop();
+    for (const call of queued) {
+      call.slot = this.slotFor(call.message.scope);
+      call.timer = setTimeout(() => this.release(call), Math.max(0, call.message.deadline - Date.now()));
+      call.slot.pending.set(call.message.id, call);
+      call.slot.post(call.message);
+    }
   }
 
   /** The worker is gone: its calls fail and its imposters will be placed again on their next call. */
