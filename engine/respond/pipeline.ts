@@ -5,7 +5,7 @@ import type { CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 import { applyFaultBlock } from './faults/index.js';
 import { prepareResponse, type IsFields } from './is-response.js';
-import { BehaviorError, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
+import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 import { runInject } from './inject-response.js';
 
@@ -46,7 +46,7 @@ function behaviorContext(ctx: ResolveContext & ServingContext, requestJson: () =
     requestJson,
     port: ctx.imposter.port,
     defaultHeaders: ctx.imposter.defaults?.headers,
-    scripts: undefined,
+    scripts: behaviorScriptsOf(ctx.imposter.scripts, ctx.imposter.port),
     log: ctx.log ?? (() => undefined),
   };
 }
@@ -75,7 +75,10 @@ async function proxied(compiled: CompiledResponse, ctx: ResolveContext & Serving
   const url = ctx.url ?? pathWithQuery(ctx.request.path, ctx.request.query);
   let response = await callUpstream(proxy, ctx.request, url, request, ctx.proxyObserver);
   if (compiled.behaviors) response = await runBehaviors(compiled.behaviors, response, behaviorContext(ctx, () => request));
-  if (ctx.stubs) await recordProxyResponse(proxy, compiled, ctx.stubs, request, response, undefined);
+  if (ctx.stubs) {
+    const { scripts, port } = ctx.imposter;
+    await recordProxyResponse(proxy, compiled, ctx.stubs, request, response, (source, json) => injectedPredicates(scripts, port, source, json));
+  }
   return served(response, ctx);
 }
 

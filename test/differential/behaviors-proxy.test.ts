@@ -166,6 +166,22 @@ test('wait and behaviors on defaultResponse fallbacks answer alike', async () =>
   await sameAnswers(sides, [get('/w')], 'wait');
 });
 
+test('decorate (both signatures) and a function wait answer alike', async () => {
+  const sides = await createOnBoth(ready(), {
+    protocol: 'http',
+    stubs: [
+      {
+        predicates: [{ equals: { path: '/config' } }],
+        responses: [{ is: { body: 'a' }, behaviors: [{ wait: 'function () { return 20; }' }, { decorate: 'function (config) { config.response.body += config.request.query.x; config.response.statusCode = 201; }' }] }],
+      },
+      { predicates: [{ equals: { path: '/old' } }], responses: [{ is: { body: 'b' }, behaviors: [{ decorate: 'function (request, response) { response.headers = { "X-Old": request.path }; }' }] }] },
+      { responses: [{ is: { body: 'c' }, behaviors: [{ decorate: 'function (config) { return { body: JSON.stringify({ m: config.request.method }) }; }' }] }] },
+    ],
+  });
+  const bodies = await sameAnswers(sides, [get('/config?x=1'), get('/old'), post('/new', '')], 'decorate');
+  assert.equal(bodies, ['a1', 'b', '{"m":"POST"}']);
+});
+
 test('behavior validation errors: same status and messages', async () => {
   const p = ready();
   const invalid = {
