@@ -27,15 +27,18 @@ export async function startSvcServer(pin: Pinning): Promise<{ server: RunningSer
   if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
   const words = custom
     ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort)];
+    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection'];
   const [command, ...args] = [...pin.server, ...words];
   const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
   return { server, command: words.join(' ') };
 }
 
-/** mountebank at `warn`: its default `info` logs every request, a cost no benchmark user wants. */
+/**
+ * mountebank at `warn`: its default `info` logs every request, a cost no benchmark user wants.
+ * Both sides run with --allowInjection so scripted scenarios (inject, decorate) can be created.
+ */
 export function startMountebankServer(pin: Pinning): Promise<RunningServer> {
-  return startMountebank({ wrapper: pin.server, args: ['--loglevel', 'warn'] });
+  return startMountebank({ wrapper: pin.server, args: ['--loglevel', 'warn', '--allowInjection'] });
 }
 
 /** The bare node:net hello-world of bench/transport-hello.ts; `adminPort` is its only port. */

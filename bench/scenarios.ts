@@ -81,4 +81,14 @@ export const scenarios: Scenario[] = [
     },
     expectBody: 'order accepted',
   },
+  {
+    id: 'f',
+    title: 'inject: trivial JavaScript response',
+    imposter: {
+      protocol: 'http',
+      stubs: [{ responses: [{ inject: "function (config) { return { statusCode: 200, headers: { Connection: 'keep-alive' }, body: 'injected ' + config.request.method }; }" }] }],
+    },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'injected GET',
+  },
 ];
