@@ -91,4 +91,19 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/' },
     expectBody: 'injected GET',
   },
+  {
+    id: 'g',
+    title: 'decorate behavior on an is response',
+    imposter: {
+      protocol: 'http',
+      stubs: [{
+        responses: [{
+          ...is('hello'),
+          _behaviors: { decorate: 'function (config) { config.response.body = config.response.body + " " + config.request.path; }' },
+        }],
+      }],
+    },
+    request: { method: 'GET', path: '/decorated' },
+    expectBody: 'hello /decorated',
+  },
 ];
