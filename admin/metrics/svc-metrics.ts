@@ -88,7 +88,7 @@ export class SvcMetrics implements EngineObserver {
   }
 
   /** Puts a listener family's accept-error series on the page at 0 (SPEC: present from startup). */
-  listenerRunning(listener: ListenerKind): void {
+  private listenerRunning(listener: ListenerKind): void {
     this.acceptErrors.get(listener, 'transient').inc(0);
     this.acceptErrors.get(listener, 'systemic').inc(0);
     this.outage.get(listener).set(this.wedgedSet(listener).size > 0 ? 1 : 0);
