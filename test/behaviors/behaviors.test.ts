@@ -197,6 +197,19 @@ test('shellTransform: each command gets MB_REQUEST/MB_RESPONSE and its stdout is
   assert.is(res.body, 'start|/shell|one|/shell|two');
 });
 
+test('shellTransform: the JSON also arrives as two quoted arguments, apostrophes included', async () => {
+  const script = join(dir, 'argv.cjs');
+  writeFileSync(script, [
+    'const req = JSON.parse(process.argv[2]);',
+    'const res = JSON.parse(process.argv[3]);',
+    'res.body = req.body + "|" + res.body;',
+    'process.stdout.write(JSON.stringify(res));',
+  ].join('\n'));
+  const port = await imposter([{ responses: [{ is: { body: "it's" }, _behaviors: { shellTransform: [`node ${script}`] } }] }]);
+  const res = await call(port, 'POST', '/', { body: "don't" });
+  assert.is(res.body, "don't|it's");
+});
+
 test('shellTransform: a failing command or invalid JSON answers 500 with the error envelope', async () => {
   const port = await imposter([
     { predicates: [{ equals: { path: '/fail' } }], responses: [{ is: { body: 'x' }, _behaviors: { shellTransform: ['exit 3'] } }] },

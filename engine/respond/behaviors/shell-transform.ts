@@ -5,8 +5,9 @@ import { BehaviorError, type ResponseFields, type StepRunner } from './types.js'
 /** mountebank drops the JSON arguments once the command line would reach this length. */
 const MAX_COMMAND_LENGTH = 2048;
 
+/** One single-quoted shell word; an apostrophe inside (where mountebank's quoting breaks the command) is escaped. */
 function quoted(value: unknown): string {
-  return `'${JSON.stringify(value)}'`;
+  return `'${JSON.stringify(value).replace(/'/g, "'\\''")}'`;
 }
 
 /**
