@@ -1,3 +1,4 @@
+import http2 from 'node:http2';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seededRandom } from '../../engine/respond/faults/index.js';
@@ -80,6 +81,28 @@ test('error fault works on https too', async () => {
   const res = await clientRequest('https', port, '/');
   assert.is(res.status, 429);
   assert.is(res.body, 'slow down');
+});
+
+test('latency and error faults keep HTTP/2 (h2c) and work over it', async () => {
+  const port = await createImposter(svc, 'http', [faulty('/', { latency: { ms: 80 }, error: { status: 503, body: 'h2 down' } })]);
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  try {
+    const started = performance.now();
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const stream = session.request({ ':path': '/' });
+      let status = 0;
+      let body = '';
+      stream.on('response', (headers) => { status = Number(headers[':status']); });
+      stream.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      stream.on('end', () => resolve({ status, body }));
+      stream.on('error', reject);
+      stream.end();
+    });
+    assert.equal(answer, { status: 503, body: 'h2 down' });
+    assert.ok(performance.now() - started >= 80);
+  } finally {
+    session.destroy();
+  }
 });
 
 test('precedence: latency first, then the tcp fault ends the connection', async () => {
