@@ -81,13 +81,13 @@ function fieldPredicates(request: Json, generator: Json): Json[] {
     const predicate = structuredClone(base);
     const matcher = matches[fieldName];
     if (matcher === true && operator === undefined) {
-      const field = structuredClone(request[fieldName]);
+      const field = request[fieldName];
       if (isObject(generator.ignore) && generator.ignore[fieldName] !== undefined) dropIgnored(field, generator.ignore[fieldName]);
       predicate.deepEquals = { [fieldName]: valueOf(field) };
     } else if (operator === 'exists') {
       predicate.exists = existsTree(request);
     } else if (operator !== undefined) {
-      predicate[String(operator)] = valueOf(structuredClone(request));
+      predicate[String(operator)] = valueOf(request);
     } else {
       predicate.equals = { [fieldName]: equalsFor(request[fieldName], matcher, valueOf) };
     }
@@ -98,6 +98,11 @@ function fieldPredicates(request: Json, generator: Json): Json[] {
 /** Injected generators (`{inject}`) return their predicates from JavaScript; the caller runs them. */
 export type InjectedGenerator = (source: string, request: Json) => Promise<unknown[]>;
 
+/**
+ * The predicates for `request`, which generators share and `ignore` edits in place, as in mountebank:
+ * a key one generator ignores is gone from the values every generator recorded for that field.
+ * The result is a detached copy.
+ */
 export async function generatePredicates(request: Json, generators: unknown, inject: InjectedGenerator | undefined): Promise<Json[]> {
   const predicates: Json[] = [];
   if (!Array.isArray(generators)) return predicates;
@@ -110,5 +115,5 @@ export async function generatePredicates(request: Json, generators: unknown, inj
     }
     predicates.push(...fieldPredicates(request, generator));
   }
-  return predicates;
+  return structuredClone(predicates);
 }
