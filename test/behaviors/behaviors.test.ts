@@ -143,10 +143,10 @@ test('lookup: a CSV row selected by a key from the request fills ${ROW}["column"
 
 test('lookup: a changed CSV file is read again; values are never re-scanned; custom delimiter', async () => {
   const csv = join(dir, 'codes.csv');
-  writeFileSync(csv, 'code;label\nA;${R}["code"]\n');
+  writeFileSync(csv, 'code;label\nA;${R}[code]\n');
   const port = await imposter([{
     responses: [{
-      is: { body: '${R}["label"]|${R}["code"]' },
+      is: { body: '${R}["label"]|${R}[code]' },
       behaviors: [{
         lookup: {
           key: { from: { query: 'c' }, using: { method: 'regex', selector: '.+' } },
@@ -156,7 +156,7 @@ test('lookup: a changed CSV file is read again; values are never re-scanned; cus
       }],
     }],
   }]);
-  assert.is((await call(port, 'GET', '/?c=A')).body, '${R}["code"]|A');
+  assert.is((await call(port, 'GET', '/?c=A')).body, '${R}[code]|A');
   writeFileSync(csv, 'code;label\nA;first\n');
   const later = new Date(Date.now() + 5000);
   utimesSync(csv, later, later);

@@ -14,8 +14,8 @@ export interface CsvTable {
 
 /**
  * Records of `text` split on `delimiter` with RFC 4180 quoting. Like the csv-parse stream
- * mountebank reads, parsing stops at the first malformed record (bad closing quote, or a field
- * count different from the header's): rows before it stay usable.
+ * mountebank reads, parsing stops at the first malformed record (a quote inside an unquoted
+ * field, a bad closing quote, or a field count different from the header's): rows before it stay usable.
  */
 export function parseCsv(text: string, delimiter: string): string[][] {
   const records: string[][] = [];
@@ -49,6 +49,9 @@ export function parseCsv(text: string, delimiter: string): string[][] {
     } else if (source[i] === '\n' || source[i] === '\r') {
       i += source[i] === '\r' && source[i + 1] === '\n' ? 2 : 1;
       if (!endRecord()) return records;
+    } else if (source[i] === '"') {
+      // A quote inside an unquoted field: csv-parse stops with INVALID_OPENING_QUOTE.
+      return records;
     } else {
       field += source[i];
       i += 1;
