@@ -106,7 +106,7 @@ function translate(error: NodeJS.ErrnoException, to: string): Error {
   return error;
 }
 
-function once(target: UpstreamTarget, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer): Promise<{ response: IncomingMessage; body: Buffer }> {
+function exchange(target: UpstreamTarget, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer): Promise<{ response: IncomingMessage; body: Buffer }> {
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send({
@@ -144,12 +144,12 @@ export async function forward(
   const outgoing = outgoingHeaders(headers, target, hostInjected, body);
   let result;
   try {
-    result = await once(target, method, path, outgoing, body);
+    result = await exchange(target, method, path, outgoing, body);
   } catch (error) {
     const err = error as NodeJS.ErrnoException & { reused?: boolean };
     if (!(err.reused && err.code === 'ECONNRESET')) throw translate(err, target.to);
     try {
-      result = await once(target, method, path, outgoing, body);
+      result = await exchange(target, method, path, outgoing, body);
     } catch (retryError) {
       throw translate(retryError as NodeJS.ErrnoException, target.to);
     }
