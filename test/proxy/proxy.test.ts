@@ -258,6 +258,24 @@ test('DELETE savedProxyResponses removes recordings and the stubs they leave emp
   assert.is((await call(port, 'GET', '/a')).body, 'v3');
 });
 
+test('an origin that drops the connection, before or during its answer: 500 invalid proxy, and svc keeps serving', async () => {
+  upstream.handler = (req, res) => {
+    if (req.url === '/partial') {
+      res.writeHead(200, { 'Content-Length': '100' });
+      res.write('only part');
+    }
+    setTimeout(() => res.socket?.destroy(), 20);
+  };
+  const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, mode: 'proxyTransparent' } }] }]);
+  for (const path of ['/drop', '/partial']) {
+    const res = await call(port, 'GET', path);
+    assert.is(res.status, 500, path);
+    assert.is(JSON.parse(res.body).errors[0].code, 'invalid proxy');
+  }
+  upstream.handler = jsonHandler({ back: true });
+  assert.equal(JSON.parse((await call(port, 'GET', '/again')).body), { back: true });
+});
+
 test('https origin: proxied with certificate checks off, connections kept alive and reused', async () => {
   const secure = await startUpstream('https', jsonHandler({ secure: true }));
   try {

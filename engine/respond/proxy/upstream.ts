@@ -119,14 +119,15 @@ function exchange(target: UpstreamTarget, method: string, path: string, headers:
       rejectUnauthorized: false,
       ...target.tls,
     });
-    req.once('error', (error: NodeJS.ErrnoException) => {
+    // `on`, not `once`: a socket can fail again after the first error, and an unheard 'error' would end the process.
+    req.on('error', (error: NodeJS.ErrnoException) => {
       (error as { reused?: boolean }).reused = req.reusedSocket;
       reject(error);
     });
     req.once('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.once('error', reject);
+      response.on('error', reject);
       response.once('end', () => resolve({ response, body: Buffer.concat(chunks) }));
     });
     req.end(body);
