@@ -284,6 +284,18 @@ test('proxyTransparent with injectHeaders: the origin sees the same request from
   await sameAdminJson(sides, '/imposters/{port}', 'nothing recorded');
 });
 
+test('an https origin with a self-signed certificate is proxied and recorded alike', async () => {
+  const secure = await startUpstream('https', jsonHandler({ secure: true }));
+  try {
+    const sides = await createOnBoth(ready(), { protocol: 'http', stubs: [{ responses: [{ proxy: { to: secure.origin, predicateGenerators: [{ matches: { path: true } }] } }] }] });
+    await sameAnswers(sides, [get('/s'), get('/s'), get('/t')], 'https origin');
+    assert.is(secure.seen.length, 4, 'each side proxied /s once and /t once');
+    await sameAdminJson(sides, '/imposters/{port}', 'https recordings');
+  } finally {
+    await secure.stop();
+  }
+});
+
 test('binary origin bodies (image/png) are served and recorded alike', async () => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x10]);
   upstream.handler = (_req, res) => {
