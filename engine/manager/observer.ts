@@ -64,7 +64,7 @@ export class ObserverSet implements Required<EngineObserver> {
   }
 
   onRequest(port: number, method: string, status: number): void {
-    // Per request: no closure per call, unlike the other fan-outs.
+    // Per request: no closure per call, unlike the rarer fan-outs.
     for (const o of this.list) {
       if (!o.onRequest) continue;
       try {
@@ -76,7 +76,14 @@ export class ObserverSet implements Required<EngineObserver> {
   }
 
   onRecorded(port: number, index: number, request: RecordedRequest, flowId?: string): void {
-    for (const o of this.list) if (o.onRecorded) safely(() => o.onRecorded!(port, index, request, flowId));
+    for (const o of this.list) {
+      if (!o.onRecorded) continue;
+      try {
+        o.onRecorded(port, index, request, flowId);
+      } catch {
+        // An observer must never break request serving.
+      }
+    }
   }
 
   onLifecycle(action: LifecycleAction, port: number | null): void {
