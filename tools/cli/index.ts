@@ -40,6 +40,10 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (first !== undefined && !first.startsWith('-') && !COMMANDS.has(first)) {
+    process.stderr.write(`svc: unknown command '${first}'\n${USAGE}`);
+    return 2;
+  }
   const command = first !== undefined && COMMANDS.has(first) ? first : 'start';
   const args = command === first ? rest : argv;
   let options: CliOptions;

@@ -50,12 +50,18 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   if (options.runtime === 'per-core') log.warn('--runtime per-core: this build accepts connections on one event loop');
   const host = options.host ?? (options.localOnly ? '127.0.0.1' : undefined);
 
-  const store = options.datadir ? new DataDirStore(resolve(options.datadir), log) : undefined;
+  let store: DataDirStore | undefined;
+  try {
+    store = options.datadir ? new DataDirStore(resolve(options.datadir), log) : undefined;
+  } catch (err) {
+    log.error(`cannot use data directory ${options.datadir}: ${describe(err)}`);
+    return 1;
+  }
   const manager = new ImposterManager({
     allowInjection: options.allowInjection,
     host,
     log,
-    beforeDelete: store && ((port) => store.beforeDelete(port)),
+    beforeDelete: store && ((port) => store?.beforeDelete(port)),
   });
   store?.attach(manager);
   const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: options.noParse, store });
