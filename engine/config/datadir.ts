@@ -71,6 +71,9 @@ export class DataDirStore {
   private readonly configOwned = new Set<number>();
   /** While sources are applied: their ports are already on disk or config-owned. */
   private loading: Set<number> | undefined;
+  /** Ports created while sources were applied; whether they came from the sources is known only after. */
+  private createdWhileLoading = new Set<number>();
+  private manager: ImposterManager | undefined;
 
   constructor(readonly dir: string, private readonly log: Logger) {
     mkdirSync(dir, { recursive: true });
@@ -82,22 +85,33 @@ export class DataDirStore {
 
   /** Follows the manager's lifecycle; returns the unsubscribe. */
   attach(manager: ImposterManager): () => void {
-    return manager.observe({ onLifecycle: (action, port) => this.onLifecycle(manager, action, port) });
+    this.manager = manager;
+    return manager.observe({ onLifecycle: (action, port) => this.onLifecycle(action, port) });
   }
 
   /**
    * Brackets applying the startup/reload sources: `sourcePorts` need no write (the files are the source,
-   * or they belong to the config file); a port created inside the bracket that is not a source port is an
-   * auto-assigned config-file imposter.
+   * or they belong to the config file).
    */
   beginLoad(sourcePorts: Iterable<number>, configPorts: Iterable<number>): void {
     this.configOwned.clear();
     for (const port of configPorts) this.configOwned.add(port);
     this.loading = new Set(sourcePorts);
+    this.createdWhileLoading.clear();
   }
 
-  endLoad(): void {
+  /**
+   * `createdByLoad`: the ports the apply created. Those outside the source ports are auto-assigned
+   * config-file imposters; anything else created meanwhile came from a concurrent admin call and is written.
+   */
+  endLoad(createdByLoad: number[]): void {
     this.loading = undefined;
+    const fromLoad = new Set(createdByLoad);
+    for (const port of this.createdWhileLoading) {
+      if (fromLoad.has(port)) this.configOwned.add(port);
+      else this.persist(port);
+    }
+    this.createdWhileLoading.clear();
   }
 
   /** Manager pre-delete hook: the file goes first; failing to remove it keeps the imposter (503). */
@@ -111,7 +125,7 @@ export class DataDirStore {
     }
   }
 
-  private onLifecycle(manager: ImposterManager, action: LifecycleAction, port: number | null): void {
+  private onLifecycle(action: LifecycleAction, port: number | null): void {
     if (action === 'allDeleted') {
       this.configOwned.clear();
       return;
@@ -124,11 +138,16 @@ export class DataDirStore {
     if (this.loading) {
       if (this.loading.has(port)) return;
       if (action === 'created') {
-        this.configOwned.add(port);
+        this.createdWhileLoading.add(port);
         return;
       }
     }
-    if (this.configOwned.has(port) || !manager.get(port)) return;
+    this.persist(port);
+  }
+
+  private persist(port: number): void {
+    const manager = this.manager;
+    if (this.configOwned.has(port) || !manager?.get(port)) return;
     this.write(port, JSON.stringify(manager.render(port, { replayable: true, baseUrl: '' }), null, 2));
   }
 

@@ -58,6 +58,9 @@ function sourceError(entries: ErrorEntry[]): SvcError {
  * with their recorded requests and response cycles).
  */
 export class ConfigSources {
+  /** Reloads run one at a time: each brackets the data directory store around its apply. */
+  private reloading: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly manager: ImposterManager, private readonly options: ConfigSourceOptions) {}
 
   get hasSource(): boolean {
@@ -114,11 +117,13 @@ export class ConfigSources {
     const { store } = this.options;
     const configPorts = config.map((c) => c.port).filter((port) => port !== 0);
     store?.beginLoad([...configPorts, ...dataDir.map((c) => c.port)], configPorts);
+    let created: number[] = [];
     try {
       const { report } = await this.manager.applyAll([...config, ...dataDir].map((c) => c.body), false);
+      created = report.created;
       return report;
     } finally {
-      store?.endLoad();
+      store?.endLoad(created);
     }
   }
 
@@ -159,7 +164,13 @@ export class ConfigSources {
    * `POST /admin/reload`: nothing changes unless every source reads and validates (500 for an unreadable
    * config file or a bad data-directory file, 400 for invalid imposters, `invalid injection` included).
    */
-  async reload(): Promise<ApplyReport> {
+  reload(): Promise<ApplyReport> {
+    const run = this.reloading.then(() => this.reloadNow(), () => this.reloadNow());
+    this.reloading = run.catch(() => undefined);
+    return run;
+  }
+
+  private async reloadNow(): Promise<ApplyReport> {
     let loaded: LoadedSources;
     try {
       loaded = this.read();

@@ -176,6 +176,29 @@ test('config file and data directory reload as one set', async () => {
   }
 });
 
+test('an imposter created while a reload applies is persisted; auto-assigned config-file imposters never are', async () => {
+  const { config, dir } = fresh();
+  writeConfig(config, [{ protocol: 'http', stubs: [stub('auto')] }]);
+  const svc = await startHarness({ configFile: config, datadir: dir });
+  try {
+    for (let i = 0; i < 5; i += 1) {
+      const port = await freePort();
+      const [reloaded, created] = await Promise.all([
+        svc.admin('POST', '/admin/reload'),
+        svc.admin('POST', '/imposters', { port, protocol: 'http' }),
+      ]);
+      assert.is(created.status, 201);
+      assert.is(reloaded.status, 200, reloaded.body);
+      assert.ok(existsSync(join(dir, `${port}.json`)), `runtime imposter ${port} written`);
+    }
+    const auto = (await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port)
+      .filter((port: number) => !existsSync(join(dir, `${port}.json`)));
+    assert.is(auto.length, 1, 'only the config-file imposter has no file');
+  } finally {
+    await svc.stop();
+  }
+});
+
 test('PUT /imposters semantics: explicit ports first, then auto-assigned ones, which are always recreated', async () => {
   const manager = new ImposterManager({ allowInjection: false, log: silentLogger, host: '127.0.0.1' });
   const events: string[] = [];
