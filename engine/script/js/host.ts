@@ -5,7 +5,9 @@
  * spinning until its deadline occupies only its worker, never the event loop serving traffic.
  *
  * piscina is not used: it hands each task to any idle worker, which would split an imposter's
- * state across threads. A reply costs one postMessage each way (JSON text, not object graphs).
+ * state across threads. Calls cross as JSON text, not object graphs; the calls of one event-loop
+ * turn go to a worker as one message, and its answers come back batched as well (measured on one
+ * pinned core: one message per call each way cost ~2x the CPU per call).
  *
  * The deadline is enforced twice: inside the sandbox (interrupt handler) and here (a timer that
  * releases the caller with ScriptTimeoutError at the deadline even when the worker is busy). A
@@ -20,11 +22,13 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
 import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
-import type { HookKind, LogLine, RunMessage, RunReply } from './protocol.js';
+import { readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
 import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 const GRACE_MS = 1000;
+/** Function sources a worker is told about before they are forgotten and sent again. */
+const MAX_SOURCES = 4096;
 
 export interface JsScriptHostOptions {
   log: Logger;
@@ -70,21 +74,59 @@ class WorkerSlot {
   readonly pending = new Map<number, PendingCall>();
   scopes = 0;
   private worker: Worker | undefined;
+  /** Messages of this event-loop turn, posted together: one wake-up of the worker per turn, not per call. */
+  private outbox = new WireBatch();
+  /** Sources the current worker has been sent, by number. */
+  private sources = new Map<string, number>();
 
-  constructor(private readonly spawn: () => Worker, private readonly onReply: (slot: WorkerSlot, reply: RunReply) => void,
+  constructor(private readonly spawn: () => Worker, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
     private readonly onExit: (slot: WorkerSlot, error: Error) => void) {}
 
-  post(message: RunMessage | { type: 'forget'; scope: number }): void {
-    if (!this.worker) {
-      const worker = this.spawn();
-      worker.on('message', (reply: RunReply) => this.onReply(this, reply));
-      worker.on('error', (err) => this.exited(worker, err));
-      worker.on('exit', (code) => this.exited(worker, new Error(`script worker exited with code ${code}`)));
-      this.worker = worker;
+  run(message: RunMessage): void {
+    this.ensureWorker();
+    let sourceId = this.sources.get(message.source);
+    if (sourceId === undefined) {
+      if (this.sources.size >= MAX_SOURCES) {
+        this.sources.clear();
+        this.outbox.forgetSources();
+      }
+      sourceId = this.sources.size;
+      this.sources.set(message.source, sourceId);
+      this.outbox.source(sourceId, message.source);
     }
-    this.worker.postMessage(message);
+    this.outbox.run(message, sourceId);
+    this.scheduleFlush();
+  }
+
+  forget(scope: number): void {
+    if (!this.worker) return;
+    this.outbox.forget(scope);
+    this.scheduleFlush();
+  }
+
+  private ensureWorker(): void {
+    if (this.worker) return;
+    const worker = this.spawn();
+    worker.on('message', (batch: string) => { for (const reply of readReplies(batch)) this.onReply(this, reply); });
+    worker.on('error', (err) => this.exited(worker, err));
+    worker.on('exit', (code) => this.exited(worker, new Error(`script worker exited with code ${code}`)));
+    this.worker = worker;
+  }
+
+  private flushScheduled = false;
+
+  private scheduleFlush(): void {
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
+    }
     this.holdProcess();
   }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    if (!this.outbox.empty) this.worker?.postMessage(this.outbox.take());
+  };
 
   /** A worker keeps the process alive only while it owes an answer. */
   holdProcess(): void {
@@ -102,6 +144,8 @@ class WorkerSlot {
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.outbox = new WireBatch();
+    this.sources = new Map();
     if (worker) await worker.terminate();
   }
 }
@@ -128,7 +172,7 @@ class WorkerScriptHost implements JsScriptHost {
   constructor(private readonly options: JsScriptHostOptions) {
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     const spawn = workerSpawner(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT);
-    const onReply = (slot: WorkerSlot, reply: RunReply) => this.settle(slot, reply);
+    const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
     this.slots = Array.from({ length: count }, () => new WorkerSlot(spawn, onReply, onExit));
   }
@@ -154,7 +198,7 @@ class WorkerScriptHost implements JsScriptHost {
     if (!slot) return;
     this.assigned.delete(scope);
     slot.scopes -= 1;
-    slot.post({ type: 'forget', scope });
+    slot.forget(scope);
   }
 
   async close(): Promise<void> {
@@ -182,7 +226,7 @@ class WorkerScriptHost implements JsScriptHost {
     const slot = this.slotFor(scope);
     const id = this.nextId++;
     const message: RunMessage = {
-      type: 'run', id, scope, kind, source, timeoutMs,
+      id, scope, kind, source, timeoutMs,
       request: JSON.stringify(request),
       deadline: Date.now() + timeoutMs,
     };
@@ -190,7 +234,7 @@ class WorkerScriptHost implements JsScriptHost {
     return new Promise((resolve, reject) => {
       const call: PendingCall = { resolve, reject, released: false, timeoutMs, message, slot, timer: setTimeout(() => this.release(call), timeoutMs) };
       slot.pending.set(id, call);
-      slot.post(message);
+      slot.run(message);
     });
   }
 
@@ -205,20 +249,23 @@ class WorkerScriptHost implements JsScriptHost {
     call.timer.unref();
   }
 
-  private settle(slot: WorkerSlot, reply: RunReply): void {
-    this.writeLogs(reply.logs);
-    const call = slot.pending.get(reply.id);
+  private settle(slot: WorkerSlot, { id, outcome, logs }: Reply): void {
+    if (logs) this.writeLogs(logs);
+    const call = slot.pending.get(id);
     if (!call) return;
-    slot.pending.delete(reply.id);
+    slot.pending.delete(id);
     slot.holdProcess();
     clearTimeout(call.timer);
-    if (call.released) return;
-    if (reply.ok) {
-      call.resolve((JSON.parse(reply.json) as { value: unknown }).value);
-    } else if (reply.timeout) {
-      call.reject(new ScriptTimeoutError(call.timeoutMs, reply.message));
+    if (!call.released) this.answer(call, outcome);
+  }
+
+  private answer(call: PendingCall, outcome: RunOutcome): void {
+    if (outcome.ok) {
+      call.resolve((JSON.parse(outcome.json) as { value: unknown }).value);
+    } else if (outcome.timeout) {
+      call.reject(new ScriptTimeoutError(call.timeoutMs, outcome.message));
     } else {
-      call.reject(new ScriptError(reply.message, reply.kind));
+      call.reject(new ScriptError(outcome.message, outcome.kind));
     }
   }
 
@@ -244,7 +291,7 @@ class WorkerScriptHost implements JsScriptHost {
       call.slot = this.slotFor(call.message.scope);
       call.timer = setTimeout(() => this.release(call), Math.max(0, call.message.deadline - Date.now()));
       call.slot.pending.set(call.message.id, call);
-      call.slot.post(call.message);
+      call.slot.run(call.message);
     }
   }
 

@@ -60,6 +60,14 @@ export const PRELUDE = String.raw`(function (hostLog) {
     }
     return config;
   };
+  /** The result as JSON {"value": ...} once settled; undefined while still pending; throws a rejection. */
+  const resultOf = (target) => {
+    if (!target.settled) return undefined;
+    if (target.failed) throw target.error;
+    return stringify({ value: target.value });
+  };
+  // Each runner answers at once when the script settled synchronously (the common case), so the
+  // host needs one call into the sandbox per request.
   return {
     inject(fn, requestJson) {
       const target = begin();
@@ -68,12 +76,14 @@ export const PRELUDE = String.raw`(function (hostLog) {
       const config = withRequestFields({ request, state: imposterState, logger, callback }, request);
       const value = fn(config, injectState, logger, callback, imposterState);
       if (value !== undefined) adopt(target, value);
+      return resultOf(target);
     },
     predicate(fn, requestJson) {
       const target = begin();
       const request = parse(requestJson);
       const config = withRequestFields({ request, state: imposterState, logger }, request);
       settle(target, Boolean(fn(config, logger, imposterState)));
+      return resultOf(target);
     },
     decorate(fn, requestJson, responseJson) {
       const target = begin();
@@ -81,15 +91,16 @@ export const PRELUDE = String.raw`(function (hostLog) {
       const response = parse(responseJson);
       const config = withRequestFields({ request, response, logger, state: imposterState }, request);
       adopt(target, fn(config, response, logger) || response);
+      return resultOf(target);
     },
     wait(fn) {
-      settle(begin(), fn());
+      const target = begin();
+      settle(target, fn());
+      return resultOf(target);
     },
-    /** JSON {"value": ...} once settled; undefined while still pending; throws what the script rejected with. */
+    /** The current call's result after its promise jobs ran. */
     result() {
-      if (!outcome.settled) return undefined;
-      if (outcome.failed) throw outcome.error;
-      return stringify({ value: outcome.value });
+      return resultOf(outcome);
     },
   };
 })`;

@@ -59,7 +59,7 @@ class ScopeSandbox {
   interrupted: Interrupt;
   logs: LogLine[] = [];
 
-  constructor(module: QuickJSWASMModule, memoryLimitBytes: number) {
+  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly onPoll: () => void) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(memoryLimitBytes);
     this.runtime.setMaxStackSize(STACK_BYTES);
@@ -84,6 +84,7 @@ class ScopeSandbox {
 
   private poll(): boolean {
     this.polls += 1;
+    this.onPoll();
     if (this.polls > POLL_BUDGET) this.interrupted = 'loop-bound';
     else if (Date.now() >= this.deadline) this.interrupted = 'timeout';
     return this.interrupted !== undefined;
@@ -134,19 +135,30 @@ class ScopeSandbox {
     const call = ctx.callFunction(this.hooks[message.kind], ctx.undefined, ...args);
     for (const handle of owned) handle.dispose();
     if (call.error) return this.failure(message, call.error);
-    call.value.dispose();
-    const jobs = this.runtime.executePendingJobs();
-    if (jobs.error) return this.failure(message, jobs.error);
-    jobs.dispose();
-    const result = ctx.callFunction(this.hooks.result, ctx.undefined);
-    if (result.error) return this.failure(message, result.error);
-    const settled = ctx.typeof(result.value) === 'string' ? ctx.getString(result.value) : undefined;
-    result.value.dispose();
+    let settled = this.text(call.value);
+    if (settled === undefined) {
+      // The script answers later (callback from a promise reaction, returned promise): run its jobs.
+      if (this.runtime.hasPendingJob()) {
+        const jobs = this.runtime.executePendingJobs();
+        if (jobs.error) return this.failure(message, jobs.error);
+        jobs.dispose();
+      }
+      const result = ctx.callFunction(this.hooks.result, ctx.undefined);
+      if (result.error) return this.failure(message, result.error);
+      settled = this.text(result.value);
+    }
     if (settled === undefined) {
       // Nothing left to run can call back later: no timers or I/O exist in the sandbox.
       return { ok: false, timeout: true, message: `${message.kind} never called its callback nor returned a value` };
     }
     return { ok: true, json: settled };
+  }
+
+  /** A returned string, or undefined for "not settled yet"; the handle is released either way. */
+  private text(handle: QuickJSHandle): string | undefined {
+    const value = this.context.typeof(handle) === 'string' ? this.context.getString(handle) : undefined;
+    handle.dispose();
+    return value;
   }
 
   private failure(message: RunMessage, error: QuickJSHandle): RunOutcome {
@@ -198,12 +210,14 @@ function describe(ctx: QuickJSContext, error: QuickJSHandle): string {
 export class SandboxSet {
   private readonly scopes = new Map<number, ScopeSandbox>();
 
-  constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes = DEFAULT_MEMORY_LIMIT) {}
+  /** `onPoll` runs at every interrupt poll of a running script (well under a millisecond apart). */
+  constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes = DEFAULT_MEMORY_LIMIT,
+    private readonly onPoll: () => void = () => undefined) {}
 
   run(message: RunMessage): { outcome: RunOutcome; logs: LogLine[] } {
     let sandbox = this.scopes.get(message.scope);
     if (!sandbox) {
-      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes);
+      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes, this.onPoll);
       this.scopes.set(message.scope, sandbox);
     }
     sandbox.logs = [];

@@ -1,25 +1,28 @@
 /**
- * Entry point of a sandbox worker thread: runs scripts for the imposters the host assigned to it,
- * one message at a time, and answers each `run` with its outcome and the script's log lines.
+ * Entry point of a sandbox worker thread: runs scripts for the imposters the host assigned to it.
+ * Messages arrive in batches (one per host event-loop turn) and answers go back in batches too
+ * (each with its outcome and the script's log lines): at the end of the batch, or at the first
+ * interrupt poll of a script that runs longer, so a slow script does not hold back the answers of
+ * the calls before it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadQuickJS, SandboxSet } from './sandbox.js';
-import type { HostMessage, RunReply } from './protocol.js';
+import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('engine/script/js/worker must run as a worker thread');
 const { memoryLimitBytes } = workerData as { memoryLimitBytes: number };
-const sandboxes = new SandboxSet(await loadQuickJS(memoryLimitBytes), memoryLimitBytes);
 
-port.on('message', (message: HostMessage) => {
-  if (message.type === 'forget') {
-    sandboxes.forget(message.scope);
-    return;
-  }
-  let reply: RunReply;
+const replies = new ReplyBatch();
+const flush = (): void => {
+  if (!replies.empty) port.postMessage(replies.take());
+};
+const sandboxes = new SandboxSet(await loadQuickJS(memoryLimitBytes), memoryLimitBytes, flush);
+
+function run(message: RunMessage): void {
   try {
     const { outcome, logs } = sandboxes.run(message);
-    reply = { ...outcome, type: 'result', id: message.id, logs };
+    replies.add(message.id, outcome, logs);
   } catch (err) {
     // A host-side failure (e.g. the wasm heap itself exhausted): drop this imposter's sandbox and report.
     try {
@@ -27,7 +30,13 @@ port.on('message', (message: HostMessage) => {
     } catch {
       // Disposing a broken runtime may fail too; the scope is already unlinked.
     }
-    reply = { ok: false, timeout: false, kind: 'runtime', message: `sandbox failure: ${(err as Error).message}`, type: 'result', id: message.id, logs: [] };
+    replies.add(message.id, { ok: false, timeout: false, kind: 'runtime', message: `sandbox failure: ${(err as Error).message}` }, []);
   }
-  port.postMessage(reply);
+}
+
+const read = createWireReader({ run, forget: (scope) => sandboxes.forget(scope) });
+
+port.on('message', (batch: string) => {
+  read(batch);
+  flush();
 });
