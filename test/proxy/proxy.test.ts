@@ -301,6 +301,19 @@ test('http origin: keep-alive clients share one pooled connection; a client aski
   assert.equal(header(closing, 'connection'), ['close'], "the origin's answer to a closing client, as mountebank serves it");
 });
 
+test('an IPv6 literal origin ([::1]) is reached', async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((_req, res) => res.end('over v6'));
+  await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+  try {
+    const { port: origin } = server.address() as { port: number };
+    const port = await imposter([{ responses: [{ proxy: { to: `http://[::1]:${origin}`, mode: 'proxyTransparent' } }] }]);
+    assert.is((await call(port, 'GET', '/', { headers: { Connection: 'close' } })).body, 'over v6');
+  } finally {
+    await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+  }
+});
+
 test('an https imposter proxies to an https svc imposter', async () => {
   const origin = await freePort();
   assert.is((await svc.admin('POST', '/imposters', { port: origin, protocol: 'https', stubs: [{ responses: [{ is: { body: 'from https imposter' } }] }] })).status, 201);

@@ -111,7 +111,8 @@ function exchange(target: UpstreamTarget, method: string, path: string, headers:
   return new Promise((resolve, reject) => {
     const req = send({
       method,
-      hostname: target.url.hostname,
+      // WHATWG keeps IPv6 literals bracketed; node:http wants the bare address.
+      hostname: target.url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: target.url.port || (target.url.protocol === 'https:' ? 443 : 80),
       path,
       headers,
