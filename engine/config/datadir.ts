@@ -74,6 +74,8 @@ export class DataDirStore {
   /** Ports created while sources were applied; whether they came from the sources is known only after. */
   private createdWhileLoading = new Set<number>();
   private manager: ImposterManager | undefined;
+  /** Files the last scan skipped: never written nor removed, even when an imposter takes their port. */
+  private untouchable = new Set<string>();
 
   constructor(readonly dir: string, private readonly log: Logger) {
     mkdirSync(dir, { recursive: true });
@@ -114,10 +116,15 @@ export class DataDirStore {
     this.createdWhileLoading.clear();
   }
 
+  /** The skipped files of the latest scan. */
+  leaveAlone(files: string[]): void {
+    this.untouchable = new Set(files);
+  }
+
   /** Manager pre-delete hook: the file goes first; failing to remove it keeps the imposter (503). */
   beforeDelete(port: number): void {
-    if (this.configOwned.has(port)) return;
     const file = this.fileFor(port);
+    if (this.configOwned.has(port) || this.untouchable.has(file)) return;
     try {
       rmSync(file, { force: true });
     } catch (err) {
@@ -153,6 +160,10 @@ export class DataDirStore {
 
   private write(port: number, text: string): void {
     const target = this.fileFor(port);
+    if (this.untouchable.has(target)) {
+      this.log.error(`imposter ${port} is not persisted: ${target} was skipped at load and is left untouched`);
+      return;
+    }
     const temp = join(this.dir, `.${port}.json.${process.pid}.tmp`);
     try {
       const fd = openSync(temp, 'w');

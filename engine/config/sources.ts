@@ -145,6 +145,7 @@ export class ConfigSources {
       if (found.length > 0) loaded.skipped.push({ file: candidate.origin, reason: found.map((p) => p.message).join('; ') });
       return found.length === 0;
     });
+    this.options.store?.leaveAlone(loaded.skipped.map((s) => s.file));
     const clashes = this.duplicates([...loaded.config, ...dataDir]);
     if (clashes.length > 0) throw new StartupError(clashes.map((p) => p.message).join('\n'));
     const report = await this.apply(loaded.config, dataDir);
@@ -177,6 +178,7 @@ export class ConfigSources {
     } catch (err) {
       throw sourceError([{ code: '500', type: 'config_source_unreadable', message: (err as Error).message }]);
     }
+    this.options.store?.leaveAlone(loaded.skipped.map((s) => s.file));
     if (loaded.skipped.length > 0) {
       throw sourceError(loaded.skipped.map((s) => ({
         code: '500', type: 'bad_datadir_file', message: `${s.file}: ${s.reason}`, file: s.file,

@@ -152,6 +152,9 @@ test('startup skips misnamed, port-less, unreadable and scripted files, lists th
     assert.match(skipped['notes.txt'], /not named <port>\.json/);
     assert.is((await call(good, 'GET', '/')).body, 'good');
     assert.equal((await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port), [good]);
+    // An imposter taking a skipped file's port is served, but that file stays as it was.
+    assert.is((await svc.admin('POST', '/imposters', { port: 1234, protocol: 'http', stubs: [stub('x')] })).status, 201);
+    assert.is((await svc.admin('DELETE', '/imposters/1234')).status, 200);
     for (const [i, name] of Object.keys(bad).entries()) {
       assert.is(readFileSync(join(dir, name), 'utf8'), bad[name]);
       assert.is(statSync(join(dir, name)).mtimeMs, before[i]);
