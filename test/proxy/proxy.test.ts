@@ -180,6 +180,8 @@ test('injectHeaders: set case-insensitively on the forwarded request (and on gen
   assert.is(seen.headers.host, `127.0.0.1:${upstream.port}`, 'Host is the origin');
   const [recorded] = await stubs(port);
   assert.equal(recorded.predicates, [{ equals: { headers: { 'X-Injected': 'yes' } } }], 'generator keys name headers as the request spells them (mountebank)');
+  await call(port, 'GET', '/h', { headers: { 'x-injected': 'yes' } });
+  assert.is(upstream.seen.length, 1, 'a request carrying the injected value replays the recording');
 
   const hostPort = await imposter([{ responses: [{ proxy: { to: upstream.origin, mode: 'proxyTransparent', injectHeaders: { host: 'api.example.com' } } }] }]);
   await call(hostPort, 'GET', '/h');

@@ -101,7 +101,7 @@ export type InjectedGenerator = (source: string, request: Json) => Promise<unkno
 /**
  * The predicates for `request`, which generators share and `ignore` edits in place, as in mountebank:
  * a key one generator ignores is gone from the values every generator recorded for that field.
- * The result is a detached copy.
+ * The result is a detached JSON copy.
  */
 export async function generatePredicates(request: Json, generators: unknown, inject: InjectedGenerator | undefined): Promise<Json[]> {
   const predicates: Json[] = [];
@@ -115,5 +115,6 @@ export async function generatePredicates(request: Json, generators: unknown, inj
     }
     predicates.push(...fieldPredicates(request, generator));
   }
-  return structuredClone(predicates);
+  // A JSON copy, as mountebank stores stubs: keys whose value is undefined (a header the request lacks) vanish.
+  return JSON.parse(JSON.stringify(predicates)) as Json[];
 }

@@ -49,5 +49,5 @@ export async function recordProxyResponse(
 ): Promise<void> {
   if (proxy.mode === 'proxyTransparent') return;
   const predicates = await generatePredicates(structuredClone(proxied), proxy.predicateGenerators, inject);
-  storeRecording(store, source, proxy.mode, predicates, recordedResponse(structuredClone(response), proxy));
+  storeRecording(store, source, proxy.mode, predicates, recordedResponse(JSON.parse(JSON.stringify(response)) as ResponseFields, proxy));
 }
