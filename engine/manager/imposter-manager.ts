@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
@@ -54,6 +55,28 @@ const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 /** An imposter header as reconcile compares it: `recordRequests: false` is the default, so it equals absence (replayable JSON spells it out). */
 function comparableHeader(config: Record<string, unknown>): Record<string, unknown> {
   return { ...config, recordRequests: config.recordRequests === true };
+}
+
+/**
+ * Ids for stubs that arrive without one: the id of an identical running stub, so re-sending an unchanged
+ * configuration leaves it unchanged (recorded requests and response cycles kept); otherwise a fresh one
+ * when ids are generated.
+ */
+function withStubIds(definition: ImposterDefinition, current: Imposter | undefined, generateIds: boolean): ImposterDefinition {
+  const pool = current ? current.stubs.map((live) => live.config) : [];
+  const taken = new Set<unknown>(definition.stubs.map((stub) => stub.config.id).filter((id) => id !== undefined));
+  const stubs = definition.stubs.map((stub): StubDefinition => {
+    if (stub.config.id !== undefined) return stub;
+    const at = pool.findIndex((config) => !taken.has(config.id) && isDeepStrictEqual({ ...config, id: undefined }, { ...stub.config, id: undefined }));
+    if (at !== -1) {
+      const [match] = pool.splice(at, 1);
+      if (match.id === undefined) return stub;
+      taken.add(match.id);
+      return { ...stub, config: { id: match.id, ...stub.config } };
+    }
+    return generateIds ? { ...stub, config: { id: randomUUID(), ...stub.config } } : stub;
+  });
+  return { ...definition, stubs };
 }
 
 /**
@@ -231,17 +254,17 @@ export class ImposterManager {
    */
   applyAll(bodies: unknown, generateIds = true): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
     if (!Array.isArray(bodies)) throw errors.badData("'imposters' must be an array");
-    const definitions = bodies.map((body) => this.parse(body, generateIds));
+    const definitions = bodies.map((body) => this.parse(body, false));
     const seen = new Set<number>();
     for (const d of definitions) {
       if (d.port === 0) continue;
       if (seen.has(d.port)) throw errors.badData(`duplicate port ${d.port} in imposters`);
       seen.add(d.port);
     }
-    return this.exclusive(() => this.reconcile(definitions));
+    return this.exclusive(() => this.reconcile(definitions, generateIds));
   }
 
-  private async reconcile(definitions: ImposterDefinition[]): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+  private async reconcile(definitions: ImposterDefinition[], generateIds: boolean): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
     const report: ApplyReport = { created: [], replaced: [], stubPatched: [], deleted: [], unchanged: [], failed: [] };
     const explicit = definitions.filter((d) => d.port !== 0);
     const wanted = new Set(explicit.map((d) => d.port));
@@ -259,14 +282,14 @@ export class ImposterManager {
     const result: Imposter[] = [];
     for (const definition of explicit) {
       try {
-        result.push(await this.reconcileOne(definition, report));
+        result.push(await this.reconcileOne(withStubIds(definition, this.imposters.get(definition.port), generateIds), report));
       } catch (err) {
         report.failed.push({ port: definition.port, error: (err as Error).message });
       }
     }
     for (const definition of definitions.filter((d) => d.port === 0)) {
       try {
-        const imposter = await this.start(definition);
+        const imposter = await this.start(withStubIds(definition, undefined, generateIds));
         report.created.push(imposter.port);
         this.observers.onLifecycle('created', imposter.port);
         result.push(imposter);

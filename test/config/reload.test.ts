@@ -199,6 +199,32 @@ test('an imposter created while a reload applies is persisted; auto-assigned con
   }
 });
 
+test('PUT /imposters re-sending the same stubs without ids keeps them unchanged: ids, recorded requests and cycles', async () => {
+  const svc = await startInProcess();
+  try {
+    const port = await freePort();
+    const payload = { imposters: [{ port, protocol: 'http', recordRequests: true, stubs: [cycling, stub('other')] }] };
+    assert.is((await svc.admin('PUT', '/imposters', payload)).status, 200);
+    const ids = (await svc.admin('GET', `/imposters/${port}`)).json.stubs.map((s: any) => s.id);
+    assert.is(ids.length, 2);
+    assert.ok(ids.every((id: unknown) => typeof id === 'string'), 'ids generated over HTTP');
+    assert.is((await call(port, 'GET', '/')).body, 'first');
+    assert.is((await svc.admin('PUT', '/imposters', payload)).status, 200);
+    assert.is((await call(port, 'GET', '/')).body, 'second', 'response cycle kept');
+    const detail = (await svc.admin('GET', `/imposters/${port}`)).json;
+    assert.equal(detail.stubs.map((s: any) => s.id), ids, 'same ids');
+    assert.is(detail.requests.length, 2, 'recorded requests kept');
+    const reordered = { imposters: [{ port, protocol: 'http', recordRequests: true, stubs: [{ predicates: [{ equals: { path: '/new' } }], responses: [{ is: { body: 'new' } }] }, cycling] }] };
+    await svc.admin('PUT', '/imposters', reordered);
+    const patched = (await svc.admin('GET', `/imposters/${port}`)).json.stubs;
+    assert.is(patched[1].id, ids[0], 'the unchanged stub keeps its id at its new index');
+    assert.ok(typeof patched[0].id === 'string' && !ids.includes(patched[0].id), 'the new stub gets a fresh id');
+    assert.is((await call(port, 'GET', '/')).body, 'third', 'and its cycle');
+  } finally {
+    await svc.stop();
+  }
+});
+
 test('PUT /imposters semantics: explicit ports first, then auto-assigned ones, which are always recreated', async () => {
   const manager = new ImposterManager({ allowInjection: false, log: silentLogger, host: '127.0.0.1' });
   const events: string[] = [];
