@@ -88,6 +88,7 @@ test('mountebank spellings, aliases and unknown flags', () => {
   assert.equal(options.warnings, ['option --protofile is not supported and was ignored', 'unknown option --whatever ignored']);
   assert.is(parseCliOptions(['--port=3003', '--allowInjection=false'], {}).allowInjection, false);
   assert.is(parseCliOptions(['--port=3003'], {}).port, 3003);
+  assert.is(parseCliOptions(['--imposters', 'i.json'], {}).configFile, 'i.json', 'SPEC spelling of --configfile');
 });
 
 test('SPEC options: runtime, front door, metrics port, scripts dir, require-admin-auth, api key', () => {

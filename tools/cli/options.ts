@@ -54,7 +54,7 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--logfile': 'logFile',
   '--pidfile': 'pidFile',
   '--ipWhitelist': 'ipWhitelist', '-w': 'ipWhitelist',
-  '--configfile': 'configFile',
+  '--configfile': 'configFile', '--imposters': 'configFile',
   '--api-key': 'apiKey', '--apikey': 'apiKey',
   '--datadir': 'datadir',
   '--metrics-port': 'metricsPort',
