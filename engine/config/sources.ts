@@ -149,13 +149,19 @@ export class ConfigSources {
     const clashes = this.duplicates([...loaded.config, ...dataDir]);
     if (clashes.length > 0) throw new StartupError(clashes.map((p) => p.message).join('\n'));
     const report = await this.apply(loaded.config, dataDir);
-    if (report.failed.length > 0) {
-      throw new StartupError(report.failed.map((f) => `imposter on port ${f.port} failed to start: ${f.error}`).join('\n'));
+    // A persisted imposter that cannot start (its port taken meanwhile) must not keep the server down.
+    const persisted = new Map(dataDir.map((c) => [c.port, c.origin]));
+    const fatal = report.failed.filter((f) => !persisted.has(f.port));
+    if (fatal.length > 0) {
+      throw new StartupError(fatal.map((f) => `imposter on port ${f.port} failed to start: ${f.error}`).join('\n'));
+    }
+    for (const failure of report.failed) {
+      loaded.skipped.push({ file: persisted.get(failure.port)!, reason: `failed to start: ${failure.error}` });
     }
     return {
       report,
       fromConfigFile: loaded.config.length,
-      fromDataDir: dataDir.length,
+      fromDataDir: dataDir.length - (report.failed.length - fatal.length),
       skipped: loaded.skipped.sort((a, b) => a.file.localeCompare(b.file)),
       routes: loaded.routes,
     };

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../helpers/in-process.js';
@@ -161,6 +162,31 @@ test('startup skips misnamed, port-less, unreadable and scripted files, lists th
     }
   } finally {
     await svc.stop();
+  }
+});
+
+test('a persisted imposter whose port is taken is listed and left alone; the others start', async () => {
+  const dir = freshDir();
+  const [taken, fine] = [await freePort(), await freePort()];
+  const blocker: Server = createServer();
+  await new Promise<void>((resolve) => blocker.listen(taken, resolve));
+  const text = JSON.stringify({ port: taken, protocol: 'http' });
+  writeFileSync(join(dir, `${taken}.json`), text);
+  writeFileSync(join(dir, `${fine}.json`), JSON.stringify({ port: fine, protocol: 'http', stubs: [stub('fine')] }));
+  try {
+    const svc = await startHarness({ datadir: dir });
+    try {
+      assert.is(svc.summary.fromDataDir, 1);
+      assert.is(svc.summary.skipped.length, 1);
+      assert.is(svc.summary.skipped[0].file, join(dir, `${taken}.json`));
+      assert.match(svc.summary.skipped[0].reason, /failed to start: Port \d+ is already in use/);
+      assert.is((await call(fine, 'GET', '/')).body, 'fine');
+      assert.is(readFileSync(join(dir, `${taken}.json`), 'utf8'), text);
+    } finally {
+      await svc.stop();
+    }
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
   }
 });
 
