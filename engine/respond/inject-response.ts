@@ -30,18 +30,20 @@ export async function runInject(compiled: CompiledResponse, ctx: ResolveContext,
   }
 }
 
+function envelope(statusCode: number, entry: Record<string, unknown>, headers = JSON_TYPE): PreparedResponse {
+  return { statusCode, headers, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
+}
+
 /** The SPEC §7 answer for a failed inject (`response`) or inject predicate; undefined for errors that are not the script's. */
 export function scriptFailure(err: unknown, hook: 'response' | 'predicate'): PreparedResponse | undefined {
-  const prefix = hook === 'predicate' ? 'predicate injection' : 'injection';
   if (err instanceof ScriptTimeoutError) {
-    const entry = { code: `${prefix} timeout`, type: `${prefix.replace(' ', '_')}_timeout`, message: err.message };
-    return { statusCode: 504, headers: TIMEOUT_HEADERS, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
+    const [code, type] = hook === 'predicate' ? ['predicate injection timeout', 'predicate_injection_timeout'] : ['injection timeout', 'injection_timeout'];
+    return envelope(504, { code, type, message: err.message }, TIMEOUT_HEADERS);
   }
-  if (err instanceof ScriptError) {
-    const entry = hook === 'predicate'
-      ? { code: 'invalid predicate injection', type: 'invalid_predicate_injection', message: 'invalid predicate injection', data: err.message }
-      : { code: 'invalid injection', type: 'invalid_injection', message: 'invalid response injection', data: err.message };
-    return { statusCode: 400, headers: JSON_TYPE, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
-  }
-  return undefined;
+  if (!(err instanceof ScriptError)) return undefined;
+  // The sandbox itself failed (worker lost, host closing): not the script's fault.
+  if (err.kind === 'host') return envelope(500, { code: '500', type: 'internal_error', message: err.message });
+  return hook === 'predicate'
+    ? envelope(400, { code: 'invalid predicate injection', type: 'invalid_predicate_injection', message: 'invalid predicate injection', data: err.message })
+    : envelope(400, { code: 'invalid injection', type: 'invalid_injection', message: 'invalid response injection', data: err.message });
 }
