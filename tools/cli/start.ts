@@ -86,8 +86,13 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   const metricsPort = options.metricsPort ?? 9090;
   const metrics = await startMetricsServer({ port: metricsPort, host, manager, admin: server })
     .catch((err: unknown) => { log.error(`cannot bind metrics port ${metricsPort}: ${describe(err)}`); });
-  // Written only once serving: tooling waits for this file to know the server is ready.
-  writePidFile(options.pidFile);
+  // Written only once serving: tooling waits for this file to know the server is ready. A read-only
+  // working directory must not stop a server that is already up.
+  try {
+    writePidFile(options.pidFile);
+  } catch (err) {
+    log.error(`cannot write pidfile ${options.pidFile}: ${describe(err)}`);
+  }
   log.info(`svc v${VERSION} now taking orders - point your browser to http://localhost:${admin.port}/ for help`);
 
   let stopping = false;
