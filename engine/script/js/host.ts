@@ -261,7 +261,7 @@ class WorkerScriptHost implements JsScriptHost {
 
   private answer(call: PendingCall, outcome: RunOutcome): void {
     if (outcome.ok) {
-      call.resolve((JSON.parse(outcome.json) as { value: unknown }).value);
+      call.resolve(outcome.json === '' ? undefined : JSON.parse(outcome.json));
     } else if (outcome.timeout) {
       call.reject(new ScriptTimeoutError(call.timeoutMs, outcome.message));
     } else {

@@ -1,7 +1,7 @@
 /**
  * JavaScript evaluated once in every imposter's QuickJS context. It returns the runners the host
  * calls for each hook, holding that imposter's `state` objects, so state never crosses the sandbox
- * boundary. JSON and Object.keys are captured here, before any user code can replace them.
+ * boundary. JSON and Object.assign are captured here, before any user code can replace them.
  *
  * Signatures follow mountebank 2.9.1:
  * - inject:    fn(config, injectState, logger, callback, imposterState), config = {request, state, logger, callback}
@@ -15,7 +15,7 @@
  */
 export const PRELUDE = String.raw`(function (hostLog) {
   'use strict';
-  const parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys;
+  const parse = JSON.parse, stringify = JSON.stringify, assign = Object.assign;
   const text = (value) => {
     if (typeof value === 'string') return value;
     if (value === undefined) return 'undefined';
@@ -56,15 +56,17 @@ export const PRELUDE = String.raw`(function (hostLog) {
   };
   const withRequestFields = (config, request) => {
     if (request.method || request.data) {
-      for (const key of keys(request)) config[key] = request[key];
+      assign(config, request);
     }
     return config;
   };
-  /** The result as JSON {"value": ...} once settled; undefined while still pending; throws a rejection. */
+  /** The result as JSON text once settled; undefined while still pending; throws a rejection. */
   const resultOf = (target) => {
     if (!target.settled) return undefined;
     if (target.failed) throw target.error;
-    return stringify({ value: target.value });
+    // '' stands for undefined (and for values JSON has no form for).
+    const json = stringify(target.value);
+    return json === undefined ? '' : json;
   };
   // Each runner answers at once when the script settled synchronously (the common case), so the
   // host needs one call into the sandbox per request.

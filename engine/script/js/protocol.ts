@@ -27,7 +27,7 @@ export type LogLine = [level: 'debug' | 'info' | 'warn' | 'error', args: string[
 export type FailureKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory';
 
 export type RunOutcome =
-  /** `json` is `{"value": ...}`: the hook's result as JSON text. */
+  /** `json` is the hook's result as JSON text, '' for undefined. */
   | { ok: true; json: string }
   | { ok: false; timeout: true; message: string }
   | { ok: false; timeout: false; kind: FailureKind; message: string };
