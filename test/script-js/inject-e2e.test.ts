@@ -149,6 +149,24 @@ test('predicate inject timeout: 504 predicate injection timeout with x-svc-scrip
   assert.is(errorsOf(res.body)[0].code, 'predicate injection timeout');
 });
 
+test('debug matching with a spinning inject predicate: 504 "Debug matching timed out" with x-svc-script-timeout', async () => {
+  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) {} }' }], responses: [{ is: { body: 'x' } }] }] });
+  const res = await call(port, 'GET', '/', { headers: { 'X-Svc-Debug': 'true' } });
+  assert.is(res.status, 504);
+  assert.is(res.headers['x-svc-script-timeout'], 'true');
+  assert.is(errorsOf(res.body)[0].message, 'Debug matching timed out');
+});
+
+test('without _svc.scriptEngine the deadline is 5000 ms; a non-positive timeoutMs falls back to it', async () => {
+  const slowButFine = 'function () { const end = Date.now() + 400; while (Date.now() < end) {} return { body: "done" }; }';
+  const byDefault = await imposter(injectOnly(slowButFine));
+  assert.is((await call(byDefault, 'GET', '/')).body, 'done');
+  const invalid = await imposter(injectOnly(slowButFine, { _svc: { scriptEngine: { timeoutMs: -1 } } }));
+  assert.is((await call(invalid, 'GET', '/')).body, 'done');
+  const tight = await imposter(injectOnly(slowButFine, { _svc: { scriptEngine: { timeoutMs: 100 } } }));
+  assert.is((await call(tight, 'GET', '/')).status, 504);
+});
+
 test('while(true) on one imposter: 504 at its deadline while another imposter keeps answering fast', async () => {
   const spinning = await imposter(injectOnly('function () { while (true) {} }', fast));
   const steady = await imposter({ stubs: [{ responses: [{ is: { body: 'steady' } }] }] });
