@@ -54,6 +54,16 @@ test('decorate runs after copy: it sees the substituted response', async () => {
   assert.is((await call(port, 'GET', '/abc')).body, 'ID=ABC');
 });
 
+test('decorate: config.state persists per imposter across calls, shared with inject responses', async () => {
+  const port = await imposter([
+    { predicates: [{ equals: { path: '/inject' } }], responses: [{ inject: 'function (config) { config.state.n = (config.state.n || 0) + 10; return { body: String(config.state.n) }; }' }] },
+    { responses: [{ is: { body: '' }, _behaviors: { decorate: 'function (config) { config.state.n = (config.state.n || 0) + 1; config.response.body = String(config.state.n); }' } }] },
+  ]);
+  const bodies = [];
+  for (const path of ['/d', '/d', '/inject', '/d']) bodies.push((await call(port, 'GET', path)).body);
+  assert.equal(bodies, ['1', '2', '12', '13']);
+});
+
 test('decorate error: the undecorated response, marked x-svc-decorate-error', async () => {
   const port = await imposter([{ responses: [{ is: { statusCode: 202, headers: { 'X-Kept': 'k' }, body: 'plain' }, _behaviors: { decorate: 'function (config) { config.response.body = "half"; throw new Error("boom"); }' } }] }]);
   const res = await call(port, 'GET', '/');
