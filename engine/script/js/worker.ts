@@ -5,13 +5,19 @@
  * interrupt poll of a script that runs longer, so a slow script does not hold back the answers of
  * the calls before it.
  */
+import { platform, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadQuickJS, SandboxSet } from './sandbox.js';
 import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
 
+/** Lower priority than the serving thread (CFS weight about 1:3). */
+const SCRIPT_NICENESS = 5;
 const port = parentPort;
 if (!port) throw new Error('engine/script/js/worker must run as a worker thread');
 const { memoryLimitBytes } = workerData as { memoryLimitBytes: number };
+// On Linux this lowers only this thread (elsewhere it would be the whole process): when a script
+// spins, the scheduler still favours the thread serving imposter traffic.
+if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
 
 const replies = new ReplyBatch();
 const flush = (): void => {
