@@ -42,6 +42,11 @@ async function serve(mode: string, adminPort: number, metricsPort: number): Prom
   const server = createAdminServer({
     manager, log,
     settings: { version: 'bench', port: adminPort, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
+    // The server's own CPU time: a figure other load on the machine disturbs far less than req/s.
+    extend: (router) => router.on('GET', '/bench/cpu', () => {
+      const used = process.cpuUsage();
+      return { status: 200, body: { micros: used.user + used.system } };
+    }),
   });
   await listenAdmin(server, adminPort, '127.0.0.1');
   if (mode === 'on') await startMetricsServer({ port: metricsPort, host: '127.0.0.1', manager, admin: server });
@@ -156,39 +161,47 @@ async function main(): Promise<void> {
     };
     const recordPort = Number(new URL(urls.record).port);
     const cells: Record<'off' | 'on' | 'record' | 'subscriber', Cell> = { off: { runs: [] }, on: { runs: [] }, record: { runs: [] }, subscriber: { runs: [] } };
-    const delivered = { requests: 0, missed: 0, served: 0 };
-    const measure = async (url: string) => {
+    const cpu: Record<keyof typeof cells, number[]> = { off: [], on: [], record: [], subscriber: [] };
+    const delivered = { requests: 0, missed: 0 };
+    const cpuMicros = async (server: RunningServer) =>
+      (JSON.parse((await http('GET', `http://127.0.0.1:${server.adminPort}/bench/cpu`)).body) as { micros: number }).micros;
+    const measure = async (cell: keyof typeof cells, server: RunningServer, url: string) => {
       const base = { url, request, connections: CONNECTIONS, threads: 1, wrapper: pin.wrk };
       await runWrk({ ...base, seconds: WARMUP_SECONDS });
-      return runWrk({ ...base, seconds: duration });
+      const before = await cpuMicros(server);
+      const result = await runWrk({ ...base, seconds: duration });
+      cpu[cell].push((await cpuMicros(server) - before) / result.requests);
+      cells[cell].runs.push(result);
     };
     for (let run = 0; run < runs; run += 1) {
-      cells.off.runs.push(await measure(urls.off));
-      cells.on.runs.push(await measure(urls.on));
-      cells.record.runs.push(await measure(urls.record));
+      await measure('off', off, urls.off);
+      await measure('on', on, urls.on);
+      await measure('record', on, urls.record);
       const reader = subscribe(on.adminPort, recordPort);
-      const result = await measure(urls.record);
+      await measure('subscriber', on, urls.record);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const got = reader.stop();
-      cells.subscriber.runs.push(result);
       delivered.requests += got.requests;
       delivered.missed += got.missed;
       process.stderr.write(`bench: run ${run + 1}/${runs} done\n`);
     }
     const scrape = await http('GET', `http://127.0.0.1:${metricsPort}/metrics`);
     const counted = scrape.body.split('\n').filter((l) => l.startsWith('svc_requests_total{')).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-    const [o, m, r, s] = (['off', 'on', 'record', 'subscriber'] as const).map((k) => summarize(cells[k]));
+    const [o, m, r, s] = (['off', 'on', 'record', 'subscriber'] as const).map((k) => ({ ...summarize(cells[k]), cpuUs: median(cpu[k]) }));
     const rps = (x: { requestsPerSecond: number }) => Math.round(x.requestsPerSecond).toLocaleString('en-US').padStart(9);
     const pct = (a: { requestsPerSecond: number }, b: { requestsPerSecond: number }) => `${(100 * (a.requestsPerSecond / b.requestsPerSecond - 1)).toFixed(1)}%`;
     const p99 = (x: { p99Ms: number }) => `${x.p99Ms.toFixed(2)} ms`;
+    const us = (x: { cpuUs: number }) => `${x.cpuUs.toFixed(2)} µs`;
+    const cpuPct = (a: { cpuUs: number }, b: { cpuUs: number }) => `${(100 * (a.cpuUs / b.cpuUs - 1)).toFixed(1)}%`;
     process.stdout.write([
       `observability cost, static is stub, wrk -t1 -c${CONNECTIONS} -d${duration}s, median of ${runs}, node ${process.version}`,
       `  pinning: ${pinned ? 'servers core 0, wrk and the SSE reader core 1' : 'none'}`,
       '',
-      `  off         metrics plane not started                 ${rps(o!)} req/s  p99 ${p99(o!)}`,
-      `  on          metrics plane started                     ${rps(m!)} req/s  p99 ${p99(m!)}  (${pct(m!, o!)} vs off)`,
-      `  record      + recordRequests, no subscriber           ${rps(r!)} req/s  p99 ${p99(r!)}  (${pct(r!, m!)} vs on)`,
-      `  subscriber  + one SSE client on /events?types=requests ${rps(s!)} req/s  p99 ${p99(s!)}  (${pct(s!, r!)} vs record)`,
+      '                                                         throughput      p99           server CPU per request',
+      `  off         metrics plane not started                 ${rps(o!)} req/s  ${p99(o!)}  ${us(o!)}`,
+      `  on          metrics plane started                     ${rps(m!)} req/s  ${p99(m!)}  ${us(m!)}  (vs off: ${pct(m!, o!)} req/s, ${cpuPct(m!, o!)} CPU)`,
+      `  record      + recordRequests, no subscriber           ${rps(r!)} req/s  ${p99(r!)}  ${us(r!)}  (vs on: ${pct(r!, m!)} req/s, ${cpuPct(r!, m!)} CPU)`,
+      `  subscriber  + one SSE client on /events?types=requests ${rps(s!)} req/s  ${p99(s!)}  ${us(s!)}  (vs record: ${pct(s!, r!)} req/s, ${cpuPct(s!, r!)} CPU)`,
       '',
       `  SSE client received ${delivered.requests.toLocaleString('en-US')} request events, lagged reported ${delivered.missed.toLocaleString('en-US')} missed`,
       `  svc_requests_total on the metrics plane: ${counted.toLocaleString('en-US')} (all traffic of the 'on' engine, warm-ups included)`,
