@@ -150,7 +150,7 @@ export class Imposter {
     try {
       found = this.matcher.firstMatch(request, this.matchContext, 0, trace);
     } catch (err) {
-      this.failMatch(err, sink, record, started);
+      this.failMatch(err, request.method, sink, record, started);
       return;
     }
     if (typeof found === 'number') {
@@ -158,7 +158,7 @@ export class Imposter {
     } else {
       found.then(
         (index) => this.respond(index, request, sink, record, trace, started, wire.url),
-        (err: unknown) => this.failMatch(err, sink, record, started),
+        (err: unknown) => this.failMatch(err, request.method, sink, record, started),
       );
     }
   }
@@ -205,7 +205,7 @@ export class Imposter {
     else found.then((index) => answer(debugOutcome(index)), fail);
   }
 
-  private failMatch(err: unknown, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+  private failMatch(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
     const message = (err as Error)?.message ?? String(err);
     this.log.error(`imposter ${this.port}: predicate evaluation failed: ${message}`);
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
@@ -214,6 +214,7 @@ export class Imposter {
       ? errorResponse(500, err.code, 'predicate_error', message)
       : scriptFailure(err, 'predicate') ?? errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
     this.send(sink, response);
+    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, method, response.statusCode);
     if (record) this.stamp(record, response.statusCode, started);
   }
 

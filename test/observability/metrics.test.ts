@@ -87,6 +87,19 @@ test('imposter traffic counts requests by method/status and accepted connections
   assert.is(value(after, 'svc_accepted_connections_total', { worker: '0' }), accepted0 + 4, 'one connection per call');
 });
 
+test('answers from a failing predicate are counted too', async () => {
+  const broken = await freePort();
+  await svc.admin('POST', '/imposters', {
+    port: broken, protocol: 'http',
+    // contains on a JSON number throws while matching (mountebank answers 500).
+    stubs: [{ predicates: [{ contains: { body: { n: '1' } } }], responses: [{ is: {} }] }],
+  });
+  const before = value(await scrape(), 'svc_requests_total', { method: 'PUT', status: '500' }) ?? 0;
+  const res = await call(broken, 'PUT', '/', { body: '{"n":1}', headers: { 'Content-Type': 'application/json' } });
+  assert.is(res.status, 500);
+  assert.is(value(await scrape(), 'svc_requests_total', { method: 'PUT', status: '500' }), before + 1);
+});
+
 test('every SPEC metric carries exactly its label set once producers report', async () => {
   await call(port, 'GET', '/ok');
   const m = running.metrics;
