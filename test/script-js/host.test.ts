@@ -172,6 +172,21 @@ test('a memory bomb is refused with a memory ScriptError; the scope starts over 
   assert.equal(await host.inject(s, 'function (config) { return { body: String(config.state.kept) }; }', request), { body: 'undefined' });
 });
 
+test('a bomb of small objects is refused as out of memory too', async () => {
+  const err = await failure(host.inject(scope(), 'function () { const all = []; let i = 0; while (true) all.push({ i: i++ }); }', request, { timeoutMs: 20000 }));
+  assert.instance(err, ScriptError);
+  assert.is((err as ScriptError).kind, 'memory');
+});
+
+test('a thrown null is a plain runtime error while memory is fine', async () => {
+  const own = createJsScriptHost({ log, workers: 1 });
+  const err = await failure(own.inject(1, 'function () { throw null; }', request));
+  await own.close();
+  assert.instance(err, ScriptError);
+  assert.is((err as ScriptError).kind, 'runtime');
+  assert.is(err.message, 'null');
+});
+
 test('the loop bound stops a runaway loop that the deadline would allow', async () => {
   const err = await failure(host.inject(scope(), 'function () { for (;;) {} }', request, { timeoutMs: 30000 }));
   assert.instance(err, ScriptError);

@@ -78,6 +78,7 @@ class WorkerSlot {
   private outbox = new WireBatch();
   /** Sources the current worker has been sent, by number. */
   private sources = new Map<string, number>();
+  private flushScheduled = false;
 
   constructor(private readonly spawn: () => Worker, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
     private readonly onExit: (slot: WorkerSlot, error: Error) => void) {}
@@ -113,8 +114,6 @@ class WorkerSlot {
     this.worker = worker;
   }
 
-  private flushScheduled = false;
-
   private scheduleFlush(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -136,17 +135,23 @@ class WorkerSlot {
 
   private exited(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
-    this.worker = undefined;
+    this.detach();
     this.onExit(this, error);
   }
 
   /** Terminates the thread; the next post starts a fresh one. */
   async stop(): Promise<void> {
+    const worker = this.detach();
+    if (worker) await worker.terminate();
+  }
+
+  /** Forgets the current worker and everything sent or about to be sent to it. */
+  private detach(): Worker | undefined {
     const worker = this.worker;
     this.worker = undefined;
     this.outbox = new WireBatch();
     this.sources = new Map();
-    if (worker) await worker.terminate();
+    return worker;
   }
 }
 

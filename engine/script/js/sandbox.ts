@@ -15,8 +15,11 @@
  * - memory: this QuickJS build cannot see allocation sizes (no malloc_usable_size: its own limit
  *   only counts allocations), so the hard bound is the worker's wasm memory, capped at
  *   `memoryLimitBytes` (default 256 MiB, shared by the imposters on that worker) → error "out of
- *   memory". The failing imposter's sandbox (and its state) is then rebuilt so leftover garbage
- *   cannot poison later calls.
+ *   memory". When even the error object cannot be allocated QuickJS throws `null`, so a `null`
+ *   thrown while the wasm heap is near its ceiling counts as out of memory (the heap never shrinks:
+ *   after one bomb, a script's own `throw null` on that worker reads as out of memory too). The
+ *   failing imposter's sandbox (and its state) is then rebuilt so leftover garbage cannot poison
+ *   later calls.
  */
 import {
   newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule,
@@ -38,13 +41,6 @@ const MAX_FUNCTIONS = 256;
 /** Error messages are cut here (a stack overflow's trace alone runs to tens of kilobytes). */
 const MAX_MESSAGE = 2000;
 
-/** A QuickJS module whose whole heap (every imposter sandbox in this thread) stays under the limit. */
-export function loadQuickJS(memoryLimitBytes = DEFAULT_MEMORY_LIMIT): Promise<QuickJSWASMModule> {
-  const initial = BASE_MEMORY / WASM_PAGE;
-  const maximum = initial + Math.ceil(memoryLimitBytes / WASM_PAGE);
-  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: new WebAssembly.Memory({ initial, maximum }) }));
-}
-
 type Interrupt = 'timeout' | 'loop-bound' | undefined;
 
 class ScopeSandbox {
@@ -56,10 +52,11 @@ class ScopeSandbox {
   // No deadline while the trusted prelude is evaluated.
   private deadline = Number.POSITIVE_INFINITY;
   private polls = 0;
-  interrupted: Interrupt;
+  private interrupted: Interrupt;
   logs: LogLine[] = [];
 
-  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly onPoll: () => void) {
+  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly onPoll: () => void,
+    private readonly heapFull: () => boolean) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(memoryLimitBytes);
     this.runtime.setMaxStackSize(STACK_BYTES);
@@ -163,6 +160,7 @@ class ScopeSandbox {
 
   private failure(message: RunMessage, error: QuickJSHandle): RunOutcome {
     const text = describe(this.context, error);
+    const threwNull = this.context.typeof(error) === 'object' && text === 'null';
     error.dispose();
     if (this.interrupted === 'timeout') return timedOut(message);
     if (this.interrupted === 'loop-bound') {
@@ -171,7 +169,9 @@ class ScopeSandbox {
     if (/^InternalError: stack overflow/.test(text)) {
       return { ok: false, timeout: false, kind: 'recursion', message: 'recursion depth exceeded (stack overflow)' };
     }
-    if (/^InternalError: out of memory/.test(text)) return { ok: false, timeout: false, kind: 'memory', message: 'out of memory' };
+    if (/^InternalError: out of memory/.test(text) || (threwNull && this.heapFull())) {
+      return { ok: false, timeout: false, kind: 'memory', message: 'out of memory' };
+    }
     return { ok: false, timeout: false, kind: 'runtime', message: text };
   }
 
@@ -206,18 +206,30 @@ function describe(ctx: QuickJSContext, error: QuickJSHandle): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
 }
 
-/** Every imposter's sandbox in this thread. */
+/** Every imposter's sandbox in this thread, on one QuickJS module whose whole heap stays under the limit. */
 export class SandboxSet {
   private readonly scopes = new Map<number, ScopeSandbox>();
+  private readonly heapFull: () => boolean;
 
   /** `onPoll` runs at every interrupt poll of a running script (well under a millisecond apart). */
-  constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes = DEFAULT_MEMORY_LIMIT,
-    private readonly onPoll: () => void = () => undefined) {}
+  static async create(memoryLimitBytes = DEFAULT_MEMORY_LIMIT, onPoll: () => void = () => undefined): Promise<SandboxSet> {
+    const initial = BASE_MEMORY / WASM_PAGE;
+    const maximum = initial + Math.ceil(memoryLimitBytes / WASM_PAGE);
+    const memory = new WebAssembly.Memory({ initial, maximum });
+    const module = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
+    return new SandboxSet(module, memoryLimitBytes, onPoll, memory, maximum * WASM_PAGE);
+  }
+
+  private constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes: number,
+    private readonly onPoll: () => void, memory: WebAssembly.Memory, maximumBytes: number) {
+    // Allocations grow by doubling, so the one that fails can leave a tenth of the ceiling unused.
+    this.heapFull = () => memory.buffer.byteLength >= maximumBytes * 0.9;
+  }
 
   run(message: RunMessage): { outcome: RunOutcome; logs: LogLine[] } {
     let sandbox = this.scopes.get(message.scope);
     if (!sandbox) {
-      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes, this.onPoll);
+      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes, this.onPoll, this.heapFull);
       this.scopes.set(message.scope, sandbox);
     }
     sandbox.logs = [];

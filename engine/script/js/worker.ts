@@ -7,7 +7,7 @@
  */
 import { platform, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadQuickJS, SandboxSet } from './sandbox.js';
+import { SandboxSet } from './sandbox.js';
 import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */
@@ -23,7 +23,7 @@ const replies = new ReplyBatch();
 const flush = (): void => {
   if (!replies.empty) port.postMessage(replies.take());
 };
-const sandboxes = new SandboxSet(await loadQuickJS(memoryLimitBytes), memoryLimitBytes, flush);
+const sandboxes = await SandboxSet.create(memoryLimitBytes, flush);
 
 function run(message: RunMessage): void {
   try {
