@@ -121,6 +121,10 @@ test('logger lines reach the engine log at their level, formatted like util.form
   const lines = log.recent().map((e) => `${e.level} ${e.message}`);
   assert.ok(lines.includes('warn svc::script user ann has 3 items'), lines.join('\n'));
   assert.ok(lines.includes('info svc::script {"a":1}'), lines.join('\n'));
+  await host.inject(scope(), 'function () { console.log("via console", 1); console.error("bad"); return {}; }', request);
+  const after = log.recent().map((e) => `${e.level} ${e.message}`);
+  assert.ok(after.includes('info svc::script via console 1'), after.join('\n'));
+  assert.ok(after.includes('error svc::script bad'), after.join('\n'));
 });
 
 test('a syntax error is a compile ScriptError', async () => {

@@ -20,8 +20,9 @@
  * is released at the deadline; `ScriptError` (with `kind`: compile, runtime, loop-bound, recursion,
  * memory, host) for everything else. Limits enforced are documented in ./sandbox.ts.
  *
- * Sandbox: no `require`, `process`, filesystem, network or timers; `logger.debug/info/warn/error`
- * write to the engine log prefixed `svc::script`.
+ * Sandbox: no `require`, `process`, `Buffer`, filesystem, network or timers;
+ * `logger.debug/info/warn/error` (and `console.log/info/warn/error/debug`) write to the engine log
+ * prefixed `svc::script`. Each imposter has its own QuickJS context (globals are not shared).
  */
 export { createJsScriptHost, DEFAULT_TIMEOUT_MS, type JsScriptHost, type JsScriptHostOptions, type ScriptCallOptions } from './host.js';
 export { ScriptError, ScriptTimeoutError, type ScriptErrorKind } from './errors.js';

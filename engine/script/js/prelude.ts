@@ -30,6 +30,8 @@ export const PRELUDE = String.raw`(function (hostLog) {
       hostLog(level, stringify(args));
     };
   }
+  // Scripts written for mountebank (Node) often log through console: it goes to the same log.
+  globalThis.console = { log: logger.info, info: logger.info, warn: logger.warn, error: logger.error, debug: logger.debug };
   const injectState = {};
   const imposterState = {};
   // One outcome per call; callbacks and promise reactions left over from an earlier call settle
