@@ -48,7 +48,8 @@ export class Imposter {
   private readonly defaultPrepared: PreparedResponse;
   private readonly recordRequests: boolean;
   private readonly allowCORS: boolean;
-  private readonly matchContext: MatchContext;
+  /** What predicates may call while matching (inject); verify evaluates with the same context. */
+  readonly matchContext: MatchContext;
   private readonly scope: ImposterScope;
 
   constructor(

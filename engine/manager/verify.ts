@@ -1,4 +1,4 @@
-import { compilePredicate, type CompiledPredicate } from '../match/index.js';
+import { compilePredicate, type CompiledPredicate, type MatchContext } from '../match/index.js';
 import type { MockRequest } from '../model/index.js';
 import { isObject } from '../model/index.js';
 import type { Imposter } from './imposter.js';
@@ -48,8 +48,8 @@ function actualFor(predicate: unknown, record: RecordedRequest): Record<string, 
   return out;
 }
 
-async function passes(predicate: CompiledPredicate, request: MockRequest): Promise<boolean> {
-  return predicate(request, {});
+async function passes(predicate: CompiledPredicate, request: MockRequest, context: MatchContext): Promise<boolean> {
+  return predicate(request, context);
 }
 
 /** POST /imposters/{port}/verify (SPEC §4.4). */
@@ -65,7 +65,7 @@ export async function verifyRequests(imposter: Imposter, body: Record<string, un
     const request = requestOf(record);
     const failed: number[] = [];
     for (let i = 0; i < compiled.length; i += 1) {
-      if (!(await passes(compiled[i], request))) failed.push(i);
+      if (!(await passes(compiled[i], request, imposter.matchContext))) failed.push(i);
     }
     if (failed.length === 0) {
       matched.push(record);

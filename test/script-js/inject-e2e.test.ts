@@ -113,6 +113,17 @@ test('inject predicates select stubs; the request is theirs to read', async () =
   assert.is((await call(port, 'GET', '/other')).body, '');
 });
 
+test('verify evaluates inject predicates in the imposter\'s sandbox', async () => {
+  const port = await imposter({ recordRequests: true, stubs: [{ responses: [{ is: { body: 'ok' } }] }] });
+  await call(port, 'GET', '/a');
+  await call(port, 'GET', '/b');
+  const res = await svc.admin('POST', `/imposters/${port}/verify`, {
+    predicates: [{ inject: 'function (config) { return config.request.path === "/b"; }' }],
+  });
+  assert.is(res.status, 200, res.body);
+  assert.equal(res.json, { matched: 1, total: 2 });
+});
+
 test('response inject error: 400 invalid injection', async () => {
   const port = await imposter(injectOnly('function () { throw new Error("boom"); }'));
   const res = await call(port, 'GET', '/');
