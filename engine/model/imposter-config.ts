@@ -54,12 +54,22 @@ function validateRepeat(response: Record<string, unknown>, errs: ErrorEntry[]): 
   }
 }
 
-function validateIsResponse(is: unknown, response: unknown, errs: ErrorEntry[]): void {
+/**
+ * True when a behavior may rewrite the `is` fields before serving (copy/lookup tokens, decorate,
+ * shellTransform): mountebank's documented `statusCode: '${code}'` with a copy is then valid.
+ */
+function rewritesResponse(response: Record<string, unknown>): boolean {
+  const passive = new Set(['wait', 'repeat']);
+  const entries = [response._behaviors, ...(Array.isArray(response.behaviors) ? response.behaviors : [])];
+  return entries.some((entry) => isObject(entry) && Object.keys(entry).some((key) => !passive.has(key)));
+}
+
+function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[]): void {
   if (!isObject(is)) {
     errs.push(errorEntries.badData("'is' must be an object", response));
     return;
   }
-  if (is.statusCode !== undefined) {
+  if (is.statusCode !== undefined && !rewritesResponse(response)) {
     const code = Number(is.statusCode);
     if (!Number.isInteger(code) || code < 100 || code > 999) {
       errs.push(errorEntries.badData("'statusCode' must be a valid HTTP status code", response));
