@@ -48,7 +48,6 @@ export class SvcMetrics implements EngineObserver {
   private readonly acceptErrors = new Children((v) => this.acceptErrorsTotal.labels(...v));
   private readonly outage = new Children((v) => this.outageGauge.labels(...v));
 
-  private readonly requestsTotal: Counter<string>;
   private readonly faultsTotal: Counter<string>;
   private readonly latencyMs: Histogram<string>;
   private readonly errorStatusTotal: Counter<string>;
@@ -65,7 +64,8 @@ export class SvcMetrics implements EngineObserver {
   constructor() {
     const registers = [this.registry];
     const tally = this.requests;
-    this.requestsTotal = new Counter({
+    // Registered for its collect() hook only: request counts are tallied off prom-client and drained at scrape time.
+    new Counter({
       name: 'svc_requests_total', help: 'Imposter requests answered with an HTTP status.', labelNames: ['method', 'status'], registers,
       collect() {
         tally.drain((method, status, delta) => this.labels(method, status).inc(delta));

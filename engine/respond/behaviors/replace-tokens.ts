@@ -47,7 +47,7 @@ export function indexedTokenRewrite(token: string): (values: unknown[]) => TextR
   const pattern = new RegExp(`${escapeRegex(token)}(?:\\[(\\d+)\\])?`, 'g');
   return (values) => {
     if (values.length === 0) return undefined;
-    return (text) => text.replace(pattern, (whole, digits: string | undefined) => {
+    return (text) => text.replace(pattern, (_whole, digits: string | undefined) => {
       if (digits === undefined) return joined(values[0]);
       if (INDEX.test(digits) && Number(digits) < values.length) return joined(values[Number(digits)]);
       return `${joined(values[0])}[${digits}]`;
