@@ -1,4 +1,5 @@
 import { cloneJson, isObject } from '../model/index.js';
+import type { KeyPair } from '../transport/index.js';
 import type { Imposter } from './imposter.js';
 
 export interface RenderOptions {
@@ -32,6 +33,23 @@ function extraConfig(imposter: Imposter): Record<string, unknown> {
   for (const [key, value] of Object.entries(imposter.config)) {
     if (!OMITTED_FROM_HEADER.has(key)) out[key] = cloneJson(value);
   }
+  return out;
+}
+
+/**
+ * What mountebank reports for an https server in the detail and replayable forms: the key and cert
+ * in use (`fallback`, the default pair, for a missing one), mutualAuth, rejectUnauthorized, ca, and
+ * the cipher list when given.
+ */
+export function tlsMetadata(config: Record<string, unknown>, fallback: KeyPair | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    key: typeof config.key === 'string' ? config.key : fallback?.key,
+    cert: typeof config.cert === 'string' ? config.cert : fallback?.cert,
+    mutualAuth: Boolean(config.mutualAuth),
+    rejectUnauthorized: config.rejectUnauthorized ? cloneJson(config.rejectUnauthorized) : false,
+    ca: config.ca ? cloneJson(config.ca) : null,
+  };
+  if (typeof config.ciphers === 'string') out.ciphers = config.ciphers.toUpperCase();
   return out;
 }
 
@@ -75,11 +93,12 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
   if (options.removeProxies) stubs = withoutProxies(stubs);
   if (options.replayable) {
     stubs = withoutRecordingTimes(stubs);
-    return { ...header(imposter), ...extraConfig(imposter), recordRequests: imposter.config.recordRequests === true, stubs };
+    return { ...header(imposter), ...extraConfig(imposter), ...imposter.tls, recordRequests: imposter.config.recordRequests === true, stubs };
   }
   const out: Record<string, unknown> = {
     ...header(imposter),
     ...extraConfig(imposter),
+    ...imposter.tls,
     numberOfRequests: imposter.numberOfRequests,
     stubCount: imposter.stubs.length,
     enabled: imposter.enabled,

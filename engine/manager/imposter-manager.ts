@@ -4,12 +4,12 @@ import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
   type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
-import { createListener, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
+import { createListener, defaultKeyPair, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
 import type { Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
 import { PortAllocator } from './port-allocator.js';
-import { renderDeleted, renderImposter, renderSummary, stubLinks, type RenderOptions } from './imposter-json.js';
+import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
@@ -52,9 +52,25 @@ export interface SavedRequestsPage {
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
-/** An imposter header as reconcile compares it: `recordRequests: false` is the default, so it equals absence (replayable JSON spells it out). */
-function comparableHeader(config: Record<string, unknown>): Record<string, unknown> {
-  return { ...config, recordRequests: config.recordRequests === true };
+/**
+ * An imposter header as reconcile compares it: `recordRequests: false` is the default, so it equals
+ * absence (replayable JSON spells it out); likewise `tls`, the https settings in effect, so a saved
+ * config that spells out the default pair compares equal to one that left it out.
+ */
+function comparableHeader(config: Record<string, unknown>, tls: Record<string, unknown> | undefined): Record<string, unknown> {
+  return { ...config, ...tls, recordRequests: config.recordRequests === true };
+}
+
+/** The https settings an imposter config yields (undefined for http); the default pair only when needed. */
+async function tlsOf(definition: ImposterDefinition): Promise<Record<string, unknown> | undefined> {
+  if (definition.protocol !== 'https') return undefined;
+  const { key, cert } = definition.config;
+  const fallback = typeof key === 'string' && typeof cert === 'string' ? undefined : await defaultKeyPair();
+  return tlsMetadata(definition.config, fallback);
+}
+
+function isPemList(value: unknown): value is string | string[] {
+  return typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
 }
 
 /**
@@ -146,6 +162,9 @@ export class ImposterManager {
       key: typeof config.key === 'string' ? config.key : undefined,
       cert: typeof config.cert === 'string' ? config.cert : undefined,
       mutualAuth: config.mutualAuth === true,
+      rejectUnauthorized: config.rejectUnauthorized === true,
+      ca: isPemList(config.ca) ? config.ca : undefined,
+      ciphers: typeof config.ciphers === 'string' ? config.ciphers.toUpperCase() : undefined,
       http2: !isHttp2Disabled(),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
       events: {
@@ -160,6 +179,7 @@ export class ImposterManager {
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
+    imposter.tls = await tlsOf(definition);
     return imposter;
   }
 
@@ -308,7 +328,10 @@ export class ImposterManager {
       this.observers.onLifecycle('created', created.port);
       return created;
     }
-    const sameHeader = isDeepStrictEqual(comparableHeader({ ...definition.config, port: definition.port }), comparableHeader(current.config));
+    const sameHeader = isDeepStrictEqual(
+      comparableHeader({ ...definition.config, port: definition.port }, await tlsOf(definition)),
+      comparableHeader(current.config, current.tls),
+    );
     const newStubs = definition.stubs.map((s) => s.config);
     const sameStubs = isDeepStrictEqual(newStubs, current.stubs.map((s) => s.config));
     if (sameHeader && sameStubs) {

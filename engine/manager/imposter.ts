@@ -38,6 +38,8 @@ export class Imposter {
   numberOfRequests = 0;
   readonly journal = new JournalRing<RecordedRequest>();
   listener: Listener | undefined;
+  /** https only: the server's TLS settings as mountebank reports them (imposter-json.ts tlsMetadata). */
+  tls: Record<string, unknown> | undefined;
   /** Some stub answers with a TCP fault: new connections get HTTP/1 only (SPEC §1 rule 3). */
   usesTcpFault = false;
   /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */

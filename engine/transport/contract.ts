@@ -32,6 +32,12 @@ export interface ListenerOptions {
   key?: string;
   cert?: string;
   mutualAuth?: boolean;
+  /** With mutualAuth: refuse client certificates not signed by `ca` (mountebank's `rejectUnauthorized`). */
+  rejectUnauthorized?: boolean;
+  /** PEM(s) trusted for client certificates. */
+  ca?: string | string[];
+  /** OpenSSL cipher list. */
+  ciphers?: string;
   /** false: HTTP/1 only (no h2c sniff, ALPN offers only http/1.1). */
   http2: boolean;
   /**

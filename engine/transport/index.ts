@@ -7,5 +7,6 @@ export type {
   ResponseSink,
 } from './contract.js';
 export { createListener } from './listener.js';
+export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
 export { reasonPhrase } from './status-text.js';

@@ -26,7 +26,10 @@ export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOpt
     cert: options.cert ?? fallback?.cert,
     ...alpn(options),
     requestCert: options.mutualAuth === true,
-    // mutualAuth asks for a client certificate but, as in mountebank, does not reject untrusted ones.
-    rejectUnauthorized: false,
+    // As in mountebank, mutualAuth alone accepts any client certificate; untrusted ones are refused
+    // only when rejectUnauthorized is set as well.
+    rejectUnauthorized: options.mutualAuth === true && options.rejectUnauthorized === true,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(options.ciphers !== undefined ? { ciphers: options.ciphers } : {}),
   };
 }
