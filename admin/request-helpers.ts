@@ -38,3 +38,6 @@ export function renderOptions(request: AdminRequest, defaults: { replayable?: bo
     baseUrl: request.baseUrl,
   };
 }
+
+/** mountebank negotiates JSON/HTML on these reads (express `response.format`), which sends `Vary: Accept`. */
+export const negotiated: Record<string, string> = { Vary: 'Accept' };

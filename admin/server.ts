@@ -54,7 +54,8 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body, null, 2);
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+  // Route headers first, as mountebank's express answers (`Location` / `Vary` before `Content-Type`).
+  response.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   response.end(text);
 }
 

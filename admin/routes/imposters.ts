@@ -1,7 +1,7 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
 import type { Router } from '../router.js';
-import { flag, jsonBody, objectBody, portParam, renderOptions } from '../request-helpers.js';
+import { flag, jsonBody, negotiated, objectBody, portParam, renderOptions } from '../request-helpers.js';
 
 export function imposterRoutes(router: Router, manager: ImposterManager): void {
   router.on('GET', '/imposters', (req) => {
@@ -10,6 +10,7 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
     const list = flag(req, 'list');
     return {
       status: 200,
+      headers: negotiated,
       body: { imposters: manager.renderList({ replayable, removeProxies, list, baseUrl: req.baseUrl }) },
     };
   });
@@ -46,6 +47,7 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
 
   router.on('GET', '/imposters/:port', (req) => ({
     status: 200,
+    headers: negotiated,
     body: manager.render(portParam(req), renderOptions(req)),
   }));
 

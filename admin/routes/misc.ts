@@ -2,10 +2,12 @@ import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Logger } from '../../engine/log/index.js';
 import type { Router } from '../router.js';
 import type { AdminSettings } from '../settings.js';
+import { negotiated } from '../request-helpers.js';
 
 export function miscRoutes(router: Router, manager: ImposterManager, settings: AdminSettings, log: Logger): void {
   router.on('GET', '/', (req) => ({
     status: 200,
+    headers: negotiated,
     body: {
       _links: {
         imposters: { href: `${req.baseUrl}/imposters` },
@@ -21,6 +23,7 @@ export function miscRoutes(router: Router, manager: ImposterManager, settings: A
     const memory = process.memoryUsage();
     return {
       status: 200,
+      headers: negotiated,
       body: {
         version: settings.version,
         commit: null,
@@ -62,7 +65,7 @@ export function miscRoutes(router: Router, manager: ImposterManager, settings: A
     const all = log.recent();
     const start = Number(req.query.get('startIndex') ?? 0) || 0;
     const end = req.query.get('endIndex') === null ? all.length - 1 : Number(req.query.get('endIndex'));
-    return { status: 200, body: { logs: all.slice(start, end + 1) } };
+    return { status: 200, headers: negotiated, body: { logs: all.slice(start, end + 1) } };
   });
 
   router.on('GET', '/metrics', () => {

@@ -1,7 +1,7 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
 import type { AdminRequest, Router } from '../router.js';
-import { objectBody, portParam } from '../request-helpers.js';
+import { negotiated, objectBody, portParam } from '../request-helpers.js';
 
 function sinceOf(req: AdminRequest): number | undefined {
   const raw = req.query.get('since');
@@ -21,14 +21,14 @@ export function requestRoutes(router: Router, manager: ImposterManager): void {
     router.on('DELETE', `/imposters/:port/${name}`, (req) => {
       const port = portParam(req);
       manager.clearRequests(port, req.query.getAll('match'));
-      return { status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) };
+      return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
     });
   }
 
   router.on('DELETE', '/imposters/:port/savedProxyResponses', (req) => {
     const port = portParam(req);
     manager.clearProxyResponses(port);
-    return { status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) };
+    return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
   });
 
   router.on('POST', '/imposters/:port/verify', async (req) => ({

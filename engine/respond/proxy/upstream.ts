@@ -91,11 +91,13 @@ function outgoingHeaders(headers: HeaderMap, target: UpstreamTarget, hostInjecte
     const lower = name.toLowerCase();
     // The client's own Connection header goes along, as in mountebank: the origin's answer (served
     // and recorded) then says what it would have said to the client; keep-alive clients keep the pool warm.
-    if (name.startsWith(':') || (lower === 'host' && !hostInjected)) continue;
+    if (name.startsWith(':')) continue;
     if (lower === 'content-length' || lower === 'transfer-encoding') framed = true;
-    out[name] = value;
+    // The origin's Host replaces the client's where it stood, as mountebank's proxy does.
+    if (lower === 'host' && !hostInjected) out.host = target.url.host;
+    else out[name] = value;
   }
-  if (!hostInjected) out.host = target.url.host;
+  if (!hostInjected && out.host === undefined) out.host = target.url.host;
   if (body.length > 0 && !framed) out['Content-Length'] = body.length;
   return out;
 }

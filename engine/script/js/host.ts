@@ -14,9 +14,10 @@
  * worker that still has not answered GRACE_MS after a released call is stuck in something the
  * interrupt cannot reach: it is replaced, and the imposters it held start over with fresh state.
  */
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/index.js';
@@ -161,7 +162,12 @@ function workerSpawner(memoryLimitBytes: number): () => Worker {
   // inherit the parent's loader hooks, so from source a bootstrap registers tsx before importing.
   if (extname(fileURLToPath(import.meta.url)) === '.ts') {
     const entry = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
-    const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); });`;
+    // Resolved here, not in the eval worker: a bare specifier there resolves against the process's
+    // working directory, which need not be the repository. (import.meta.resolve is missing when tsx
+    // runs this file as CommonJS, so the package is located through its package.json.)
+    const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
+    const tsxApi = JSON.stringify(pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href);
+    const bootstrap = `import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`;
     return () => new Worker(bootstrap, { ...options, eval: true });
   }
   const entry = new URL('./worker.js', import.meta.url);
