@@ -200,6 +200,18 @@ for (const protocol of ['http', 'https'] as const) {
     assert.equal(svc, mb);
   });
 
+  test(`${protocol}: a statusCode token filled by the behaviors array form; a value that is no status answers 500`, async () => {
+    const { mb, svc } = await onBoth(ready(), 1, single(protocol, {
+      responses: [{ is: { statusCode: '${code}', body: 'coded' }, behaviors: [{ copy: { from: 'path', into: '${code}', using: { method: 'regex', selector: '\\w+' } } }] }],
+    }), async (_side, [port]) => {
+      const good = await get(port!, '/201');
+      const bad = await get(port!, '/abc');
+      return { good: `${good.status} ${good.body}`, bad: bad.status, code: typeof bad.json?.errors?.[0]?.code };
+    });
+    assert.equal(mb, { good: '201 coded', bad: 500, code: 'string' });
+    assert.equal(svc, mb);
+  });
+
   test(`${protocol}: copy with a namespaced xpath from the body`, async () => {
     const { mb, svc } = await onBoth(ready(), 1, single(protocol, {
       responses: [{

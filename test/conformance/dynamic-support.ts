@@ -4,8 +4,8 @@
  * own; requests go over http or https the way mountebank's functional tests send them (an
  * `accept: application/json` header, a JSON content type whenever there is a body).
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isUtf8 } from 'node:buffer';
 import { freePort, http, startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
 import { ignoredHeaders, svcIsMountebank } from '../helpers/pair.js';
@@ -37,7 +37,10 @@ export async function startDynamicPair(): Promise<DynamicPair> {
   const side = (name: Side['name'], server: RunningServer): Side => ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
   return {
     sides: [side('mountebank', mb), side('svc', svc)],
-    async stop() { await Promise.all([mb.stop(), svc.stop()]); },
+    async stop() {
+      closeAgents();
+      await Promise.all([mb.stop(), svc.stop()]);
+    },
   };
 }
 
@@ -61,7 +64,16 @@ export interface Call {
   timeoutMs?: number;
 }
 
-/** One request on a fresh connection; rejects with the socket error (its `code`) when there is no answer. */
+/** Keep-alive agents, as mountebank's test client has: a connection an imposter leaves open is reused. */
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true, rejectUnauthorized: false }) };
+
+/** Closes the pooled connections; each file calls it when it is done (uvu runs every file in one process). */
+export function closeAgents(): void {
+  agents.http.destroy();
+  agents.https.destroy();
+}
+
+/** One request through the keep-alive agent; rejects with the socket error (its `code`) when there is no answer. */
 export function call(spec: Call): Promise<Answer> {
   const headers: Record<string, string> = { ...spec.headers };
   if (!Object.keys(headers).some((k) => k.toLowerCase() === 'accept')) headers.accept = 'application/json';
@@ -72,7 +84,7 @@ export function call(spec: Call): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = send({
       host: 'localhost', port: spec.port, method: spec.method ?? 'GET', path: spec.path ?? '/', headers,
-      agent: false, rejectUnauthorized: false,
+      agent: agents[spec.protocol ?? 'http'], rejectUnauthorized: false,
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
