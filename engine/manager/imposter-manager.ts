@@ -20,6 +20,8 @@ export interface ManagerOptions {
   /** Bind address for imposters without their own `host` (mountebank binds all interfaces). */
   host?: string;
   maxBodyBytes?: number;
+  /** mountebank's `--mock` flag: every imposter records requests, whatever its recordRequests says. */
+  recordAllRequests?: boolean;
   log: Logger;
   /**
    * Runs before an imposter is deleted (not when it is replaced); throwing keeps the imposter, and the
@@ -175,7 +177,7 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts);
+    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true);
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));

@@ -59,11 +59,13 @@ export class Imposter {
     private readonly log: Logger, private readonly observers: ObserverSet,
     /** The manager's JavaScript sandbox, started on first use. */
     scriptHost: () => JsScriptHost,
+    /** mountebank's `--mock`: record even when the config's recordRequests is false (read back as written). */
+    recordAll = false,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
-    this.recordRequests = definition.config.recordRequests === true;
+    this.recordRequests = recordAll || definition.config.recordRequests === true;
     this.allowCORS = definition.config.allowCORS === true;
     this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(this.defaults);

@@ -9,6 +9,8 @@ export interface CliOptions {
   port: number;
   host?: string;
   allowInjection: boolean;
+  /** mountebank's `--mock`: record requests on every imposter. */
+  mock: boolean;
   logLevel: LogLevel;
   /** `off` in the log filter: nothing on the console. */
   logQuiet: boolean;
@@ -78,7 +80,7 @@ const BOOLEAN_FLAGS: Record<string, Key | 'ignored'> = {
   '--nologfile': 'noLogFile',
   '--require-admin-auth': 'requireAdminAuth',
   '--removeProxies': 'removeProxies', '-r': 'removeProxies',
-  '--mock': 'ignored', '-m': 'ignored',
+  '--mock': 'mock', '-m': 'mock',
   '--debug': 'ignored', '-d': 'ignored',
 };
 
@@ -128,6 +130,7 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       layer.frontDoor = value;
       return;
     case 'allowInjection':
+    case 'mock':
     case 'localOnly':
     case 'noParse':
     case 'noLogFile':
@@ -232,6 +235,7 @@ function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
   return {
     port: 2525,
     allowInjection: false,
+    mock: false,
     logLevel: 'info',
     logQuiet: false,
     noLogFile: false,

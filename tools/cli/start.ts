@@ -59,6 +59,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   }
   const manager = new ImposterManager({
     allowInjection: options.allowInjection,
+    recordAllRequests: options.mock,
     host,
     log,
     beforeDelete: store && ((port) => store?.beforeDelete(port)),
