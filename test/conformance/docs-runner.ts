@@ -235,12 +235,15 @@ function maskJson(value: unknown, keys: Set<string>): unknown {
       out.is = { ...(out.is as object), headers: withoutFraming(out.is && (out.is as Record<string, unknown>).headers) };
     }
     if (is && typeof is === 'object' && '_proxyResponseTime' in is && Array.isArray(out.behaviors)) {
-      // addWaitBehavior records the origin's response time as the wait.
-      out.behaviors = out.behaviors.map((b: Record<string, unknown>) => ('wait' in b ? { ...b, wait: '<volatile>' } : b));
+      // addWaitBehavior records the origin's response time as the wait, and no wait when it took 0 ms.
+      const kept = out.behaviors.filter((b: Record<string, unknown>) => !('wait' in b));
+      if (kept.length > 0) out.behaviors = kept;
+      else delete out.behaviors;
     }
     return out;
   }
-  return value;
+  // Clock readings (a decorated "The time is 08:03:03") differ by run even where the docs do not mark them.
+  return typeof value === 'string' ? value.replace(/\b\d\d:\d\d:\d\d\b/g, 'HH:MM:SS') : value;
 }
 
 /** An `is` a proxy recorded: timing and the origin's framing headers are per run. */
