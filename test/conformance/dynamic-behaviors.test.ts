@@ -76,6 +76,7 @@ for (const protocol of ['http', 'https'] as const) {
     ['decorate (config) reads the request path', 'config => { config.response.body = config.response.body.replace("${PATH}", config.request.path); }', 'the path is ${PATH}', 'the path is /test'],
     ['decorate (request, response) returning a new response', '(request, response) => { const c = JSON.parse(JSON.stringify(response)); c.body = "This is a clone"; return c; }', 'This is the original', 'This is a clone'],
     ['decorate (config) returning a new response', 'config => { const c = JSON.parse(JSON.stringify(config.response)); c.body = "This is a clone"; return c; }', 'This is the original', 'This is a clone'],
+    ['decorate returning a value that is no response (served as an empty one)', '() => "text"', 'This is the original', ''],
   ];
   for (const [name, decorate, body, expected] of decorators) {
     test(`${protocol}: ${name}`, async () => {

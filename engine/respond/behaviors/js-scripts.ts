@@ -29,7 +29,9 @@ export function behaviorScriptsOf(access: SandboxAccess, port: number): Behavior
       },
       async decorate(source, response, ctx) {
         const result = await access.host().decorate(port, source, ctx.requestJson(), response, { timeoutMs: access.timeoutMs });
-        return isObject(result) ? result : response;
+        // A falsy return already came back as the mutated response; mountebank serves any other
+        // returned value (a string, a number) as a response without fields, like inject's.
+        return isObject(result) ? result : {};
       },
       isTimeout: (err) => err instanceof ScriptTimeoutError,
     };
