@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ImposterManager } from '../engine/manager/index.js';
 import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
@@ -32,6 +32,8 @@ export interface AdminServerOptions {
   reloader?: Reloader;
   /** The event stream behind `GET /events`; when omitted one is made and closed with the server. */
   events?: EventHub;
+  /** `--localOnly` / `--ipWhitelist` (transport connectionFilter): refused connections are destroyed on accept. */
+  allowConnection?: (remoteAddress: string | undefined) => boolean;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -141,6 +143,12 @@ export function createAdminServer(options: AdminServerOptions): Server {
       sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)));
     });
   });
+  const allowConnection = options.allowConnection;
+  if (allowConnection) {
+    server.on('connection', (socket: Socket) => {
+      if (!allowConnection(socket.remoteAddress)) socket.destroy();
+    });
+  }
   server.on('close', () => {
     unobserve();
     if (!options.events) events.close();

@@ -140,7 +140,14 @@ export class ConfigSources {
     }
     const configProblems = loaded.config.flatMap((c) => this.invalid(c));
     if (configProblems.length > 0) throw new StartupError(configProblems.map((p) => p.message).join('\n'));
+    // At startup the config file wins a port both sources declare, as mountebank's --configfile
+    // overwrites what its data directory restored; the persisted file is left as it is.
+    const configPorts = new Set(loaded.config.map((c) => c.port).filter((port) => port !== 0));
     const dataDir = loaded.dataDir.filter((candidate) => {
+      if (configPorts.has(candidate.port)) {
+        loaded.skipped.push({ file: candidate.origin, reason: `port ${candidate.port} is also in ${this.options.configFile}, which wins` });
+        return false;
+      }
       const found = this.problemsOf(candidate);
       if (found.length > 0) loaded.skipped.push({ file: candidate.origin, reason: found.map((p) => p.message).join('; ') });
       return found.length === 0;

@@ -22,6 +22,8 @@ export interface ManagerOptions {
   maxBodyBytes?: number;
   /** mountebank's `--mock` flag: every imposter records requests, whatever its recordRequests says. */
   recordAllRequests?: boolean;
+  /** `--localOnly` / `--ipWhitelist` (transport connectionFilter); absent serves every peer. */
+  allowConnection?: (remoteAddress: string | undefined) => boolean;
   log: Logger;
   /**
    * Runs before an imposter is deleted (not when it is replaced); throwing keeps the imposter, and the
@@ -169,6 +171,7 @@ export class ImposterManager {
       ciphers: typeof config.ciphers === 'string' ? config.ciphers.toUpperCase() : undefined,
       http2: !isHttp2Disabled(),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      allowConnection: this.options.allowConnection,
       events: {
         accepted: () => this.observers.onConnection(port, 0),
         acceptFailed: (error) => this.observers.onAcceptError(port, error),

@@ -49,6 +49,8 @@ export interface ListenerOptions {
   maxBodyBytes: number;
   /** Accept-loop events for metrics (SPEC §4.13); called synchronously, must be cheap and never throw. */
   events?: ListenerEvents;
+  /** `--localOnly` / `--ipWhitelist`: a connection it refuses is destroyed on accept. */
+  allowConnection?: (remoteAddress: string | undefined) => boolean;
 }
 
 export interface ListenerEvents {

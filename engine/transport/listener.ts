@@ -71,10 +71,15 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   const sockets = new Set<Socket>();
   const rawByPeer = new Map<string, Socket>();
   const events = options.events;
+  const allowConnection = options.allowConnection;
   server.on('connection', (raw: Socket) => {
     events?.accepted();
-    sockets.add(raw);
     raw.on('error', ignore);
+    if (allowConnection !== undefined && !allowConnection(raw.remoteAddress)) {
+      raw.destroy();
+      return;
+    }
+    sockets.add(raw);
     if (secure) {
       const key = peerKey(raw);
       rawByPeer.set(key, raw);

@@ -206,16 +206,23 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   return layer;
 }
 
-/** The rcfile (JSON defaults): listed keys only; unknown keys are warned and ignored. */
+/**
+ * The rcfile (JSON defaults): listed keys only; unknown keys are warned and ignored. A missing or
+ * unparseable file is warned and the server starts on its other options, as mountebank's does.
+ */
 function rcLayer(path: string, warnings: string[]): Layer {
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read rcfile ${path}: ${code ?? (err as Error).message}`);
+    warnings.push(`cannot read rcfile ${path}: ${code ?? (err as Error).message}; ignored`);
+    return {};
   }
-  if (!isObject(doc)) throw new UsageError(`rcfile ${path} must hold a JSON object`);
+  if (!isObject(doc)) {
+    warnings.push(`rcfile ${path} does not hold a JSON object; ignored`);
+    return {};
+  }
   const layer: Layer = {};
   for (const [name, value] of Object.entries(doc)) {
     const key = RC_KEYS[name];

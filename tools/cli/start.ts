@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createLogger, type Logger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
+import { connectionFilter } from '../../engine/transport/index.js';
 import { isSvcError } from '../../engine/model/index.js';
 import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '../../engine/config/index.js';
 import { createAdminServer, listenAdmin, startMetricsServer, type AdminSettings } from '../../admin/index.js';
@@ -48,7 +49,9 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   for (const warning of options.warnings) log.warn(warning);
   for (const operand of options.positionals) log.warn(`unexpected argument '${operand}' ignored`);
   if (options.runtime === 'per-core') log.warn('--runtime per-core: this build accepts connections on one event loop');
-  const host = options.host ?? (options.localOnly ? '127.0.0.1' : undefined);
+  // --localOnly binds like the default (every interface, so IPv6 loopback clients reach it too) and
+  // refuses non-loopback peers per connection, as mountebank does.
+  const host = options.host;
 
   let store: DataDirStore | undefined;
   try {
@@ -57,11 +60,14 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
     log.error(`cannot use data directory ${options.datadir}: ${describe(err)}`);
     return 1;
   }
+  const allowConnection = connectionFilter(options.localOnly, options.ipWhitelist, (address) =>
+    log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`));
   const manager = new ImposterManager({
     allowInjection: options.allowInjection,
     recordAllRequests: options.mock,
     host,
     log,
+    allowConnection,
     beforeDelete: store && ((port) => store?.beforeDelete(port)),
   });
   store?.attach(manager);
@@ -74,7 +80,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
     return 1;
   }
 
-  const server = createAdminServer({ manager, log, settings: settingsOf(options, host), reloader: sources });
+  const server = createAdminServer({ manager, log, settings: settingsOf(options, host), reloader: sources, allowConnection });
   let admin;
   try {
     admin = await listenAdmin(server, options.port, host);
@@ -85,7 +91,9 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   }
   // The metrics plane is optional: a busy metrics port is logged, it never stops the server.
   const metricsPort = options.metricsPort ?? 9090;
-  const metrics = await startMetricsServer({ port: metricsPort, host, manager, admin: server })
+  // The metrics plane is svc's own: under --localOnly it stays on loopback.
+  const metricsHost = host ?? (options.localOnly ? '127.0.0.1' : undefined);
+  const metrics = await startMetricsServer({ port: metricsPort, host: metricsHost, manager, admin: server })
     .catch((err: unknown) => { log.error(`cannot bind metrics port ${metricsPort}: ${describe(err)}`); });
   // Written only once serving: tooling waits for this file to know the server is ready. A read-only
   // working directory must not stop a server that is already up.
