@@ -104,7 +104,11 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
     enabled: imposter.enabled,
     recordRequests: imposter.config.recordRequests === true,
     requests: imposter.journal.all().map((e) => e.value),
-    stubs: stubs.map((stub, index) => ({ ...stub, _links: stubLinks(options.baseUrl, imposter.port, index) })),
+    stubs: stubs.map((stub, index) => {
+      // --debug matches; with removeProxies the indexes no longer line up with the live stubs.
+      const matches = options.removeProxies ? undefined : imposter.stubs[index]?.matches;
+      return { ...stub, ...(matches ? { matches: cloneJson(matches) } : {}), _links: stubLinks(options.baseUrl, imposter.port, index) };
+    }),
   };
   // Stub analysis is output only (SPEC §2.1): never part of the replayable config.
   out._svc = { ...(isObject(out._svc) ? out._svc : {}), warnings: imposter.warnings.map((w) => ({ ...w })) };

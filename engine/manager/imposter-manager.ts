@@ -22,6 +22,8 @@ export interface ManagerOptions {
   maxBodyBytes?: number;
   /** mountebank's `--mock` flag: every imposter records requests, whatever its recordRequests says. */
   recordAllRequests?: boolean;
+  /** mountebank's `--debug` flag: each stub keeps the requests it matched, read back as `matches`. */
+  debugMatches?: boolean;
   /** `--localOnly` / `--ipWhitelist` (transport connectionFilter); absent serves every peer. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
   log: Logger;
@@ -180,7 +182,7 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true);
+    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true);
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));

@@ -18,6 +18,8 @@ import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../scrip
 export interface LiveStub {
   config: Record<string, unknown>;
   cycle: ResponseCycle<CompiledResponse>;
+  /** mountebank's `--debug`: what this stub matched and answered, oldest first (read back as `matches`). */
+  matches?: Array<Record<string, unknown>>;
 }
 
 const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
@@ -61,6 +63,8 @@ export class Imposter {
     scriptHost: () => JsScriptHost,
     /** mountebank's `--mock`: record even when the config's recordRequests is false (read back as written). */
     recordAll = false,
+    /** mountebank's `--debug`: stubs keep their matches. */
+    private readonly debugMatches = false,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
@@ -235,9 +239,12 @@ export class Imposter {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
     }
+    const debugAt = this.debugMatches ? performance.now() : 0;
+    const configIndex = this.debugMatches ? stub.cycle.peek() : -1;
     const compiled = stub.cycle.next();
     if (!compiled.dynamic) {
       this.finish(request, sink, compiled.prepared!, record, started);
+      if (configIndex >= 0) this.recordMatch(stub, configIndex, request, undefined, debugAt);
       return;
     }
     const ctx = {
@@ -245,12 +252,30 @@ export class Imposter {
       url, stubs: this, log: this.logLine, proxyObserver: this.observers,
     };
     resolveResponse(compiled, ctx).then(
-      (outcome) => this.deliver(outcome, request, sink, record, started),
+      (outcome) => {
+        this.deliver(outcome, request, sink, record, started);
+        if (configIndex >= 0) this.recordMatch(stub, configIndex, request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
+      },
       (err: unknown) => {
         this.log.error(`imposter ${this.port}: response failed: ${(err as Error)?.stack ?? String(err)}`);
         this.finish(request, sink, errorResponse(500, '500', 'internal_error', (err as Error)?.message ?? String(err)), record, started);
       },
     );
+  }
+
+  /**
+   * mountebank's `--debug` match entry: the request as recorded, the response (a static `is` as
+   * configured, anything else as served) and the response config used.
+   */
+  private recordMatch(stub: LiveStub, configIndex: number, request: MockRequest, served: PreparedResponse | undefined, started: number): void {
+    const responseConfig = cloneJson((stub.config.responses as Array<Record<string, unknown>>)[configIndex]);
+    const { timestamp, ...seen } = recordOf(request);
+    const response = served
+      ? { statusCode: served.statusCode, headers: Object.fromEntries(served.headers), body: served.body.toString('utf8') }
+      : (isObject(responseConfig.is) ? cloneJson(responseConfig.is) : {});
+    (stub.matches ??= []).push({
+      timestamp, request: { ...seen, body: seen.body ?? '' }, response, responseConfig, processingTime: Math.round(performance.now() - started),
+    });
   }
 
   private deliver(outcome: ResponseOutcome, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {

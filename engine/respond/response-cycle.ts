@@ -22,6 +22,11 @@ export class ResponseCycle<T> {
     });
   }
 
+  /** Index (into the configs) of the response `next()` returns next; the cycle does not move. */
+  peek(): number {
+    return this.order[this.position];
+  }
+
   next(): T {
     const index = this.order[this.position];
     this.position = this.position + 1 === this.order.length ? 0 : this.position + 1;

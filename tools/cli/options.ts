@@ -11,6 +11,8 @@ export interface CliOptions {
   allowInjection: boolean;
   /** mountebank's `--mock`: record requests on every imposter. */
   mock: boolean;
+  /** mountebank's `--debug`: stubs list the requests they matched (`matches`). */
+  debug: boolean;
   logLevel: LogLevel;
   /** `off` in the log filter: nothing on the console. */
   logQuiet: boolean;
@@ -81,7 +83,7 @@ const BOOLEAN_FLAGS: Record<string, Key | 'ignored'> = {
   '--require-admin-auth': 'requireAdminAuth',
   '--removeProxies': 'removeProxies', '-r': 'removeProxies',
   '--mock': 'mock', '-m': 'mock',
-  '--debug': 'ignored', '-d': 'ignored',
+  '--debug': 'debug', '-d': 'debug',
 };
 
 /** rcfile keys (SPEC §1) and the option each one sets. */
@@ -131,6 +133,7 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       return;
     case 'allowInjection':
     case 'mock':
+    case 'debug':
     case 'localOnly':
     case 'noParse':
     case 'noLogFile':
@@ -243,6 +246,7 @@ function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
     port: 2525,
     allowInjection: false,
     mock: false,
+    debug: false,
     logLevel: 'info',
     logQuiet: false,
     noLogFile: false,

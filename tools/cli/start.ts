@@ -65,6 +65,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   const manager = new ImposterManager({
     allowInjection: options.allowInjection,
     recordAllRequests: options.mock,
+    debugMatches: options.debug,
     host,
     log,
     allowConnection,
