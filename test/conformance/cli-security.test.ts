@@ -6,12 +6,13 @@
  * IP blocking: with --localOnly or --ipWhitelist a connection from a refused address is destroyed on
  * accept (the client sees ECONNRESET), on the admin port and on imposter ports; the machine's
  * non-loopback addresses stand in for remote peers (the cases skip where there are none).
+ * `--apikey`: mountebank's x-api-key header and SPEC §5's Authorization header both pass.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { freePort, http, startSvc, type RunningServer } from '../helpers/servers.js';
+import { freePort, http, startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
 import { startPair, type Pair } from '../helpers/pair.js';
 
 interface Address { address: string; family: 4 | 6 }
@@ -64,6 +65,30 @@ test('without --allowInjection each scripted config is a 400 invalid injection, 
     assert.is(allowed.status, 201, 'a wait that directly specifies latency needs no permission');
   } finally {
     await pair.stop();
+  }
+});
+
+test('--apikey: admin calls without the key are 401 unauthorized; x-api-key (mountebank) and Authorization (SPEC §5) pass', async () => {
+  const port = await freePort();
+  const [mb, svc] = await Promise.all([
+    startMountebank({ args: ['--apikey', 'secret'] }),
+    startSvc({ args: ['--apikey', 'secret', '--metrics-port', String(await freePort())] }),
+  ]);
+  try {
+    for (const server of [mb, svc]) {
+      const url = `http://127.0.0.1:${server.adminPort}/imposters`;
+      const denied = await http('GET', url);
+      assert.is(denied.status, 401);
+      assert.is(JSON.parse(denied.body).errors[0].code, 'unauthorized');
+      assert.is((await http('GET', url, { headers: { 'x-api-key': 'wrong' } })).status, 401);
+      assert.is((await http('GET', url, { headers: { 'x-api-key': 'secret' } })).status, 200);
+    }
+    assert.is((await http('GET', `http://127.0.0.1:${svc.adminPort}/imposters`, { headers: { Authorization: 'secret' } })).status, 200);
+    const created = await http('POST', `http://127.0.0.1:${svc.adminPort}/imposters`, { headers: { 'x-api-key': 'secret' }, body: JSON.stringify({ protocol: 'http', port }) });
+    assert.is(created.status, 201);
+    assert.is((await http('GET', `http://127.0.0.1:${port}/`)).status, 200, 'imposter ports are not gated');
+  } finally {
+    await Promise.all([mb.stop(), svc.stop()]);
   }
 });
 
