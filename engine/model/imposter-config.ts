@@ -123,10 +123,35 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
   }
 }
 
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
+}
+
+/**
+ * mountebank reads a null optional field as absent, and typed clients serialise unset fields as
+ * null: a stub's null `predicates`, and null fields of its responses and their `is`, are dropped.
+ */
+function withoutNullFields(stub: unknown): unknown {
+  if (!isObject(stub)) return stub;
+  const out = { ...stub };
+  if (out.predicates === null) delete out.predicates;
+  if (Array.isArray(out.responses)) {
+    out.responses = out.responses.map((response: unknown) => {
+      if (!isObject(response)) return response;
+      // A null `repeat` stays, for the same 400 mountebank gives it.
+      const kept: Record<string, unknown> = { ...withoutNulls(response), ...(response.repeat === null ? { repeat: null } : {}) };
+      if (isObject(kept.is)) kept.is = withoutNulls(kept.is);
+      return kept;
+    });
+  }
+  return out;
+}
+
 /** Validates stubs (collecting every error, like mountebank) and returns their read-back form. */
-export function parseStubs(stubs: unknown, options: ParseOptions, existingIds: Iterable<string> = []): StubDefinition[] {
-  if (stubs === undefined || stubs === null) return [];
-  if (!Array.isArray(stubs)) throw errors.badData("'stubs' must be an array");
+export function parseStubs(given: unknown, options: ParseOptions, existingIds: Iterable<string> = []): StubDefinition[] {
+  if (given === undefined || given === null) return [];
+  if (!Array.isArray(given)) throw errors.badData("'stubs' must be an array");
+  const stubs = given.map(withoutNullFields);
   const errs: ErrorEntry[] = [];
   for (const stub of stubs) validateStub(stub, options, errs);
   const seen = new Set(existingIds);
@@ -162,8 +187,12 @@ function validateTls(config: Record<string, unknown>, errs: ErrorEntry[]): void 
 }
 
 /** Validates one imposter config into a definition; throws SvcError(400) listing every problem. */
-export function parseImposter(body: unknown, options: ParseOptions): ImposterDefinition {
-  if (!isObject(body)) throw errors.badData('imposter must be a JSON object', body);
+export function parseImposter(given: unknown, options: ParseOptions): ImposterDefinition {
+  if (!isObject(given)) throw errors.badData('imposter must be a JSON object', given);
+  // As for stubs (withoutNullFields): null defaultResponse/key/cert, and null defaultResponse fields, are absent.
+  const body = { ...given };
+  for (const key of ['defaultResponse', 'key', 'cert']) if (body[key] === null) delete body[key];
+  if (isObject(body.defaultResponse)) body.defaultResponse = withoutNulls(body.defaultResponse);
   const errs: ErrorEntry[] = [];
   validatePort(body.port, errs);
   const protocol = body.protocol === undefined ? 'http' : body.protocol;

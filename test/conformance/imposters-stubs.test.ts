@@ -282,6 +282,32 @@ test('PUT /imposters creates every imposter and overwrites the previous set', as
   assert.equal(svc, { status: 200, names: ['imposter 1', 'imposter 2', 'imposter 3'], served: [[200, ''], [200, ''], [200, '']] });
 });
 
+test('null optional fields (as typed clients serialise unset ones) are read as absent; a null repeat is still refused', async () => {
+  const { mb, svc } = await onBoth(async ({ api, ports, http, https }) => {
+    const nullStub = {
+      predicates: null,
+      responses: [{ is: { statusCode: null, headers: null, body: null, _mode: null }, _behaviors: null, proxy: null, inject: null, fault: null }],
+    };
+    const statuses = [
+      (await api.post('/imposters', { protocol: 'http', port: ports[0], name: null, recordRequests: null, stubs: [nullStub] })).status,
+      (await api.post('/imposters', { protocol: 'https', port: ports[1], defaultResponse: null, key: null, cert: null })).status,
+      (await api.post('/imposters', {
+        protocol: 'http', port: ports[2], defaultResponse: { statusCode: null, headers: null, body: 'default' },
+        stubs: [{ predicates: [{ equals: { path: '/x' } }], responses: [{ is: { body: 'x' } }] }],
+      })).status,
+    ];
+    const served = [];
+    for (const [client, port] of [[http, ports[0]], [https, ports[1]], [http, ports[2]]] as const) {
+      const res = await client.get('/', port);
+      served.push([res.status, res.body]);
+    }
+    const repeat = await api.post(`/imposters/${ports[0]}/stubs`, { stub: { responses: [{ is: {}, repeat: null }] } });
+    return { statuses, served, repeat: repeat.status };
+  });
+  assert.equal(svc, mb);
+  assert.equal(svc, { statuses: [201, 201, 201], served: [[200, ''], [200, ''], [200, 'default']], repeat: 400 });
+});
+
 test('GET /: every hypermedia link answers 200', async () => {
   const { mb, svc } = await onBoth(async ({ api }) => {
     const home = await api.get('/');
