@@ -213,6 +213,11 @@ export class Http1Parser {
     this.scanFrom = 0;
     if (end === -1) {
       if (data.length - off > MAX_HEAD_BYTES) return this.headTooLarge();
+      // Bytes that cannot start a request line (a TLS handshake on a plain port) fail now, as in
+      // node's parser, rather than waiting for a blank line that never comes.
+      let i = off;
+      while (i < data.length && TCHAR[data[i]] === 1) i++;
+      if (i < data.length && (i === off || data[i] !== SP)) return this.fail(bad('Malformed request line'));
       this.scanFrom = Math.max(0, data.length - off - 3);
       return this.hold(data, off);
     }

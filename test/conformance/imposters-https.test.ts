@@ -153,6 +153,17 @@ test('proxy to an origin requiring mutual auth, with the client key/cert on the 
   assert.is(svc, 'origin server');
 });
 
+test('an https client on a plain http imposter fails at once (400 and close), not after a timeout', async () => {
+  const { mb, svc } = await onBoth(async ({ api, ports }) => {
+    await api.post('/imposters', { protocol: 'http', port: ports[0] });
+    const started = Date.now();
+    const error = await handshake(ports[0]).then(() => 'handshake succeeded', (err: NodeJS.ErrnoException) => err.code ?? err.message);
+    return { error, fast: Date.now() - started < 2000 };
+  });
+  assert.equal(svc, mb);
+  assert.equal(svc, { error: 'ERR_SSL_WRONG_VERSION_NUMBER', fast: true });
+});
+
 test('PUT /imposters with a saved https config leaves the running imposter unchanged (SPEC §4.2)', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, https }) => {
     await api.post('/imposters', { protocol: 'https', port: ports[0], recordRequests: true });
