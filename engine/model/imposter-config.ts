@@ -69,7 +69,8 @@ function validateIsResponse(is: unknown, response: Record<string, unknown>, errs
     errs.push(errorEntries.badData("'is' must be an object", response));
     return;
   }
-  if (is.statusCode !== undefined && !rewritesResponse(response)) {
+  // A falsy statusCode (0, '') serves the default one, as in mountebank (`statusCode || default`).
+  if (is.statusCode && !rewritesResponse(response)) {
     const code = Number(is.statusCode);
     if (!Number.isInteger(code) || code < 100 || code > 999) {
       errs.push(errorEntries.badData("'statusCode' must be a valid HTTP status code", response));

@@ -282,7 +282,7 @@ test('PUT /imposters creates every imposter and overwrites the previous set', as
   assert.equal(svc, { status: 200, names: ['imposter 1', 'imposter 2', 'imposter 3'], served: [[200, ''], [200, ''], [200, '']] });
 });
 
-test('null optional fields (as typed clients serialise unset ones) are read as absent; a null repeat is still refused', async () => {
+test('null optional fields (as typed clients serialise unset ones) and a 0 statusCode are read as absent; a null repeat is still refused', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, http, https }) => {
     const nullStub = {
       predicates: null,
@@ -302,10 +302,13 @@ test('null optional fields (as typed clients serialise unset ones) are read as a
       served.push([res.status, res.body]);
     }
     const repeat = await api.post(`/imposters/${ports[0]}/stubs`, { stub: { responses: [{ is: {}, repeat: null }] } });
-    return { statuses, served, repeat: repeat.status };
+    // A falsy statusCode is absent too (mountebank serves `statusCode || default`).
+    const zero = await api.post(`/imposters/${ports[2]}/stubs`, { index: 0, stub: { predicates: [{ equals: { path: '/zero' } }], responses: [{ is: { statusCode: 0, body: 'zero' } }] } });
+    const zeroServed = await http.get('/zero', ports[2]);
+    return { statuses, served, repeat: repeat.status, zero: [zero.status, zeroServed.status, zeroServed.body] };
   });
   assert.equal(svc, mb);
-  assert.equal(svc, { statuses: [201, 201, 201], served: [[200, ''], [200, ''], [200, 'default']], repeat: 400 });
+  assert.equal(svc, { statuses: [201, 201, 201], served: [[200, ''], [200, ''], [200, 'default']], repeat: 400, zero: [200, 200, 'zero'] });
 });
 
 test('GET /: every hypermedia link answers 200', async () => {
