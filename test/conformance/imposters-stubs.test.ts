@@ -137,16 +137,20 @@ for (const protocol of PROTOCOLS) {
     assert.is(svc.unknown, 404);
   });
 
-  test(`${protocol}: DELETE /imposters/:port frees the port; unknown port per SPEC`, async () => {
-    const { mb, svc } = await onBoth(async ({ api, ports }) => {
-      const created = await api.post('/imposters', { protocol, port: ports[0] });
+  test(`${protocol}: DELETE /imposters/:port frees the port, pooled keep-alive sockets included; unknown port per SPEC`, async () => {
+    const { mb, svc } = await onBoth(async ({ api, ports, ...ctx }) => {
+      const client = ctx[protocol];
+      const created = await api.post('/imposters', { protocol, port: ports[0], stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' }, body: 'old' } }] }] });
+      const before = (await client.get('/', ports[0])).body;
       const deleted = await api.del(created.headers.location!);
-      const again = await api.post('/imposters', { protocol: 'http', port: ports[0] });
+      const again = await api.post('/imposters', { protocol, port: ports[0], stubs: [{ responses: [{ is: { body: 'new' } }] }] });
+      // The agent's pooled socket was to the deleted imposter: the next request must reach the new one.
+      const after = (await client.get('/', ports[0])).body;
       const unknown = await api.del(`/imposters/${ports[2]}`);
-      return { deleted: deleted.status, again: again.status, unknown: unknown.status };
+      return { before, deleted: deleted.status, again: again.status, after, unknown: unknown.status };
     });
     assert.equal({ ...svc, unknown: mb.unknown }, mb);
-    assert.equal([svc.deleted, svc.again], [200, 201]);
+    assert.equal([svc.before, svc.deleted, svc.again, svc.after], ['old', 200, 201, 'new']);
     // SPEC §4.2: DELETE of an unknown port is 404 (mountebank answers 200 {}).
     assert.is(mb.unknown, 200);
     assert.is(svc.unknown, svcIsMountebank ? 200 : 404);
