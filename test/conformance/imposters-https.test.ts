@@ -140,6 +140,17 @@ test('ciphers: reported upper-cased and used for the handshake', async () => {
   assert.equal(svc, { status: 201, ciphers: 'ECDHE-RSA-AES128-GCM-SHA256', cipher: 'ECDHE-RSA-AES128-GCM-SHA256' });
 });
 
+test('unusable TLS settings (a key that is not PEM, an unknown cipher list) are a 400 at creation', async () => {
+  const { mb, svc } = await onBoth(async ({ api, ports }) => {
+    const badKey = await api.post('/imposters', { protocol: 'https', port: ports[0], key: 'nope', cert: 'nope' });
+    const badCiphers = await api.post('/imposters', { protocol: 'https', port: ports[1], ciphers: 'NOT-A-CIPHER' });
+    const listed = (await api.get('/imposters')).body.imposters.length;
+    return { statuses: [badKey.status, badCiphers.status], listed };
+  });
+  assert.equal(svc, mb);
+  assert.equal(svc, { statuses: [400, 400], listed: 0 });
+});
+
 test('proxy to an origin requiring mutual auth, with the client key/cert on the proxy', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, https }) => {
     await api.post('/imposters', { protocol: 'https', port: ports[1], name: 'origin', mutualAuth: true, stubs: [{ responses: [{ is: { body: 'origin server' } }] }] });
