@@ -209,6 +209,14 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   delete config.requests;
   delete config.numberOfRequests;
   delete config._links;
+  // The rest of a detail document posted back (SPEC §2.1 outputs) is not config either.
+  delete config.stubCount;
+  delete config.enabled;
+  if (isObject(config._svc) && 'warnings' in config._svc) {
+    const { warnings: _output, ...svc } = config._svc;
+    if (Object.keys(svc).length > 0) config._svc = svc;
+    else delete config._svc;
+  }
   config.protocol = protocol;
   const port = body.port === undefined || body.port === null ? 0 : Number(body.port);
   return { port, protocol: protocol as Protocol, config, stubs };

@@ -204,6 +204,24 @@ test('POST /imposters: Location is _links.self.href and GET of it returns the cr
   assert.is(svc.served, 200);
 });
 
+test('a GET /imposters/:port document posted back recreates the imposter; its output-only fields do not become config', async () => {
+  const { mb, svc } = await onBoth(async ({ api, ports, http }) => {
+    await api.post('/imposters', { protocol: 'http', port: ports[0], name: 'copied', stubs: [{ responses: [{ is: { body: 'x' } }] }] });
+    await http.get('/', ports[0]);
+    const detail = (await api.get(`/imposters/${ports[0]}`)).body;
+    await api.del(`/imposters/${ports[0]}`);
+    const reposted = await api.post('/imposters', detail);
+    const served = (await http.get('/', ports[0])).body;
+    const replayable = (await api.get(`/imposters/${ports[0]}?replayable=true`)).body;
+    return { status: reposted.status, served, replayable: { ...replayable, stubs: replayable.stubs.map((s: { responses: unknown }) => s.responses) } };
+  });
+  assertContained(mb, svc, 'reposted detail');
+  assert.equal(svc.status, 201);
+  assert.is(svc.served, 'x');
+  // Only config reads back: no counts, state or stub analysis from the posted document.
+  assert.equal(Object.keys(svc.replayable).sort(), ['name', 'port', 'protocol', 'recordRequests', 'stubs']);
+});
+
 test('POST /imposters errors: invalid JSON envelope, port taken by the admin API, empty body per SPEC', async () => {
   const { mb, svc } = await onBoth(async ({ api, side }) => {
     const invalid = await api.post('/imposters', 'invalid');
