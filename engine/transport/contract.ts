@@ -7,8 +7,9 @@ export type OutgoingHeaders = Array<[string, string]>;
 export interface ResponseSink {
   readonly protocol: 'http1' | 'h2';
   /**
-   * Write a complete response. HTTP/1: adds Content-Length unless the headers carry
-   * Transfer-Encoding; closes the connection afterwards when a `Connection: close` header is present
+   * Write a complete response. HTTP/1 frames it like node:http (so like mountebank): a given
+   * Content-Length is kept, otherwise the body goes chunked (HTTP/1.1) or ends with the connection
+   * (HTTP/1.0); closes the connection afterwards when a `Connection: close` header is present
    * (mountebank's default) or the request was HTTP/1.0 without keep-alive.
    * The HTTP/1 writer caches the encoded form of `headers` per array object: reuse one array for a
    * static answer, and never mutate an array after passing it here.

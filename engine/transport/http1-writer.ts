@@ -140,10 +140,14 @@ export function serializeResponse(
     block = buildBlock(headers);
     blocks.set(headers, block);
   }
-  const close = block.closeHeader || ctx.requestClose;
-  // RFC 9110 §6.4.1: 1xx, 204 and 304 never carry content; HEAD gets the length but not the bytes.
+  // RFC 9110 §6.4.1: 1xx, 204 and 304 never carry content; HEAD gets the head only.
   const bodyless = status < 200 || status === 204 || status === 304;
   const payload = bodyless || ctx.head ? null : body;
+  // Framing when the headers give none, as node:http (so mountebank) does: chunked for HTTP/1.1, the
+  // connection's end for HTTP/1.0, nothing when no body follows.
+  const chunked = block.chunked || (!block.hasLength && payload !== null && !ctx.http10);
+  const closeDelimited = !block.hasLength && !chunked && payload !== null;
+  const close = block.closeHeader || ctx.requestClose || closeDelimited;
 
   // The variable tail of the head: connection handling, framing, blank line.
   let tail = '';
@@ -151,10 +155,10 @@ export function serializeResponse(
     if (close) tail += 'Connection: close\r\n';
     else if (ctx.http10) tail += 'Connection: keep-alive\r\n';
   }
-  if (!bodyless && !block.hasLength && !block.chunked) tail += 'Content-Length: ' + body.length + '\r\n';
+  if (chunked && !block.chunked) tail += 'Transfer-Encoding: chunked\r\n';
   tail += '\r\n';
   let trailer: Buffer | null = null;
-  if (payload !== null && block.chunked) {
+  if (payload !== null && chunked) {
     // The whole body as one chunk, then the last-chunk marker.
     if (payload.length > 0) tail += payload.length.toString(16) + '\r\n';
     trailer = payload.length > 0 ? CHUNK_END_AND_LAST : LAST_CHUNK;

@@ -7,8 +7,8 @@
  * re-serialised with sorted keys and every `<volatile>` span of the expected text masked line by line.
  * Here the same parts are compared structurally, with these deliberate allowances:
  *  - `Date` and headers/JSON keys whose doc line holds a `<volatile>` span are masked;
- *  - `Content-Length` / `Transfer-Encoding` are framing: svc answers with a length where mountebank
- *    streams chunked (recorded per step in `framing` so the report can say where);
+ *  - `Content-Length` / `Transfer-Encoding` are compared as framing (which header, not the length:
+ *    svc's admin bodies carry SPEC additions), recorded per step in `framing`;
  *  - svc's SPEC-mandated additions are tolerated (see `svcExtraKeys`), and so are the SPEC-mandated
  *    shapes of `DELETE /imposters/{port}` (snapshot without requests), `GET /config` (SPEC §4.1 keys
  *    only) and `GET /logs` (an array either way: the entries are each server's own log);
@@ -316,9 +316,8 @@ export function diffJson(mb: unknown, svc: unknown, path = '$'): string[] {
 }
 
 /**
- * Steps whose framing differs, as `step n: mountebank <framing> / svc <framing>`. The one known
- * difference (reported, not fixed: the writer is shared) is mountebank's chunked imposter answers
- * against svc's Content-Length; the docs tester compares that header line.
+ * Steps whose framing differs, as `step n: mountebank <framing> / svc <framing>` (the docs tester
+ * compares the Content-Length / Transfer-Encoding header line, so svc frames answers as node:http does).
  */
 export function framingDifferences(mb: StepResult[], svc: StepResult[]): string[] {
   return mb.flatMap((m, i) => {

@@ -93,8 +93,22 @@ export function clientRequest(protocol: Protocol, port: number, path: string): P
 
 /**
  * Sends `count` pipelined keep-alive requests on one connection and returns the status of each
- * answer in order (responses must carry Content-Length and `Connection: keep-alive`).
+ * answer in order (responses must carry `Connection: keep-alive`; bodies framed by Content-Length or chunked).
  */
+/** Offset just past a chunked body starting at `from`, or -1 while it is incomplete. */
+function chunkedEnd(buffer: Buffer, from: number): number {
+  let at = from;
+  for (;;) {
+    const lineEnd = buffer.indexOf('\r\n', at);
+    if (lineEnd === -1) return -1;
+    const size = parseInt(buffer.toString('latin1', at, lineEnd), 16);
+    const after = lineEnd + 2 + size + 2;
+    if (after > buffer.length) return -1;
+    if (size === 0) return after;
+    at = after;
+  }
+}
+
 export function pipelinedStatuses(port: number, path: string, count: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
     const statuses: number[] = [];
@@ -110,13 +124,14 @@ export function pipelinedStatuses(port: number, path: string, count: number): Pr
         if (end === -1) break;
         const head = buffer.toString('latin1', at, end);
         const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-        if (!length) {
+        const next = length ? end + 4 + Number(length[1])
+          : /\r\ntransfer-encoding: *chunked/i.test(head) ? chunkedEnd(buffer, end + 4) : undefined;
+        if (next === undefined) {
           socket.destroy();
-          reject(new Error(`answer without Content-Length: ${head}`));
+          reject(new Error(`answer without framing: ${head}`));
           return;
         }
-        const next = end + 4 + Number(length[1]);
-        if (next > buffer.length) break;
+        if (next === -1 || next > buffer.length) break;
         statuses.push(Number(head.slice(9, 12)));
         at = next;
       }
