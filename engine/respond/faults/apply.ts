@@ -69,5 +69,6 @@ export function applyFaultBlock(
     countFaultResponse(outcome, compiled, ctx);
   }
   // Unref'd: a pending delay must not keep a stopping process alive (its connection is closed anyway).
-  return delayMs > 0 ? sleep(delayMs, undefined, { ref: false }).then(() => result) : result;
+  // Rounded up: timers drop the fraction, and the client must wait at least the drawn delay.
+  return delayMs > 0 ? sleep(Math.ceil(delayMs), undefined, { ref: false }).then(() => result) : result;
 }
