@@ -350,6 +350,29 @@ test('one header list reused across answers with different status, body, HEAD an
   }
 });
 
+test('a static answer served again is byte-identical within a second and carries the new Date after one', async () => {
+  const headers: Array<[string, string]> = [['X-Static', '1']];
+  const body = Buffer.from('same');
+  const listener = await listen({}, (_request, sink) => sink.send(200, headers, body));
+  const client = await RawClient.connect(listener.port);
+  try {
+    client.send('GET / HTTP/1.1\r\n\r\n');
+    const first = await client.next();
+    client.send('GET / HTTP/1.1\r\n\r\n');
+    const second = await client.next();
+    assert.is(second.body.toString(), 'same');
+    assert.is(headerOf(second, 'date'), headerOf(first, 'date'));
+    await delay(1100);
+    client.send('GET / HTTP/1.1\r\n\r\n');
+    const later = await client.next();
+    assert.is.not(headerOf(later, 'date'), headerOf(first, 'date'), 'Date follows the clock');
+    assert.is(later.body.toString(), 'same');
+  } finally {
+    client.close();
+    await listener.close();
+  }
+});
+
 test('a throwing handler or an illegal header answers 500 and the connection carries on', async () => {
   const listener = await listen({}, (request, sink) => {
     if (request.url === '/throw') throw new Error('boom');

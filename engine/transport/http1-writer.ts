@@ -28,6 +28,12 @@ interface HeaderBlock {
   hasConnection: boolean;
   chunked: boolean;
   closeHeader: boolean;
+  /**
+   * The last complete answer built with this block for a plain keep-alive/close HTTP/1.1 request:
+   * a static stub answers every request with the same status, body and (per second) Date line, so
+   * it is served from here without building anything.
+   */
+  last?: { status: number; body: Buffer; date: Buffer | null; result: SerializedResponse };
 }
 
 /**
@@ -140,6 +146,10 @@ export function serializeResponse(
     block = buildBlock(headers);
     blocks.set(headers, block);
   }
+  const plain = !ctx.head && !ctx.requestClose && !ctx.http10;
+  const date = block.hasDate ? null : currentDateLine();
+  const last = block.last;
+  if (plain && last !== undefined && last.status === status && last.body === body && last.date === date) return last.result;
   // RFC 9110 §6.4.1: 1xx, 204 and 304 never carry content; HEAD gets the head only.
   const bodyless = status < 200 || status === 204 || status === 304;
   const payload = bodyless || ctx.head ? null : body;
@@ -165,7 +175,6 @@ export function serializeResponse(
   }
 
   const statusBytes = statusLineBytes(status);
-  const date = block.hasDate ? null : currentDateLine();
   const bytes = Buffer.allocUnsafe(
     statusBytes.length + block.bytes.length + (date === null ? 0 : date.length) + tail.length +
       (payload === null ? 0 : payload.length) + (trailer === null ? 0 : trailer.length),
@@ -184,5 +193,7 @@ export function serializeResponse(
     at += payload.length;
   }
   if (trailer !== null) bytes.set(trailer, at);
-  return { bytes, close };
+  const result = { bytes, close };
+  if (plain) block.last = { status, body, date, result };
+  return result;
 }
