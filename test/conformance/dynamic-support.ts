@@ -7,8 +7,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isUtf8 } from 'node:buffer';
-import { freePort, http, startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
-import { ignoredHeaders, svcIsMountebank } from '../helpers/pair.js';
+import { freePort, http, type RunningServer } from '../helpers/servers.js';
+import { ignoredHeaders, startPair } from '../helpers/pair.js';
 
 export type Protocol = 'http' | 'https';
 
@@ -24,22 +24,13 @@ export interface DynamicPair {
 }
 
 export async function startDynamicPair(): Promise<DynamicPair> {
-  const started = await Promise.allSettled([
-    startMountebank({ args: ['--allowInjection'] }),
-    svcIsMountebank ? startMountebank({ args: ['--allowInjection'] }) : startSvc({ args: ['--allowInjection'] }),
-  ]);
-  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) {
-    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
-    throw failed.reason;
-  }
-  const [mb, svc] = started.map((s) => (s as PromiseFulfilledResult<RunningServer>).value) as [RunningServer, RunningServer];
+  const pair = await startPair(['--allowInjection']);
   const side = (name: Side['name'], server: RunningServer): Side => ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
   return {
-    sides: [side('mountebank', mb), side('svc', svc)],
+    sides: [side('mountebank', pair.mb.server), side('svc', pair.svc.server)],
     async stop() {
       closeAgents();
-      await Promise.all([mb.stop(), svc.stop()]);
+      await pair.stop();
     },
   };
 }

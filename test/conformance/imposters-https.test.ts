@@ -8,30 +8,15 @@ import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { deleteAll, missingFrom, normalizeAdmin, startPair, svcIsMountebank, type Pair, type Side } from '../helpers/pair.js';
+import { missingFrom, normalizeAdmin, pairForSuite, svcIsMountebank, type Side } from '../helpers/pair.js';
 import { makePki, type Pki } from '../transport-support.js';
 import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } from './mb-client.js';
 
 const test = suite('conformance: https imposters');
-let pair: Pair | Error;
 let pki: Pki;
 
-// A throwing `before` would abort every file of the run: keep the error and fail each test instead.
-test.before(async () => {
-  pki = makePki();
-  pair = await startPair().catch((err: unknown) => err instanceof Error ? err : new Error(String(err)));
-});
-test.after(async () => {
-  if (!(pair instanceof Error)) await pair.stop();
-});
-test.after.each(async () => {
-  if (!(pair instanceof Error)) await deleteAll(pair);
-});
-
-function ready(): Pair {
-  if (pair instanceof Error) throw pair;
-  return pair;
-}
+test.before(() => { pki = makePki(); });
+const ready = pairForSuite(test);
 
 interface Ctx {
   side: Side;

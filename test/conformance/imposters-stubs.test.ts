@@ -8,27 +8,11 @@
 import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { deleteAll, missingFrom, normalizeAdmin, startPair, svcIsMountebank, type Pair, type Side } from '../helpers/pair.js';
+import { missingFrom, normalizeAdmin, pairForSuite, svcIsMountebank, type Side } from '../helpers/pair.js';
 import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } from './mb-client.js';
 
 const test = suite('conformance: imposters and stubs');
-let pair: Pair | Error;
-
-// A throwing `before` would abort every file of the run: keep the error and fail each test instead.
-test.before(async () => {
-  pair = await startPair().catch((err: unknown) => err instanceof Error ? err : new Error(String(err)));
-});
-test.after(async () => {
-  if (!(pair instanceof Error)) await pair.stop();
-});
-test.after.each(async () => {
-  if (!(pair instanceof Error)) await deleteAll(pair);
-});
-
-function ready(): Pair {
-  if (pair instanceof Error) throw pair;
-  return pair;
-}
+const ready = pairForSuite(test);
 
 interface Ctx {
   side: Side;

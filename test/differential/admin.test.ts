@@ -6,26 +6,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { http, type HttpResponse } from '../helpers/servers.js';
-import { createOnBoth, deleteAll, missingFrom, normalizeAdmin, postJson, send, startPair, svcIsMountebank, type Pair, type SideImposters } from '../helpers/pair.js';
+import { createOnBoth, missingFrom, normalizeAdmin, pairForSuite, postJson, send, svcIsMountebank, type SideImposters } from '../helpers/pair.js';
 
 const test = suite('differential: admin plane');
-let pair: Pair | Error;
-
-// See predicates-responses.test.ts: a throwing `before` would abort every test file.
-test.before(async () => {
-  pair = await startPair().catch((err: unknown) => err instanceof Error ? err : new Error(String(err)));
-});
-test.after(async () => {
-  if (!(pair instanceof Error)) await pair.stop();
-});
-test.after.each(async () => {
-  if (!(pair instanceof Error)) await deleteAll(pair);
-});
-
-function ready(): Pair {
-  if (pair instanceof Error) throw pair;
-  return pair;
-}
+const ready = pairForSuite(test);
 
 const recorded = {
   protocol: 'http',

@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createOnBoth, deleteAll, missingFrom, normalizeAdmin, send, svcIsMountebank, view, type Pair, type SideImposters,
+  createOnBoth, deleteAll, missingFrom, normalizeAdmin, send, startPair, view, type Pair, type SideImposters,
 } from '../helpers/pair.js';
-import { http, startMountebank, startSvc, type HttpOptions } from '../helpers/servers.js';
+import { http, type HttpOptions } from '../helpers/servers.js';
 import { jsonHandler, startUpstream, type Upstream } from '../proxy/upstream.js';
 
 const test = suite('differential: behaviors and proxy');
@@ -28,12 +28,7 @@ let dir: string;
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-diff-behaviors-'));
   upstream = await startUpstream('http', jsonHandler({ greeting: 'hello', n: 1 }));
-  const [mb, svc] = await Promise.all([
-    startMountebank({ args: ['--allowInjection'] }),
-    svcIsMountebank ? startMountebank({ args: ['--allowInjection'] }) : startSvc({ args: ['--allowInjection'] }),
-  ]);
-  const side = (name: string, server: typeof mb) => ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
-  pair = { mb: side('mountebank', mb), svc: side('svc', svc), stop: async () => { await Promise.all([mb.stop(), svc.stop()]); } };
+  pair = await startPair(['--allowInjection']);
 });
 test.after(async () => {
   await pair?.stop();

@@ -10,8 +10,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createOnBoth, deleteAll, send, svcIsMountebank, view, type Pair, type Side } from '../helpers/pair.js';
-import { startMountebank, startSvc, type HttpOptions, type RunningServer } from '../helpers/servers.js';
+import { createOnBoth, pairForSuite, send, svcIsMountebank, view } from '../helpers/pair.js';
+import type { HttpOptions } from '../helpers/servers.js';
 
 interface Req {
   method?: string;
@@ -126,41 +126,7 @@ const cases: Case[] = [
 ];
 
 const test = suite('differential: inject');
-let pair: Pair | Error;
-
-async function startInjectPair(): Promise<Pair> {
-  const started = await Promise.allSettled([
-    startMountebank({ args: ['--allowInjection'] }),
-    svcIsMountebank ? startMountebank({ args: ['--allowInjection'] }) : startSvc({ args: ['--allowInjection'] }),
-  ]);
-  const [mb, svc] = started;
-  if (mb.status === 'rejected' || svc.status === 'rejected') {
-    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
-    throw mb.status === 'rejected' ? mb.reason : (svc as PromiseRejectedResult).reason;
-  }
-  const side = (name: string, server: RunningServer): Side => ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
-  return {
-    mb: side('mountebank', mb.value),
-    svc: side(svcIsMountebank ? 'mountebank#2' : 'svc', svc.value),
-    async stop() { await Promise.all([mb.value.stop(), svc.value.stop()]); },
-  };
-}
-
-// A throwing `before` would abort every test file of the run: keep the error, rethrow per case.
-test.before(async () => {
-  pair = await startInjectPair().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-});
-test.after(async () => {
-  if (!(pair instanceof Error)) await pair.stop();
-});
-test.after.each(async () => {
-  if (!(pair instanceof Error)) await deleteAll(pair);
-});
-
-function ready(): Pair {
-  if (pair instanceof Error) throw pair;
-  return pair;
-}
+const ready = pairForSuite(test, ['--allowInjection']);
 
 for (const c of cases) {
   test(c.name, async () => {

@@ -9,7 +9,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createOnBoth, deleteAll, send, startPair, view, type Pair } from '../helpers/pair.js';
+import { createOnBoth, pairForSuite, send, view } from '../helpers/pair.js';
 
 interface Req {
   method?: string;
@@ -206,24 +206,11 @@ const cases: Case[] = [
 ];
 
 const test = suite('differential: predicates and responses');
-let pair: Pair | Error;
-
-// A failed start is kept and rethrown by each case: a throwing `before` hook would abort the
-// whole uvu process, taking the other test files with it.
-test.before(async () => {
-  pair = await startPair().catch((err: unknown) => err instanceof Error ? err : new Error(String(err)));
-});
-test.after(async () => {
-  if (!(pair instanceof Error)) await pair.stop();
-});
-test.after.each(async () => {
-  if (!(pair instanceof Error)) await deleteAll(pair);
-});
+const ready = pairForSuite(test);
 
 for (const c of cases) {
   test(c.name, async () => {
-    if (pair instanceof Error) throw pair;
-    const [mb, svc] = await createOnBoth(pair, c.imposter);
+    const [mb, svc] = await createOnBoth(ready(), c.imposter);
     const mbViews = [];
     const svcViews = [];
     for (const r of c.requests) {

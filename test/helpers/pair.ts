@@ -14,6 +14,7 @@
  * listens on its own ports) and the values of `timestamp` / `requestFrom` / `ip` (per run) are masked.
  */
 import { isUtf8 } from 'node:buffer';
+import type { Test } from 'uvu';
 import { freePort, http, startMountebank, startSvc, type HttpOptions, type HttpResponse, type RunningServer } from './servers.js';
 
 /** DIFF_SVC=mb: the "svc" side is a second mountebank. */
@@ -31,10 +32,11 @@ export interface Pair {
   stop(): Promise<void>;
 }
 
-export async function startPair(): Promise<Pair> {
+/** Starts mountebank and svc side by side, both with the same extra command-line `args`. */
+export async function startPair(args: string[] = []): Promise<Pair> {
   const [mb, svc] = await Promise.allSettled([
-    startMountebank(),
-    svcIsMountebank ? startMountebank() : startSvc(),
+    startMountebank({ args }),
+    svcIsMountebank ? startMountebank({ args }) : startSvc({ args }),
   ]);
   if (mb.status === 'rejected' || svc.status === 'rejected') {
     if (mb.status === 'fulfilled') await mb.value.stop();
@@ -47,6 +49,28 @@ export async function startPair(): Promise<Pair> {
     mb: side('mountebank', mb.value),
     svc: side(svcIsMountebank ? 'mountebank#2' : 'svc', svc.value),
     async stop() { await Promise.all([mb.value.stop(), svc.value.stop()]); },
+  };
+}
+
+/**
+ * One pair for a whole suite, imposters deleted after each test. A failed start is kept and thrown
+ * by each test through the returned accessor: a throwing `before` hook would abort the whole uvu run,
+ * taking the other test files with it.
+ */
+export function pairForSuite(test: Test, args: string[] = []): () => Pair {
+  let pair: Pair | Error = new Error('pair not started');
+  test.before(async () => {
+    pair = await startPair(args).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  });
+  test.after(async () => {
+    if (!(pair instanceof Error)) await pair.stop();
+  });
+  test.after.each(async () => {
+    if (!(pair instanceof Error)) await deleteAll(pair);
+  });
+  return () => {
+    if (pair instanceof Error) throw pair;
+    return pair;
   };
 }
 
