@@ -10,27 +10,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  admin, call, clearBoth, onBoth, startDynamicPair, timed, view, type DynamicPair, type Protocol,
+  admin, call, onBoth, dynamicPairForSuite, timed, view, type Protocol,
 } from './dynamic-support.js';
 
 const test = suite('conformance: dynamic behaviors');
-let pair: DynamicPair | undefined;
 let dir: string;
 
-test.before(async () => {
+test.before(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-conf-behaviors-'));
-  pair = await startDynamicPair();
 });
-test.after(async () => {
-  await pair?.stop();
+test.after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-test.after.each(() => clearBoth(pair));
 
-function ready(): DynamicPair {
-  if (!pair) throw new Error('pair not started');
-  return pair;
-}
+const ready = dynamicPairForSuite(test);
 
 const year = String(new Date().getFullYear());
 

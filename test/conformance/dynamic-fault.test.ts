@@ -9,23 +9,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { svcIsMountebank } from '../helpers/pair.js';
-import { call, clearBoth, createImposters, onBoth, startDynamicPair, type DynamicPair, type Protocol } from './dynamic-support.js';
+import { call, createImposters, onBoth, dynamicPairForSuite, type Protocol } from './dynamic-support.js';
 
 const test = suite('conformance: dynamic faults');
-let pair: DynamicPair | undefined;
 
-test.before(async () => {
-  pair = await startDynamicPair();
-});
-test.after(async () => {
-  await pair?.stop();
-});
-test.after.each(() => clearBoth(pair));
 
-function ready(): DynamicPair {
-  if (!pair) throw new Error('pair not started');
-  return pair;
-}
+const ready = dynamicPairForSuite(test);
 
 const faulty = (protocol: Protocol, fault: string) => (ports: number[]) => [{ protocol, port: ports[0], stubs: [{ responses: [{ fault }] }] }];
 

@@ -10,24 +10,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { svcIsMountebank } from '../helpers/pair.js';
 import {
-  admin, call, clearBoth, createImposters, onBoth, startDynamicPair, view, type DynamicPair, type Protocol,
+  admin, call, createImposters, onBoth, dynamicPairForSuite, view, type Protocol,
 } from './dynamic-support.js';
 
 const test = suite('conformance: dynamic inject');
-let pair: DynamicPair | undefined;
 
-test.before(async () => {
-  pair = await startDynamicPair();
-});
-test.after(async () => {
-  await pair?.stop();
-});
-test.after.each(() => clearBoth(pair));
 
-function ready(): DynamicPair {
-  if (!pair) throw new Error('pair not started');
-  return pair;
-}
+const ready = dynamicPairForSuite(test);
 
 const imposterOf = (protocol: Protocol, stubs: object[]) => (ports: number[]) => [{ protocol, port: ports[0], stubs }];
 

@@ -15,26 +15,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { svcIsMountebank } from '../helpers/pair.js';
 import { startUpstream } from '../proxy/upstream.js';
-import { admin, call, clearBoth, freePorts, onBoth, startDynamicPair, view, type Answer, type DynamicPair } from './dynamic-support.js';
+import { admin, call, freePorts, onBoth, dynamicPairForSuite, view, type Answer } from './dynamic-support.js';
 
 const test = suite('conformance: dynamic proxy');
-let pair: DynamicPair | undefined;
 let dir: string;
 
-test.before(async () => {
+test.before(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-conf-proxy-'));
-  pair = await startDynamicPair();
 });
-test.after(async () => {
-  await pair?.stop();
+test.after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-test.after.each(() => clearBoth(pair));
 
-function ready(): DynamicPair {
-  if (!pair) throw new Error('pair not started');
-  return pair;
-}
+const ready = dynamicPairForSuite(test);
 
 const get = (port: number, path = '/', headers: Record<string, string> = {}) => call({ port, path, headers });
 const del = (port: number, path = '/') => call({ port, path, method: 'DELETE' });

@@ -8,6 +8,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isUtf8 } from 'node:buffer';
 import { freePort, http, type RunningServer } from '../helpers/servers.js';
+import type { Test } from 'uvu';
 import { ignoredHeaders, startPair } from '../helpers/pair.js';
 
 export type Protocol = 'http' | 'https';
@@ -143,9 +144,29 @@ export async function createImposters(side: Side, count: number, build: (ports: 
 }
 
 /** Deletes every imposter on both sides; never throws (runs in after.each hooks). */
-export async function clearBoth(pair: DynamicPair | undefined): Promise<void> {
-  if (!pair) return;
+async function clearBoth(pair: DynamicPair): Promise<void> {
   await Promise.allSettled(pair.sides.map((side) => http('DELETE', `${side.admin}/imposters`)));
+}
+
+/**
+ * One pair for a whole suite, imposters cleared after each test; a failed start is thrown by each
+ * test through the accessor (a throwing `before` would abort the whole uvu run).
+ */
+export function dynamicPairForSuite(test: Test): () => DynamicPair {
+  let pair: DynamicPair | Error = new Error('pair not started');
+  test.before(async () => {
+    pair = await startDynamicPair().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  });
+  test.after(async () => {
+    if (!(pair instanceof Error)) await pair.stop();
+  });
+  test.after.each(async () => {
+    if (!(pair instanceof Error)) await clearBoth(pair);
+  });
+  return () => {
+    if (pair instanceof Error) throw pair;
+    return pair;
+  };
 }
 
 /** Milliseconds one call takes. */
