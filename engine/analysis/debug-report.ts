@@ -12,8 +12,8 @@ export interface DebugImposter {
 
 export interface DebugStub {
   config: Record<string, unknown>;
-  /** The stub's first response, compiled (what the preview shows; the response cycle is not moved). */
-  first: CompiledResponse | undefined;
+  /** The response the stub would serve next, compiled (what the preview shows; the cycle is not moved). */
+  upcoming: CompiledResponse | undefined;
 }
 
 export type DebugOutcome = { matched: number } | { unmatched: string };
@@ -41,12 +41,12 @@ function requestView(request: MockRequest): Record<string, unknown> {
   return out;
 }
 
-function preview(first: CompiledResponse | undefined): Record<string, unknown> {
-  if (!first) return { responseType: 'is' };
-  const out: Record<string, unknown> = { responseType: first.type };
-  const prepared = first.prepared;
-  if (first.type === 'is' && prepared) {
-    const binary = (first.config.is as Record<string, unknown> | undefined)?._mode === 'binary';
+function preview(upcoming: CompiledResponse | undefined): Record<string, unknown> {
+  if (!upcoming) return { responseType: 'is' };
+  const out: Record<string, unknown> = { responseType: upcoming.type };
+  const prepared = upcoming.prepared;
+  if (upcoming.type === 'is' && prepared) {
+    const binary = (upcoming.config.is as Record<string, unknown> | undefined)?._mode === 'binary';
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of prepared.headers) {
       const current = headers[name];
@@ -71,7 +71,7 @@ export function debugReport(request: MockRequest, imposter: DebugImposter, stubs
     matchResult = { matched: true, stubIndex: outcome.matched };
     if (typeof stub.config.id === 'string') matchResult.stubId = stub.config.id;
     matchResult.predicates = stub.config.predicates ?? [];
-    matchResult.responsePreview = preview(stub.first);
+    matchResult.responsePreview = preview(stub.upcoming);
   } else {
     matchResult = {
       matched: false,

@@ -187,7 +187,7 @@ export class Imposter {
     const answer = (outcome: DebugOutcome): void => {
       let body: Buffer;
       try {
-        const stubs = this.stubList.map((s) => ({ config: s.config, first: s.cycle.responses[0] }));
+        const stubs = this.stubList.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
         const imposter = { port: this.port, name: this.config.name, protocol: this.protocol };
         body = Buffer.from(JSON.stringify(debugReport(request, imposter, stubs, outcome), null, 2));
       } catch (err) {

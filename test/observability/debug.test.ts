@@ -32,7 +32,7 @@ function debug(path: string, value = 'true', options: { method?: string; body?: 
   return call(port, options.method ?? 'GET', path, { headers: { 'X-Svc-Debug': value, ...options.headers }, body: options.body });
 }
 
-test('matched: stub index/id, predicates and a preview of the first response; the cycle does not move', async () => {
+test('matched: stub index/id, predicates and a preview of the response served next; the cycle does not move', async () => {
   const res = await debug('/cycle?a=1', 'true', { headers: { 'X-Trace': 't' } });
   assert.is(res.status, 200);
   assert.is(res.headers['content-type'], 'application/json');
@@ -58,6 +58,8 @@ test('matched: stub index/id, predicates and a preview of the first response; th
   await debug('/cycle', '1');
   const served = await call(port, 'GET', '/cycle');
   assert.is(served.status, 201, 'the first response is still next: debug requests never advance the cycle');
+  const after = JSON.parse((await debug('/cycle')).body);
+  assert.is(after.matchResult.responsePreview.statusCode, 202, 'the preview follows the cycle: the second response is next now');
 });
 
 test('value spellings: TRUE and 1 turn it on, anything else is a normal request', async () => {
