@@ -18,19 +18,12 @@ import { http, type RunningServer } from '../test/helpers/servers.js';
 import { pinning, startSvcServer } from './processes.js';
 import type { BenchRequest } from './scenarios.js';
 import { summarize, type Cell } from './table.js';
+import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk, type WrkResult } from './wrk.js';
 
 const CONNECTIONS = 32;
 const WARMUP_SECONDS = 1;
 const THRESHOLD_PERCENT = 90;
-
-function envInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
 
 const duration = envInteger('BENCH_DURATION', 5);
 const runs = envInteger('BENCH_RUNS', 3);

@@ -23,18 +23,11 @@ import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../te
 import { pinning } from './processes.js';
 import type { BenchRequest } from './scenarios.js';
 import { summarize, type Cell } from './table.js';
+import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 1;
-
-function envInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-}
 
 async function serve(mode: string, adminPort: number, metricsPort: number): Promise<void> {
   const log = createLogger({ level: 'error' });

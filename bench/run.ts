@@ -10,22 +10,15 @@ import { http, type RunningServer } from '../test/helpers/servers.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
 import { renderTable, renderTargets, summarize, type Cell, type Row, type Target } from './table.js';
+import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
 
 const CONNECTIONS = 50;
 const THREADS = 1;
 
-function positiveEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
-  return value;
-}
-
-const duration = Math.max(1, positiveEnv('BENCH_DURATION', 5));
-const runs = Math.max(1, positiveEnv('BENCH_RUNS', 3));
-const warmup = positiveEnv('BENCH_WARMUP', 1);
+const duration = envInteger('BENCH_DURATION', 5);
+const runs = envInteger('BENCH_RUNS', 3);
+const warmup = envInteger('BENCH_WARMUP', 1, 0);
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
