@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
-import { freePort } from '../helpers/servers.js';
 
 const test = suite('behaviors');
 let svc: InProcessSvc;
@@ -24,12 +23,7 @@ test.after(async () => {
 });
 test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
 
-async function imposter(stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> {
-  const port = await freePort();
-  const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs, ...extra });
-  assert.is(res.status, 201, JSON.stringify(res.json));
-  return port;
-}
+const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 
 function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = Date.now();

@@ -6,7 +6,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
-import { freePort } from '../helpers/servers.js';
 import { jsonHandler, startUpstream } from '../proxy/upstream.js';
 
 const test = suite('scripted behaviors');
@@ -16,12 +15,7 @@ test.before(async () => { svc = await startInProcess({ allowInjection: true }); 
 test.after(async () => { await svc.stop(); });
 test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
 
-async function imposter(stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> {
-  const port = await freePort();
-  const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs, ...extra });
-  assert.is(res.status, 201, JSON.stringify(res.json));
-  return port;
-}
+const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 
 test('decorate: config.response mutated in place, or a new response returned', async () => {
   const port = await imposter([

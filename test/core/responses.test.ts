@@ -1,7 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
-import { freePort } from '../helpers/servers.js';
 
 const test = suite('imposter: is responses');
 let svc: InProcessSvc;
@@ -10,12 +9,7 @@ test.before(async () => { svc = await startInProcess(); });
 test.after(async () => { await svc.stop(); });
 test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
 
-async function imposter(config: Record<string, unknown>): Promise<number> {
-  const port = await freePort();
-  const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', ...config });
-  assert.is(res.status, 201, JSON.stringify(res.json));
-  return port;
-}
+const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 
 test('header arrays become repeated header lines; JSON body pretty-printed with 4 spaces', async () => {
   const port = await imposter({ stubs: [{ responses: [{ is: { statusCode: 201, headers: { 'X-Multi': ['1', '2'], 'Content-Type': 'application/json' }, body: { a: [1, 2] } } }] }] });

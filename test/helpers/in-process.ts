@@ -6,7 +6,8 @@ import { createAdminServer, listenAdmin, type EventHub } from '../../admin/index
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
 import type { Server } from 'node:http';
-import { http, type HttpOptions, type HttpResponse } from './servers.js';
+import * as assert from 'uvu/assert';
+import { freePort, http, type HttpOptions, type HttpResponse } from './servers.js';
 
 export interface InProcessSvc {
   adminPort: number;
@@ -15,6 +16,8 @@ export interface InProcessSvc {
   /** The admin plane's node:http server. */
   server: Server;
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse & { json: any }>;
+  /** POSTs an http imposter on a free port (the config may override both) and returns its port; anything but 201 fails the test. */
+  createImposter(config: Record<string, unknown>): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -31,17 +34,24 @@ export async function startInProcess(options: { allowInjection?: boolean; apiKey
     },
   });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
+  async function adminCall(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const opts: HttpOptions = { headers: { 'Content-Type': 'application/json', ...headers } };
+    if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);
+    const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, opts);
+    let json: any;
+    try { json = JSON.parse(res.body); } catch { json = undefined; }
+    return { ...res, json };
+  }
   return {
     adminPort: admin.port,
     manager,
     server,
-    async admin(method, path, body, headers = {}) {
-      const opts: HttpOptions = { headers: { 'Content-Type': 'application/json', ...headers } };
-      if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);
-      const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, opts);
-      let json: any;
-      try { json = JSON.parse(res.body); } catch { json = undefined; }
-      return { ...res, json };
+    admin: adminCall,
+    async createImposter(config) {
+      const port = await freePort();
+      const res = await adminCall('POST', '/imposters', { port, protocol: 'http', ...config });
+      assert.is(res.status, 201, JSON.stringify(res.json));
+      return res.json.port as number;
     },
     async stop() {
       await manager.close();

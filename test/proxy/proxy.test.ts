@@ -20,12 +20,7 @@ test.after.each(async () => {
   await upstream.stop();
 });
 
-async function imposter(stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> {
-  const port = await freePort();
-  const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs, ...extra });
-  assert.is(res.status, 201, JSON.stringify(res.json));
-  return port;
-}
+const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 
 async function stubs(port: number, query = ''): Promise<any[]> {
   return (await svc.admin('GET', `/imposters/${port}${query}`)).json.stubs;

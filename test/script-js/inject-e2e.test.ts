@@ -6,7 +6,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
-import { freePort } from '../helpers/servers.js';
 
 const test = suite('script-js: inject end to end');
 let svc: InProcessSvc;
@@ -15,12 +14,7 @@ test.before(async () => { svc = await startInProcess({ allowInjection: true }); 
 test.after(async () => { await svc.stop(); });
 test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
 
-async function imposter(config: Record<string, unknown>): Promise<number> {
-  const port = await freePort();
-  const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', ...config });
-  assert.is(res.status, 201, JSON.stringify(res.json));
-  return port;
-}
+const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 
 const injectOnly = (inject: string, extra: Record<string, unknown> = {}) => ({ stubs: [{ responses: [{ inject }] }], ...extra });
 const fast = { _svc: { scriptEngine: { timeoutMs: 300 } } };
