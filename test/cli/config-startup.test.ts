@@ -1,23 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { freePort, http, startSvc } from '../helpers/servers.js';
 import { runSvc } from './run-svc.js';
 
 const test = suite('cli: config files at startup, --validate, rcfile');
-let dir: string;
-
-test.before(() => { dir = mkdtempSync(join(tmpdir(), 'svc-startup-')); });
-test.after(() => { rmSync(dir, { recursive: true, force: true }); });
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
+const tmp = tempDirForSuite(test, 'svc-startup-');
+const file = (name: string, text: string): string => tmp.file(name, text);
 
 test('a YAML config with nested include and stringify serves; rcfile and SVC_LOG apply under explicit flags', async () => {
   const [a, b, metrics] = [await freePort(), await freePort(), await freePort()];
@@ -35,7 +25,7 @@ test('a YAML config with nested include and stringify serves; rcfile and SVC_LOG
   ].join('\n'));
   const rc = file('svcrc.json', JSON.stringify({ port: 1, allowInjection: true, loglevel: 'debug', colour: 'blue' }));
   const svc = await startSvc({
-    args: ['--rcfile', rc, '--configfile', config, '--metrics-port', String(metrics), '--pidfile', join(dir, 'yaml.pid')],
+    args: ['--rcfile', rc, '--configfile', config, '--metrics-port', String(metrics), '--pidfile', join(tmp.path, 'yaml.pid')],
     env: { SVC_LOG: 'warn' },
   });
   try {
@@ -64,8 +54,8 @@ test('startup fails naming the file and tag, or the port of a scripted imposter 
   const inner = file('ok.json', `{ "port": ${port}, "protocol": "http", "name": "<%= name %>" }`);
   const scripted = file('scripted.json', JSON.stringify({ imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }));
   const [badTag, gated] = await Promise.all([
-    runSvc(['--port', '0', '--pidfile', join(dir, 'x.pid'), '--configfile', tagged]),
-    runSvc(['--port', '0', '--pidfile', join(dir, 'y.pid'), '--configfile', scripted]),
+    runSvc(['--port', '0', '--pidfile', join(tmp.path, 'x.pid'), '--configfile', tagged]),
+    runSvc(['--port', '0', '--pidfile', join(tmp.path, 'y.pid'), '--configfile', scripted]),
   ]);
   assert.is(badTag.status, 1);
   assert.ok(badTag.stderr.includes(inner), badTag.stderr);
@@ -88,7 +78,7 @@ test('--validate: exit 0 with a count for a good file, 1 with every problem for 
     runSvc(['--validate', scripted, '--allowInjection']),
     runSvc(['--validate', bad]),
     runSvc(['--validate', scripted]),
-    runSvc(['--validate', join(dir, 'absent.json')]),
+    runSvc(['--validate', join(tmp.path, 'absent.json')]),
     runSvc(['--validate', file('tpl.json', '<% while (true) {} %>')]),
   ]);
   assert.is(ok.status, 0, ok.stderr);

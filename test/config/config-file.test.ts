@@ -1,22 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { readConfigFile, ConfigFileError } from '../../engine/config/index.js';
 
 const test = suite('config: config files and templates');
-let dir: string;
-
-test.before(() => { dir = mkdtempSync(join(tmpdir(), 'svc-config-')); });
-test.after(() => { rmSync(dir, { recursive: true, force: true }); });
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
+const tmp = tempDirForSuite(test, 'svc-config-');
+const file = (name: string, text: string): string => tmp.file(name, text);
 
 function failure(path: string, noParse = false): string {
   try {
@@ -109,7 +99,7 @@ test('a file that is neither JSON nor a YAML sequence names the file', () => {
   const message = failure(path);
   assert.ok(message.startsWith(path), message);
   assert.match(message, /not valid JSON/);
-  assert.match(failure(join(dir, 'absent.json')), /ENOENT/);
+  assert.match(failure(join(tmp.path, 'absent.json')), /ENOENT/);
 });
 
 test.run();

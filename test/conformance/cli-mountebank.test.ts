@@ -15,10 +15,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { freePort, http } from '../helpers/servers.js';
+import { writeFileDeep } from '../helpers/temp-dir.js';
 import { MbStyle, get, httpsGet } from './cli-support.js';
 
 const test = suite('conformance: mountebank CLI tests (configfile, datadir, save, replay, rcfile, host)');
@@ -27,18 +28,14 @@ let mb: MbStyle;
 test.before.each(async () => { mb = await MbStyle.create(); });
 test.after.each(async () => { await mb.dispose(); });
 
-function write(path: string, text: string): void {
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, text);
-}
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 test('configfile: imposters spread over included files, https and stringify (configFileTest: multiple files)', async () => {
   const [orders, accounts, users] = [await freePort(), await freePort(), await freePort()];
   const dir = join(mb.dir, 'imposters');
-  write(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include accounts.json %>,\n    <% include orders.json %>,\n    <% include users.json %>\n  ]\n}\n');
-  write(join(dir, 'orders.json'), json({
+  writeFileDeep(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include accounts.json %>,\n    <% include orders.json %>,\n    <% include users.json %>\n  ]\n}\n');
+  writeFileDeep(join(dir, 'orders.json'), json({
     port: orders, protocol: 'http', name: 'order service',
     stubs: [
       { responses: [{ is: { statusCode: 201, headers: { location: `http://localhost:${orders}/orders/123` } } },
@@ -48,7 +45,7 @@ test('configfile: imposters spread over included files, https and stringify (con
       { responses: [{ is: { body: 'Order 234' } }], predicates: [{ equals: { path: '/orders/234', method: 'GET' } }] },
     ],
   }));
-  write(join(dir, 'accounts.json'), json({
+  writeFileDeep(join(dir, 'accounts.json'), json({
     port: accounts, protocol: 'https', name: 'account service',
     stubs: [
       { predicates: [{ exists: { headers: { authorization: false } } }], responses: [{ is: { statusCode: 401 } }] },
@@ -56,8 +53,8 @@ test('configfile: imposters spread over included files, https and stringify (con
       { responses: [{ is: { statusCode: 404 } }] },
     ],
   }));
-  write(join(dir, 'users.xml'), '<users>\n    <user>\n        <id>123</id>\n        <name>Test Tester</name>\n    </user>\n</users>\n');
-  write(join(dir, 'users.json'), `{ "port": ${users}, "protocol": "https",
+  writeFileDeep(join(dir, 'users.xml'), '<users>\n    <user>\n        <id>123</id>\n        <name>Test Tester</name>\n    </user>\n</users>\n');
+  writeFileDeep(join(dir, 'users.json'), `{ "port": ${users}, "protocol": "https",
   "stubs": [{ "responses": [{ "is": { "body": "<%- stringify(filename, 'users.xml') %>" } }] }] }`);
   await mb.start(['--configfile', join(dir, 'imposters.ejs')]);
 
@@ -78,10 +75,10 @@ test('configfile: imposters spread over included files, https and stringify (con
 test('configfile: stringify of an inject function keeps per-imposter state (configFileTest: stringify in templates)', async () => {
   const origin = await freePort();
   const dir = join(mb.dir, 'templates');
-  write(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include originServer.ejs %>\n  ]\n}\n');
-  write(join(dir, 'originServer.ejs'), `{ "port": ${origin}, "protocol": "http", "name": "origin",
+  writeFileDeep(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include originServer.ejs %>\n  ]\n}\n');
+  writeFileDeep(join(dir, 'originServer.ejs'), `{ "port": ${origin}, "protocol": "http", "name": "origin",
   "stubs": [{ "responses": [{ "inject": "<%- stringify(filename, 'originServerResponse.ejs') %>" }] }] }`);
-  write(join(dir, 'originServerResponse.ejs'), `(request, state, logger) => {
+  writeFileDeep(join(dir, 'originServerResponse.ejs'), `(request, state, logger) => {
     logger.info('origin called');
     state.requests = state.requests || 0;
     state.requests += 1;
@@ -102,9 +99,9 @@ test('configfile: stringify of an inject function keeps per-imposter state (conf
 test('configfile: stringify inside an included file resolves next to that file (configFileTest: nested stringify)', async () => {
   const port = await freePort();
   const dir = join(mb.dir, 'nestedStringify');
-  write(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include services/data.ejs %>\n  ]\n}\n');
-  write(join(dir, 'services/body.ejs'), '{\n   "success": true\n}\n');
-  write(join(dir, 'services/data.ejs'), `{ "port": ${port}, "protocol": "http",
+  writeFileDeep(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include services/data.ejs %>\n  ]\n}\n');
+  writeFileDeep(join(dir, 'services/body.ejs'), '{\n   "success": true\n}\n');
+  writeFileDeep(join(dir, 'services/data.ejs'), `{ "port": ${port}, "protocol": "http",
   "stubs": [{ "responses": [{ "is": { "headers": { "Content-Type": "application/json" }, "body": "<%- stringify(filename, 'body.ejs') %>" } }] }] }`);
   await mb.start(['--configfile', join(dir, 'imposters.ejs'), '--allowInjection', '--localOnly']);
   assert.equal(JSON.parse((await get(port, '/')).body), { success: true });
@@ -112,7 +109,7 @@ test('configfile: stringify inside an included file resolves next to that file (
 
 test('configfile: --noParse serves the file as written; gzip request bodies are decoded (configFileTest)', async () => {
   const [plain, gzip] = [await freePort(), await freePort()];
-  write(join(mb.dir, 'noparse.json'), json({ imposters: [
+  writeFileDeep(join(mb.dir, 'noparse.json'), json({ imposters: [
     { port: plain, protocol: 'http', stubs: [{ responses: [{ is: { body: '<% should not render through ejs' } }] }] },
     { port: gzip, protocol: 'http', stubs: [{
       predicates: [{ equals: { body: { title: 'Harry Potter' } } }],
@@ -155,7 +152,7 @@ test('datadir: --configfile overwrites an imposter the data directory holds on t
   assert.is((await get(port, '/orders/123')).body, 'SHOULD BE OVERWRITTEN');
   await mb.stop();
 
-  write(join(mb.dir, 'imposters.json'), json({ imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'Order 123' } }] }] }] }));
+  writeFileDeep(join(mb.dir, 'imposters.json'), json({ imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'Order 123' } }] }] }] }));
   await mb.start(['--datadir', '.mbtest', '--configfile', join(mb.dir, 'imposters.json')]);
   assert.is((await get(port, '/orders/123')).body, 'Order 123');
 });
@@ -163,7 +160,7 @@ test('datadir: --configfile overwrites an imposter the data directory holds on t
 test('datadir: deleting imposters leaves other files in the directory alone (datadirTest)', async () => {
   const port = await freePort();
   await mb.start(['--datadir', '.mbtest']);
-  write(join(mb.dir, '.mbtest/meta/OUTSIDE-IMPOSTER-DIR.txt'), '');
+  writeFileDeep(join(mb.dir, '.mbtest/meta/OUTSIDE-IMPOSTER-DIR.txt'), '');
   await mb.admin('POST', '/imposters', { port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'BODY' } }] }] });
   assert.is((await get(port, '/')).body, 'BODY');
   assert.ok(existsSync(join(mb.dir, `.mbtest/${port}.json`)));
