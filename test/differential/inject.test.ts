@@ -10,21 +10,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createOnBoth, pairForSuite, send, svcIsMountebank, view } from '../helpers/pair.js';
+import { assertSameAnswers, createOnBoth, pairForSuite, send, svcIsMountebank, type DiffRequest } from '../helpers/pair.js';
 import type { HttpOptions } from '../helpers/servers.js';
-
-interface Req {
-  method?: string;
-  path?: string;
-  options?: HttpOptions;
-  /** mountebank's expected body, so each case is known to exercise what its name says. */
-  expect?: string;
-}
 
 interface Case {
   name: string;
   imposter: object;
-  requests: Req[];
+  requests: DiffRequest[];
 }
 
 const json = (value: unknown): HttpOptions => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
@@ -129,20 +121,7 @@ const test = suite('differential: inject');
 const ready = pairForSuite(test, ['--allowInjection']);
 
 for (const c of cases) {
-  test(c.name, async () => {
-    const [mb, svc] = await createOnBoth(ready(), c.imposter);
-    const mbViews = [];
-    const svcViews = [];
-    for (const r of c.requests) {
-      const method = r.method ?? 'GET';
-      const path = r.path ?? '/';
-      const expected = { request: `${method} ${path}`, ...view(await send(mb, method, path, r.options)) };
-      mbViews.push(expected);
-      svcViews.push({ request: `${method} ${path}`, ...view(await send(svc, method, path, r.options)) });
-      if (r.expect !== undefined) assert.is(expected.body, r.expect, `mountebank answered ${method} ${path} unexpectedly`);
-    }
-    assert.equal(svcViews, mbViews);
-  });
+  test(c.name, () => assertSameAnswers(ready(), c.imposter, c.requests));
 }
 
 /** The first error entry of an imposter's error answer. */

@@ -15,6 +15,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Test } from 'uvu';
+import * as assert from 'uvu/assert';
 import { freePort, http, startMountebank, startSvc, type HttpOptions, type HttpResponse, type RunningServer } from './servers.js';
 
 /** DIFF_SVC=mb: the "svc" side is a second mountebank. */
@@ -142,6 +143,35 @@ export function view(res: HttpResponse): ResponseView {
 /** A request to the first imposter of a side. */
 export function send(imposters: SideImposters, method: string, path: string, options: HttpOptions = {}): Promise<HttpResponse> {
   return http(method, `http://127.0.0.1:${imposters.ports[0]}${path}`, options);
+}
+
+export interface DiffRequest {
+  method?: string;
+  path?: string;
+  options?: HttpOptions;
+  /** mountebank's expected body, so each case is known to exercise what its name says. */
+  expect?: string;
+}
+
+/**
+ * Creates the imposter on both sides, sends the requests in order to each, and asserts that svc's
+ * answers look exactly like mountebank's (mountebank's are first checked against `expect`).
+ */
+export async function assertSameAnswers(pair: Pair, imposter: object, requests: DiffRequest[]): Promise<void> {
+  const [mb, svc] = await createOnBoth(pair, imposter);
+  const mbViews = [];
+  const svcViews = [];
+  for (const r of requests) {
+    const method = r.method ?? 'GET';
+    const path = r.path ?? '/';
+    const body = r.options?.body;
+    const label = `${method} ${path}${typeof body === 'string' && body !== '' ? ` «${body}»` : ''}`;
+    const expected = { request: label, ...view(await send(mb, method, path, r.options)) };
+    mbViews.push(expected);
+    svcViews.push({ request: label, ...view(await send(svc, method, path, r.options)) });
+    if (r.expect !== undefined) assert.is(expected.body, r.expect, `mountebank answered ${label} unexpectedly`);
+  }
+  assert.equal(svcViews, mbViews);
 }
 
 /** Per-run values: kept as a presence marker so a missing field still shows. */
