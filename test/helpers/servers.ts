@@ -39,18 +39,35 @@ process.on('exit', () => {
   for (const child of live) killGroup(child, 'SIGKILL');
 });
 
-/** A port the OS just handed out on loopback; racy in theory, fine for tests on one machine. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+/**
+ * Ports tests hand to servers come from below the kernel's ephemeral range (32768+ here), so an
+ * outgoing client connection can never take one between this check and the server's bind, and the
+ * same port is never handed out twice in one run.
+ */
+const TEST_PORTS = { first: 20000, count: 12000 };
+let nextTestPort = TEST_PORTS.first + ((process.pid * 7919) % TEST_PORTS.count);
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolve(false));
+    // No host: the wildcard, as servers bind their imposters, so a port taken on any address is refused.
+    probe.listen(port, () => probe.close(() => resolve(true)));
   });
+}
+
+/** A loopback port nothing listens on and no earlier call of this run returned. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < TEST_PORTS.count; tries++) {
+    const port = nextTestPort;
+    nextTestPort = TEST_PORTS.first + ((nextTestPort + 1 - TEST_PORTS.first) % TEST_PORTS.count);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port left in ${TEST_PORTS.first}-${TEST_PORTS.first + TEST_PORTS.count - 1}`);
 }
 
 /** Starts a server process and waits for its admin port; rejects with the process output on failure. */
