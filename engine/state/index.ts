@@ -1,0 +1,1 @@
+export { resolveFlowId, type CasResult, type FlowBackend, type FlowIdSource, type FlowStore } from './flow-store.js';
