@@ -13,6 +13,10 @@ import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
+import {
+  flowIdSourceFor, flowStateOf, localFlowStore, requestFlowId, stubsNeedFlowStore, MemoryFlowStore, DEFAULT_TTL_SECONDS, warnImplicitFlowStore,
+  type FlowIdSource, type FlowStore,
+} from '../state/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -55,6 +59,9 @@ export class Imposter {
   /** What predicates may call while matching (inject); verify evaluates with the same context. */
   readonly matchContext: MatchContext;
   private readonly scope: ImposterScope;
+  /** SPEC §2.8: where request flow ids come from, and the per-flow store scripts, scenarios and admin use. */
+  private readonly flowIdSource: FlowIdSource;
+  private store: FlowStore;
 
   constructor(
     definition: ImposterDefinition, port: number,
@@ -65,6 +72,8 @@ export class Imposter {
     recordAll = false,
     /** mountebank's `--debug`: stubs keep their matches. */
     private readonly debugMatches = false,
+    /** An opened store (redis, or the one a replaced imposter hands over); else built from the config. */
+    flowStore?: FlowStore,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
@@ -78,6 +87,8 @@ export class Imposter {
     this.matchContext = {
       injectPredicate: (source, request) => scripts.host().predicate(port, source, plainRequest(request), { timeoutMs: scripts.timeoutMs }),
     };
+    this.flowIdSource = flowIdSourceFor(definition.config);
+    this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log);
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
     this.analyse();
@@ -88,6 +99,27 @@ export class Imposter {
     return this.stubList;
   }
 
+  /** The imposter's flow store (SPEC §2.8); read-only from outside, it may turn in-memory when stubs change. */
+  get flowStore(): FlowStore {
+    return this.store;
+  }
+
+  /** The flow id of a request (SPEC §2.8 `flowIdSource`): the configured header, falling back to the port. */
+  flowIdOf(request: { headers: Record<string, string | string[]> }): string {
+    return requestFlowId(this.flowIdSource, this.port, request.headers);
+  }
+
+  /**
+   * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
+   * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
+   */
+  private upgradeFlowStore(stubs: readonly LiveStub[]): void {
+    if (this.store.backend !== 'noop' || flowStateOf(this.config) !== undefined) return;
+    if (!stubsNeedFlowStore(stubs.map((s) => s.config))) return;
+    warnImplicitFlowStore(this.log, this.port);
+    this.store = new MemoryFlowStore({ ttlSeconds: DEFAULT_TTL_SECONDS });
+  }
+
   liveStub(stub: StubDefinition): LiveStub {
     const configs = (stub.config.responses as Array<Record<string, unknown>>);
     const compiled = configs.map((r) => compileResponse(r, this.defaults));
@@ -96,6 +128,7 @@ export class Imposter {
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
+    this.upgradeFlowStore(stubs);
     this.matcher = compileStubSet(stubs.map((s) => s.config));
     this.stubList = stubs;
     this.analyse();
