@@ -58,11 +58,21 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   async get(flowId: string, key: string): Promise<unknown> {
+    return this.getNow(flowId, key);
+  }
+
+  /** `get` without the promise: the in-memory backend lets request matching read state synchronously. */
+  getNow(flowId: string, key: string): unknown {
     const entry = this.live(flowId, key);
     return entry ? copy(entry.value) : undefined;
   }
 
   async set(flowId: string, key: string, value: unknown): Promise<void> {
+    this.setNow(flowId, key, value);
+  }
+
+  /** `set` without the promise, for the same synchronous callers as `getNow`. */
+  setNow(flowId: string, key: string, value: unknown): void {
     this.write(flowId, key, copy(value));
   }
 

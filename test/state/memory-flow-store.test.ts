@@ -23,6 +23,17 @@ test('set/get/exists/delete keep JSON values per flow', async () => {
   await store.close();
 });
 
+test('getNow/setNow are the synchronous get/set of the same data', async () => {
+  const { store, advance } = clocked(10);
+  store.setNow('f', 'k', 'v');
+  assert.is(await store.get('f', 'k'), 'v');
+  await store.set('f', 'j', 1);
+  assert.is(store.getNow('f', 'j'), 1);
+  advance(10_000);
+  assert.is(store.getNow('f', 'k'), undefined);
+  await store.close();
+});
+
 test('stored values are copies: mutating what was stored or read changes nothing', async () => {
   const { store } = clocked();
   const value = { list: [1] };
