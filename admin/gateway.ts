@@ -32,6 +32,18 @@ function httpVersionOf(request: IncomingMessage): WireRequest['httpVersion'] {
   return request.httpVersion === '1.0' ? '1.0' : request.httpVersion === '2.0' ? '2.0' : '1.1';
 }
 
+/** An HTTP/2 request's raw headers as an imposter port sees them: no pseudo-headers, `host` from `:authority`. */
+function http1HeadersOf(request: IncomingMessage): string[] {
+  const out: string[] = [];
+  const raw = request.rawHeaders;
+  for (let k = 0; k < raw.length; k += 2) {
+    if (raw[k].charCodeAt(0) !== 0x3a) out.push(raw[k], raw[k + 1]);
+  }
+  const authority = request.headers[':authority'];
+  if (request.headers.host === undefined && typeof authority === 'string') out.unshift('host', authority);
+  return out;
+}
+
 /**
  * `ANY /__svc/{port}/<path>` (SPEC §4.10): dispatches to the imposter with the URI rewritten;
  * returns false when no imposter listens on that port.
@@ -43,7 +55,7 @@ export function dispatchGateway(manager: ImposterManager, port: number, rest: st
     method: request.method ?? 'GET',
     url: '/' + rest,
     httpVersion: httpVersionOf(request),
-    rawHeaders: request.rawHeaders,
+    rawHeaders: request.httpVersionMajor === 2 ? http1HeadersOf(request) : request.rawHeaders,
     body,
     remoteAddress: request.socket.remoteAddress ?? '',
     remotePort: request.socket.remotePort ?? 0,

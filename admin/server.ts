@@ -6,9 +6,12 @@ import type { Logger } from '../engine/log/index.js';
 import { Router, type AdminReply, type AdminRequest } from './router.js';
 import type { AdminSettings } from './settings.js';
 import { dispatchGateway } from './gateway.js';
+import { acceptH2c } from './h2c.js';
 import { imposterRoutes } from './routes/imposters.js';
 import { stubRoutes } from './routes/stubs.js';
 import { requestRoutes } from './routes/requests.js';
+import { scenarioRoutes } from './routes/scenarios.js';
+import { spaceRoutes } from './routes/spaces.js';
 import { miscRoutes } from './routes/misc.js';
 import { reloadRoutes, type Reloader } from './routes/reload.js';
 import { EventHub, eventRoutes } from './events/index.js';
@@ -92,6 +95,8 @@ export function createAdminServer(options: AdminServerOptions): Server {
   imposterRoutes(router, manager);
   stubRoutes(router, manager);
   requestRoutes(router, manager);
+  scenarioRoutes(router, manager);
+  spaceRoutes(router, manager);
   reloadRoutes(router, options.reloader);
   const events = options.events ?? new EventHub({ engineVersion: settings.version });
   const unobserve = manager.observe(events);
@@ -126,14 +131,14 @@ export function createAdminServer(options: AdminServerOptions): Server {
       params: found.params,
       headers: request.headers,
       body,
-      baseUrl: `http://${request.headers.host ?? `localhost:${settings.port}`}`,
+      baseUrl: `http://${request.headers.host ?? request.headers[':authority'] ?? `localhost:${settings.port}`}`,
       raw: request,
     };
     const result = await found.handler(adminRequest, response);
     if (result) reply(response, result);
   }
 
-  const server = createServer({ keepAliveTimeout: 5000 }, (request, response) => {
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
     handle(request, response).catch((err: unknown) => {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
       if (response.headersSent) {
@@ -142,7 +147,9 @@ export function createAdminServer(options: AdminServerOptions): Server {
       }
       sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)));
     });
-  });
+  };
+  const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
+  acceptH2c(server, onRequest);
   const allowConnection = options.allowConnection;
   if (allowConnection) {
     server.on('connection', (socket: Socket) => {

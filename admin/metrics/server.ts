@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ImposterManager } from '../../engine/manager/index.js';
+import { acceptH2c } from '../h2c.js';
 import { SvcMetrics } from './svc-metrics.js';
 
 export interface MetricsServerOptions {
@@ -32,7 +33,7 @@ function listen(server: Server, port: number, host: string | undefined): Promise
 /** The metrics plane: `GET /metrics` in Prometheus text format on its own port (SPEC §4.13). */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetrics> {
   const metrics = new SvcMetrics();
-  const server = createServer({ keepAliveTimeout: 5000 }, (request, response) => {
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'Content-Type': 'text/plain' });
@@ -49,7 +50,9 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         response.end(`metrics collection failed: ${(err as Error)?.message ?? String(err)}\n`);
       },
     );
-  });
+  };
+  const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
+  acceptH2c(server, onRequest);
   await listen(server, options.port, options.host);
   const detachSelf = metrics.watchServer(server, 'metrics');
   const detachAdmin = options.admin ? metrics.watchServer(options.admin, 'admin') : undefined;
