@@ -2,6 +2,9 @@ import { parseCliOptions, UsageError, type CliOptions } from './options.js';
 import { USAGE } from './usage.js';
 import { VERSION } from './version.js';
 
+export { servePlanes, type PlanesOptions, type RunningPlanes } from './serve.js';
+export { VERSION };
+
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
 
 async function run(command: string, options: CliOptions, args: string[]): Promise<number | undefined> {

@@ -1,0 +1,59 @@
+// Builds libsvc_ffi with the machine's gcc (SPEC §9.4): ffi/build/libsvc_ffi.so for the repository's
+// own use, and the release artifact libsvc_ffi-<classifier>.<ext> with its .sha256 and ffi-manifest.json.
+// Without gcc it explains and exits 0, so `npm install` still works; the C ABI tests then fail saying so.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ffi = dirname(fileURLToPath(import.meta.url));
+const out = join(ffi, 'build');
+const { version } = JSON.parse(readFileSync(join(ffi, '..', 'package.json'), 'utf8'));
+
+const ARCH = { x64: 'x86_64', arm64: 'aarch64', ia32: 'x86', arm: 'armv7' };
+const EXT = { linux: 'so', darwin: 'dylib', win32: 'dll' };
+const classifier = `${process.platform}-${ARCH[process.arch] ?? process.arch}`;
+const ext = EXT[process.platform] ?? 'so';
+
+function hasGcc() {
+  try {
+    execFileSync('gcc', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!hasGcc()) {
+  console.warn('ffi/build.mjs: gcc not found, libsvc_ffi not built (install gcc, e.g. apt-get install gcc, then run node ffi/build.mjs)');
+  process.exit(0);
+}
+
+// commit and builtAt stay null unless the release build stamps them (SPEC §9.2).
+const buildInfo = {
+  version,
+  commit: process.env.SVC_BUILD_COMMIT || null,
+  builtAt: process.env.SVC_BUILD_TIME || null,
+  features: ['javascript', 'rhai'],
+};
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, 'build_info.h'), `#define SVC_BUILD_INFO ${JSON.stringify(JSON.stringify(buildInfo))}\n`);
+
+const library = join(out, `libsvc_ffi.${ext}`);
+execFileSync('gcc', [
+  '-std=c11', '-O2', '-fPIC', '-shared', '-pthread', '-Wall', '-Wextra',
+  '-I', join(ffi, 'include'), '-I', out,
+  `-Wl,--version-script=${join(ffi, 'src', 'exports.map')}`,
+  '-o', library,
+  join(ffi, 'src', 'svc.c'), join(ffi, 'src', 'host.c'), join(ffi, 'src', 'msgpack.c'),
+  '-ldl',
+], { stdio: 'inherit' });
+
+const file = `libsvc_ffi-${classifier}.${ext}`;
+copyFileSync(library, join(out, file));
+const sha256 = createHash('sha256').update(readFileSync(join(out, file))).digest('hex');
+writeFileSync(join(out, `${file}.sha256`), `${sha256}  ${file}\n`);
+const manifest = { version, abi: 'v2', artifacts: [{ platform: classifier, file, sha256, url: `./${file}` }] };
+writeFileSync(join(out, 'ffi-manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`ffi/build.mjs: built ffi/build/${file}`);
