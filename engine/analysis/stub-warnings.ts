@@ -1,3 +1,4 @@
+import { requiredStateOf } from '../model/index.js';
 import { canonicalJson } from './canonical.js';
 import { anchorOf, anchorsCarried, covers, factsOf, type PredicateFacts } from './predicate-facts.js';
 
@@ -35,7 +36,7 @@ function analysed(config: Record<string, unknown>, index: number): AnalysedStub 
     catchAll: predicates === undefined || predicates === null || (Array.isArray(predicates) && predicates.length === 0),
     space: config.space,
     scenarioName: config.scenarioName,
-    requiredState: config.requiredScenarioState,
+    requiredState: requiredStateOf(config),
   };
 }
 
@@ -50,7 +51,7 @@ function mayCompete(a: AnalysedStub, b: AnalysedStub): boolean {
 function duplicateKey(config: Record<string, unknown>): string {
   const list = config.predicates ?? [];
   const predicates = Array.isArray(list) ? list.map(canonicalJson).sort() : canonicalJson(list);
-  return canonicalJson({ predicates, space: config.space, scenarioName: config.scenarioName, state: config.requiredScenarioState });
+  return canonicalJson({ predicates, space: config.space, scenarioName: config.scenarioName, state: requiredStateOf(config) });
 }
 
 /**

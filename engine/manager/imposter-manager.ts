@@ -14,6 +14,11 @@ import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-req
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
+import { spaceInsertIndex, spaceStub } from '../state/index.js';
+import {
+  deleteSpace, flowIdOrDefault, listScenarios, putScenarioState, resetScenarios, spaceDetail, spaceRecorded as recordedInSpace, spaceStubs,
+  type ScenarioList, type SpaceDetail, type SpaceStubs,
+} from './flow-scopes.js';
 
 export interface ManagerOptions {
   allowInjection: boolean;
@@ -516,6 +521,50 @@ export class ImposterManager {
       throw errors.validation([errorEntries.invalidInjection(injectionMessages.javascript)]);
     }
     return verifyRequests(imposter, body);
+  }
+
+  // ---- scenarios and spaces (SPEC §4.6, §4.7); a flow id left out is the default flow (the port) ----
+
+  scenarios(port: number, flowId?: string): Promise<ScenarioList> {
+    const imposter = this.require(port);
+    return listScenarios(imposter, flowIdOrDefault(imposter, flowId));
+  }
+
+  /** Body `{state, flowId?}`; a missing or non-string `state` is a 400. */
+  setScenarioState(port: number, name: string, body: unknown): Promise<{ flowId: string; name: string; state: string }> {
+    return putScenarioState(this.require(port), name, body);
+  }
+
+  resetScenarios(port: number, flowId?: string): Promise<{ flowId: string; reset: true }> {
+    const imposter = this.require(port);
+    return resetScenarios(imposter, flowIdOrDefault(imposter, flowId));
+  }
+
+  /** A bare stub scoped to the flow, placed before the shared stubs (engine/state/spaces.ts says why). */
+  spaceAddStub(port: number, flowId: string, stub: unknown, generateIds = true): SpaceStubs {
+    const imposter = this.require(port);
+    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds), this.ids(imposter));
+    const next = [...imposter.stubs];
+    next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
+    this.changeStubs(imposter, next);
+    return spaceStubs(imposter, flowId);
+  }
+
+  spaceListStubs(port: number, flowId: string): SpaceStubs {
+    return spaceStubs(this.require(port), flowId);
+  }
+
+  spaceGet(port: number, flowId: string): Promise<SpaceDetail> {
+    return spaceDetail(this.require(port), flowId);
+  }
+
+  spaceRecorded(port: number, flowId: string): RecordedRequest[] {
+    return recordedInSpace(this.require(port), flowId);
+  }
+
+  spaceDelete(port: number, flowId: string): Promise<{ space: string; tornDown: true }> {
+    const imposter = this.require(port);
+    return deleteSpace(imposter, flowId, (kept) => this.changeStubs(imposter, kept));
   }
 
   // ---- rendering (same JSON for every surface) ----

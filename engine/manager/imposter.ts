@@ -17,6 +17,7 @@ import {
   flowIdSourceFor, flowStateOf, localFlowStore, requestFlowId, stubsNeedFlowStore, MemoryFlowStore, DEFAULT_TTL_SECONDS, warnImplicitFlowStore,
   type FlowIdSource, type FlowStore,
 } from '../state/index.js';
+import { StubGates, type GatedRequest } from '../state/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -52,6 +53,8 @@ export class Imposter {
   warnings: readonly StubWarning[] = [];
   private stubList: LiveStub[] = [];
   private matcher: StubSetMatcher;
+  /** Matching rule 5 (spaces, scenario states); undefined when no stub has those fields. */
+  private gates: StubGates | undefined;
   private readonly defaults: IsFields | undefined;
   private readonly defaultPrepared: PreparedResponse;
   private readonly recordRequests: boolean;
@@ -91,6 +94,7 @@ export class Imposter {
     this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log);
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
+    this.gates = StubGates.compile(this.stubList.map((s) => s.config));
     this.analyse();
     this.usesTcpFault = stubsUseTcpFault(definition.stubs.map((s) => s.config));
   }
@@ -130,6 +134,7 @@ export class Imposter {
   setStubs(stubs: LiveStub[]): void {
     this.upgradeFlowStore(stubs);
     this.matcher = compileStubSet(stubs.map((s) => s.config));
+    this.gates = StubGates.compile(stubs.map((s) => s.config));
     this.stubList = stubs;
     this.analyse();
     this.usesTcpFault = stubsUseTcpFault(stubs.map((s) => s.config));
@@ -187,22 +192,64 @@ export class Imposter {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
     }
+    const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
+    if (gated instanceof Promise) {
+      gated.then(
+        (ready) => this.match(request, sink, record, started, wire.url, ready),
+        (err: unknown) => this.failFlowStore(err, request.method, sink, record, started),
+      );
+    } else {
+      this.match(request, sink, record, started, wire.url, gated);
+    }
+  }
+
+  private match(
+    request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number, url: string,
+    gated: GatedRequest | undefined,
+  ): void {
     const trace: MatchTried[] | undefined = record ? [] : undefined;
     let found: number | Promise<number>;
     try {
-      found = this.matcher.firstMatch(request, this.matchContext, 0, trace);
+      found = this.matcher.firstMatch(request, gated?.context ?? this.matchContext, 0, trace);
     } catch (err) {
       this.failMatch(err, request.method, sink, record, started);
       return;
     }
     if (typeof found === 'number') {
-      this.respond(found, request, sink, record, trace, started, wire.url);
+      this.serve(found, request, sink, record, trace, started, url, gated);
     } else {
       found.then(
-        (index) => this.respond(index, request, sink, record, trace, started, wire.url),
+        (index) => this.serve(index, request, sink, record, trace, started, url, gated),
         (err: unknown) => this.failMatch(err, request.method, sink, record, started),
       );
     }
+  }
+
+  /** The chosen stub moves its scenario (SPEC §3) before it answers, so the client's next request sees the new state. */
+  private serve(
+    index: number, request: MockRequest, sink: ResponseSink,
+    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
+    gated: GatedRequest | undefined,
+  ): void {
+    const moved = gated !== undefined && index >= 0 ? gated.served(index) : undefined;
+    if (moved === undefined) {
+      this.respond(index, request, sink, record, trace, started, url);
+      return;
+    }
+    moved.then(
+      () => this.respond(index, request, sink, record, trace, started, url),
+      (err: unknown) => this.failFlowStore(err, request.method, sink, record, started),
+    );
+  }
+
+  /** SPEC §7: the flow store failing while reading or moving scenario state is a 503. */
+  private failFlowStore(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+    const message = `flow store unavailable: ${(err as Error)?.message ?? String(err)}`;
+    this.log.error(`imposter ${this.port}: ${message}`);
+    const response = errorResponse(503, '503', 'service_unavailable', message);
+    this.send(sink, response);
+    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, method, response.statusCode);
+    if (record) this.stamp(record, response.statusCode, started);
   }
 
   /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
@@ -236,15 +283,21 @@ export class Imposter {
       answer({ unmatched: 'imposter is disabled' });
       return;
     }
-    let found: number | Promise<number>;
-    try {
-      found = this.matcher.firstMatch(request, this.matchContext, 0);
-    } catch (err) {
-      fail(err);
-      return;
-    }
-    if (typeof found === 'number') answer(debugOutcome(found));
-    else found.then((index) => answer(debugOutcome(index)), fail);
+    const run = (ctx: MatchContext): void => {
+      let found: number | Promise<number>;
+      try {
+        found = this.matcher.firstMatch(request, ctx, 0);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      if (typeof found === 'number') answer(debugOutcome(found));
+      else found.then((index) => answer(debugOutcome(index)), fail);
+    };
+    // Gated like a real request (spaces, scenario states), but nothing moves.
+    const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
+    if (gated instanceof Promise) gated.then((ready) => run(ready.context), fail);
+    else run(gated?.context ?? this.matchContext);
   }
 
   private failMatch(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {

@@ -5,3 +5,4 @@ export type { RenderOptions } from './imposter-json.js';
 export type { RecordedRequest, MatchOutcome, RequestClause } from './recorded-request.js';
 export { parseClauses, clausesMatch } from './recorded-request.js';
 export type { VerifyResult } from './verify.js';
+export type { ScenarioList, SpaceDetail, SpaceStubs } from './flow-scopes.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
 import { scriptedReasons } from './injection.js';
+import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
 import { validatePredicates } from '../match/index.js';
 import { behaviorProblems, faultBlockErrors, proxyProblems } from '../respond/index.js';
 
@@ -122,6 +123,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
   if (stub.id !== undefined && typeof stub.id !== 'string') {
     errs.push(errorEntries.badData("'id' must be a string", stub));
   }
+  errs.push(...flowGateProblems(stub));
 }
 
 function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
@@ -136,6 +138,7 @@ function withoutNullFields(stub: unknown): unknown {
   if (!isObject(stub)) return stub;
   const out = { ...stub };
   if (out.predicates === null) delete out.predicates;
+  for (const key of FLOW_GATE_FIELDS) if (out[key] === null) delete out[key];
   if (Array.isArray(out.responses)) {
     out.responses = out.responses.map((response: unknown) => {
       if (!isObject(response)) return response;

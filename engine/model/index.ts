@@ -4,3 +4,6 @@ export { isObject, cloneJson, type Json, type JsonObject } from './json.js';
 export { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition, type Protocol, type ParseOptions } from './imposter-config.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';
+export {
+  FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, hasScenarioFields, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
+} from './scenario-fields.js';

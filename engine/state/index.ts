@@ -7,3 +7,8 @@ export { MemoryFlowStore, type MemoryFlowStoreOptions } from './memory-flow-stor
 export { NoopFlowStore } from './noop-flow-store.js';
 export { requestFlowId } from './request-flow-id.js';
 export { localFlowStore, warnImplicitFlowStore } from './local-flow-store.js';
+export {
+  INITIAL_SCENARIO_STATE, readScenarioState, resetScenarioStates, scenarioKey, scenarioStates, writeScenarioState,
+} from './scenarios.js';
+export { StubGates, type GatedRequest } from './stub-gates.js';
+export { scenarioNamesFor, spaceInsertIndex, spaceStub, visibleTo } from './spaces.js';

@@ -1,0 +1,88 @@
+/**
+ * Matching rule 5 (SPEC §2.1) compiled per stub set: which stubs belong to a space, which need a
+ * scenario state, and which move a scenario when they serve. Built when stubs change; an imposter
+ * whose stubs carry none of these fields has no gates and pays nothing per request.
+ */
+import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf } from '../model/index.js';
+import type { Eligibility, MatchContext } from '../match/index.js';
+import type { FlowStore } from './flow-store.js';
+import { readScenarioState, readScenarioStateNow, scenarioKey, syncStore, writeScenarioState } from './scenarios.js';
+
+interface Gate {
+  readonly space: string | undefined;
+  readonly scenario: string | undefined;
+  readonly required: string | undefined;
+  readonly next: string | undefined;
+}
+
+/** One request's view of the gates: the match context that skips ineligible stubs, and the transition. */
+export interface GatedRequest {
+  readonly flowId: string;
+  readonly context: MatchContext;
+  /** Moves the served stub's scenario; a Promise only for asynchronous backends. */
+  served(stubIndex: number): void | Promise<void>;
+}
+
+export class StubGates {
+  private constructor(
+    private readonly gates: ReadonlyArray<Gate | undefined>,
+    /** Scenarios some stub requires a state of: what a request must know before matching. */
+    private readonly required: readonly string[],
+  ) {}
+
+  /** undefined when no stub has a gate field. */
+  static compile(configs: ReadonlyArray<Record<string, unknown>>): StubGates | undefined {
+    if (!configs.some(hasFlowGate)) return undefined;
+    const required = new Set<string>();
+    const gates = configs.map((config): Gate | undefined => {
+      if (!hasFlowGate(config)) return undefined;
+      const gate = { space: spaceOf(config), scenario: scenarioNameOf(config), required: requiredStateOf(config), next: newStateOf(config) };
+      if (gate.scenario !== undefined && gate.required !== undefined) required.add(gate.scenario);
+      return gate;
+    });
+    return new StubGates(gates, [...required]);
+  }
+
+  /**
+   * The gated context for a request of `flowId`. With the in-memory store, states are read while
+   * matching and written when the stub is chosen, all synchronously, so pipelined requests of one
+   * flow see each other's transitions in order. Other backends read the needed states first.
+   */
+  forRequest(base: MatchContext, flowId: string, store: FlowStore): GatedRequest | Promise<GatedRequest> {
+    const memory = syncStore(store);
+    if (memory !== undefined || this.required.length === 0) {
+      const stateOf = memory ? (name: string) => readScenarioStateNow(memory, flowId, name) : undefined;
+      return this.request(base, flowId, stateOf, (name, state) => {
+        if (memory) memory.setNow(flowId, scenarioKey(name), state);
+        else return writeScenarioState(store, flowId, name, state);
+      });
+    }
+    return Promise.all(this.required.map((name) => readScenarioState(store, flowId, name))).then((states) => {
+      const known = new Map(this.required.map((name, i) => [name, states[i]!]));
+      return this.request(base, flowId, (name) => known.get(name), (name, state) => writeScenarioState(store, flowId, name, state));
+    });
+  }
+
+  private request(
+    base: MatchContext, flowId: string,
+    stateOf: ((name: string) => string | undefined) | undefined,
+    move: (name: string, state: string) => void | Promise<void>,
+  ): GatedRequest {
+    const gates = this.gates;
+    const isEligible = (stubIndex: number): Eligibility => {
+      const gate = gates[stubIndex];
+      if (gate === undefined) return 'ok';
+      if (gate.space !== undefined && gate.space !== flowId) return 'skippedSpace';
+      if (gate.required !== undefined && gate.scenario !== undefined && stateOf?.(gate.scenario) !== gate.required) return 'skippedScenarioState';
+      return 'ok';
+    };
+    return {
+      flowId,
+      context: { ...base, isEligible },
+      served: (stubIndex) => {
+        const gate = gates[stubIndex];
+        if (gate?.next !== undefined && gate.scenario !== undefined) return move(gate.scenario, gate.next);
+      },
+    };
+  }
+}
