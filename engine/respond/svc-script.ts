@@ -1,0 +1,128 @@
+/**
+ * The `_svc.script` response type (SPEC §2.7): the script runs on the script workers with `ctx`,
+ * and its result constructor becomes the answer. Failures follow SPEC §7: an error is a 500
+ * envelope with `x-svc-script-error: true`, the deadline a 504 with that header and
+ * `x-svc-script-timeout: true`. `delay(ms)` waits and then passes through, like `pass()`.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { MockRequest } from '../model/index.js';
+import type { FlowStore } from '../state/index.js';
+import {
+  compileRoutePattern, resolveScript, type PathParams, type Placement, type RunOutcome, type ScriptRequestData, type ScriptResponseData,
+  type ScriptResult, type ScriptSettings, type ScriptSource, type StubInfo, type SvcScriptRunner,
+} from '../script/svc/index.js';
+import type { PreparedResponse } from './is-response.js';
+
+/** What an imposter lends its `_svc.script` steps. */
+export interface SvcScripts {
+  settings: ScriptSettings;
+  runner(): SvcScriptRunner;
+  store(): FlowStore;
+  flowIdOf(request: MockRequest): string;
+  /** The current state of a scenario for a flow (ctx.stub.scenarioState). */
+  scenarioState(flowId: string, scenarioName: string): Promise<string | undefined>;
+  /** Metrics: one run and, when it failed, why. */
+  observe(ruleId: string, outcome: RunOutcome, durationMs: number): void;
+}
+
+/** A script compiled for one place in a stub: its source and the stub facts `ctx` shows. */
+export interface CompiledScript {
+  source: ScriptSource;
+  placement: Placement;
+  pathParams: PathParams;
+  stub: StubInfo;
+}
+
+export function compileScript(spec: unknown, placement: Placement, settings: ScriptSettings, stub: Record<string, unknown>): CompiledScript {
+  const info: StubInfo = {};
+  if (typeof stub.id === 'string') info.id = stub.id;
+  if (typeof stub.scenarioName === 'string') info.scenarioName = stub.scenarioName;
+  return {
+    source: resolveScript(spec, settings),
+    placement,
+    pathParams: compileRoutePattern(typeof stub.routePattern === 'string' ? stub.routePattern : undefined),
+    stub: info,
+  };
+}
+
+export function scriptRequest(request: MockRequest, pathParams: PathParams): ScriptRequestData {
+  return {
+    method: request.method,
+    path: request.path,
+    query: request.query,
+    pathParams: pathParams(request.path),
+    headers: request.headers,
+    body: request.isBinary ? request.rawBody.toString('base64') : request.body,
+    isBinary: request.isBinary,
+  };
+}
+
+export interface ScriptCall {
+  request: MockRequest;
+  response?: ScriptResponseData;
+  ruleId: string;
+}
+
+/** Runs a compiled script for a request; never rejects (failures are outcomes). */
+export async function runScript(script: CompiledScript, scripts: SvcScripts, call: ScriptCall): Promise<RunOutcome> {
+  const started = performance.now();
+  const flowId = scripts.flowIdOf(call.request);
+  let outcome: RunOutcome;
+  try {
+    const stub = { ...script.stub };
+    if (stub.scenarioName !== undefined) {
+      const state = await scripts.scenarioState(flowId, stub.scenarioName);
+      if (state !== undefined) stub.scenarioState = state;
+    }
+    outcome = await scripts.runner().run({
+      source: script.source.code, placement: script.placement, request: scriptRequest(call.request, script.pathParams),
+      response: call.response, flowId, stub, timeoutMs: scripts.settings.timeoutMs, store: scripts.store(),
+    });
+  } catch (err) {
+    outcome = { ok: false, errorType: 'backend', message: `flow store: ${(err as Error)?.message ?? String(err)}` };
+  }
+  scripts.observe(call.ruleId, outcome, performance.now() - started);
+  return outcome;
+}
+
+const ERROR_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-error', 'true']];
+const TIMEOUT_HEADERS: Array<[string, string]> = [...ERROR_HEADERS, ['x-svc-script-timeout', 'true']];
+
+/** The SPEC §7 answer for a failed `_svc.script` run. */
+export function scriptFailureResponse(outcome: Extract<RunOutcome, { ok: false }>): PreparedResponse {
+  const timeout = outcome.errorType === 'timeout';
+  const entry = timeout
+    ? { code: '504', type: 'script_timeout', message: outcome.message }
+    : { code: '500', type: 'script_error', message: outcome.message, errorType: outcome.errorType };
+  return { statusCode: timeout ? 504 : 500, headers: timeout ? TIMEOUT_HEADERS : ERROR_HEADERS, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
+}
+
+/** Response fields of an `http(...)` result, for behaviors and serving like an `is` response. */
+export function httpFields(result: Extract<ScriptResult, { kind: 'http' }>): Record<string, unknown> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of result.headers) {
+    const current = headers[name];
+    headers[name] = current === undefined ? value : [...(Array.isArray(current) ? current : [current]), value];
+  }
+  return { statusCode: result.status, headers, body: result.body ?? '' };
+}
+
+/** What a response script's result means for serving. */
+export type ScriptAnswer = { fields: Record<string, unknown> } | { reset: true } | { pass: true } | { failure: PreparedResponse };
+
+export async function answerOf(outcome: RunOutcome): Promise<ScriptAnswer> {
+  if (!outcome.ok) return { failure: scriptFailureResponse(outcome) };
+  const result = outcome.result ?? { kind: 'pass' };
+  switch (result.kind) {
+    case 'http':
+      return { fields: httpFields(result) };
+    case 'reset':
+      return { reset: true };
+    case 'delay':
+      await sleep(result.ms);
+      return { pass: true };
+    case 'pass':
+      return { pass: true };
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Starts a script worker thread from the module next to the caller. Tests run the TypeScript
+ * sources through tsx and `npm start` runs dist/*.js; a worker does not inherit the parent's loader
+ * hooks, so from source a bootstrap registers tsx before importing the entry.
+ */
+import { createRequire } from 'node:module';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/** A factory for workers running `<name>.ts` / `<name>.js` beside `callerUrl` (its import.meta.url). */
+export function workerSpawner(callerUrl: string, name: string, options: WorkerOptions = {}): (extra?: WorkerOptions) => Worker {
+  if (extname(fileURLToPath(callerUrl)) === '.ts') {
+    const entry = JSON.stringify(new URL(`./${name}.ts`, callerUrl).href);
+    // Resolved here, not in the eval worker: a bare specifier there resolves against the process's
+    // working directory, which need not be the repository. (import.meta.resolve is missing when tsx
+    // runs this file as CommonJS, so the package is located through its package.json.)
+    const tsxRoot = dirname(createRequire(callerUrl).resolve('tsx/package.json'));
+    const tsxApi = JSON.stringify(pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href);
+    const bootstrap = `import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`;
+    return (extra = {}) => new Worker(bootstrap, { ...options, ...extra, eval: true });
+  }
+  const entry = new URL(`./${name}.js`, callerUrl);
+  return (extra = {}) => new Worker(entry, { ...options, ...extra });
+}

@@ -1,0 +1,27 @@
+/**
+ * What each placement's entry point must return (SPEC §2.7 table), checked where the script ran.
+ */
+import type { Placement, RunOutcome } from './protocol.js';
+import { DelayResult, resultOf } from './results.js';
+
+const CONSTRUCTORS = 'http(status[, body]), delay(ms), reset(), pass() or nothing';
+
+export function outcomeOf(placement: Placement, value: unknown): RunOutcome {
+  switch (placement) {
+    case 'respond':
+    case 'transform': {
+      if (value === null || value === undefined) return { ok: true, result: { kind: 'pass' } };
+      const result = resultOf(value);
+      if (result) return { ok: true, result };
+      return { ok: false, errorType: 'runtime', message: `${placement}(ctx) must return ${CONSTRUCTORS}` };
+    }
+    case 'matches':
+      if (typeof value === 'boolean') return { ok: true, value };
+      return { ok: false, errorType: 'runtime', message: 'matches(ctx) must return a boolean' };
+    case 'delay': {
+      const ms = value instanceof DelayResult ? value.ms : typeof value === 'bigint' ? Number(value) : value;
+      if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return { ok: true, value: ms };
+      return { ok: false, errorType: 'runtime', message: 'delay(ctx) must return a non-negative number of milliseconds' };
+    }
+  }
+}

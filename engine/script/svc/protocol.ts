@@ -1,0 +1,76 @@
+/**
+ * Messages between the `_svc.script` runner (main thread) and its worker threads. Runs travel as
+ * structured-clone objects on the worker's port; a script's state operations go back the same way
+ * and their answers come on a second port the worker reads synchronously (receiveMessageOnPort)
+ * after an Atomics wake-up, so `ctx.state` calls are synchronous to the script.
+ */
+import type { ScriptResult } from './results.js';
+import type { LogLevel, StateOp } from './ctx.js';
+
+/** Where a script runs (SPEC §2.7), named by its entry point. */
+export type Placement = 'respond' | 'matches' | 'transform' | 'delay';
+
+export interface ScriptRequestData {
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  pathParams: Record<string, string>;
+  headers: Record<string, string | string[]>;
+  /** Raw text; base64 when binary. */
+  body: string;
+  isBinary?: boolean;
+}
+
+export interface ScriptResponseData {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}
+
+export interface StubInfo {
+  id?: string;
+  scenarioName?: string;
+  scenarioState?: string;
+}
+
+export interface RunMessage {
+  type: 'run';
+  id: number;
+  source: string;
+  placement: Placement;
+  request: ScriptRequestData;
+  response?: ScriptResponseData;
+  flowId: string;
+  stub: StubInfo;
+  /** Epoch milliseconds: the script is interrupted there. */
+  deadline: number;
+}
+
+/** Why a run failed, as the `error_type` of `svc_script_errors_total`. */
+export type ScriptErrorType = 'compile' | 'runtime' | 'limit' | 'backend' | 'timeout' | 'host';
+
+export type RunOutcome =
+  | { ok: true; result?: ScriptResult; value?: unknown }
+  | { ok: false; errorType: ScriptErrorType; message: string };
+
+export interface DoneMessage {
+  type: 'done';
+  id: number;
+  outcome: RunOutcome;
+  logs: Array<[LogLevel, string]>;
+}
+
+export interface StateMessage {
+  type: 'state';
+  /** The run asking. */
+  id: number;
+  /** Matches the answer to the question (a late answer to an abandoned one is dropped). */
+  seq: number;
+  flowId: string;
+  op: StateOp;
+  args: unknown[];
+}
+
+export type StateAnswer = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };
+
+export type WorkerMessage = DoneMessage | StateMessage;

@@ -1,0 +1,146 @@
+/**
+ * `_svc.script` specs (SPEC §2.7) validated at the edge and resolved to source text: the engine
+ * (explicit, from the file extension, or the imposter's default), and exactly one of `code`, `file`
+ * or `ref` (a name in the imposter's `_svc.scripts` registry, which may not itself be a ref).
+ *
+ * `file` paths resolve against a ScriptBase: the config file's directory for imposters loaded from
+ * files, the scripts directory for admin-created ones (`confined`: a path escaping it is refused).
+ * Rhai sources are compiled here, so a syntax error is a 400 naming line and column.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { compileRhai, RhaiError } from '../rhai/index.js';
+import { scriptTimeoutOf } from '../js/index.js';
+
+export type ScriptEngineName = 'rhai' | 'javascript';
+
+/** Where `file:` scripts resolve. */
+export interface ScriptBase {
+  dir: string;
+  /** Admin-created imposters: a path outside `dir` is refused. */
+  confined: boolean;
+}
+
+/** An imposter's script settings: `_svc.scriptEngine`, `_svc.scripts`, and where files resolve. */
+export interface ScriptSettings {
+  timeoutMs: number;
+  defaultEngine: ScriptEngineName;
+  registry: Record<string, unknown>;
+  base: ScriptBase;
+}
+
+export interface ScriptSource {
+  engine: ScriptEngineName;
+  code: string;
+  /** For messages: the file, the ref, or `inline`. */
+  origin: string;
+}
+
+/** A spec that cannot be used; the message is what the 400 says. */
+export class ScriptSpecError extends Error {}
+
+const ENGINES: Record<string, ScriptEngineName> = { rhai: 'rhai', javascript: 'javascript', js: 'javascript' };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function svcBlock(config: Record<string, unknown>): Record<string, unknown> {
+  return isObject(config._svc) ? config._svc : {};
+}
+
+/** The imposter-level settings, or the problems with them. */
+export function scriptSettingsOf(config: Record<string, unknown>, base: ScriptBase): { settings: ScriptSettings; problems: string[] } {
+  const svc = svcBlock(config);
+  const problems: string[] = [];
+  let defaultEngine: ScriptEngineName = 'rhai';
+  if (svc.scriptEngine !== undefined) {
+    if (!isObject(svc.scriptEngine)) problems.push("'_svc.scriptEngine' must be an object");
+    else {
+      const { timeoutMs, defaultEngine: given } = svc.scriptEngine;
+      if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+        problems.push("'_svc.scriptEngine.timeoutMs' must be a positive number");
+      }
+      if (given !== undefined) {
+        const engine = typeof given === 'string' ? ENGINES[given] : undefined;
+        if (engine) defaultEngine = engine;
+        else problems.push("'_svc.scriptEngine.defaultEngine' must be rhai or javascript");
+      }
+    }
+  }
+  let registry: Record<string, unknown> = {};
+  if (svc.scripts !== undefined) {
+    if (!isObject(svc.scripts)) problems.push("'_svc.scripts' must be an object of name to {file} or {code}");
+    else registry = svc.scripts;
+  }
+  const settings = { timeoutMs: scriptTimeoutOf(config), defaultEngine, registry, base };
+  for (const [name, entry] of Object.entries(registry)) {
+    try {
+      resolveScript(entry, settings, `_svc.scripts.${name}`, false);
+    } catch (err) {
+      if (!(err instanceof ScriptSpecError)) throw err;
+      problems.push(err.message);
+    }
+  }
+  return { settings, problems };
+}
+
+function engineOf(spec: Record<string, unknown>, file: string | undefined, settings: ScriptSettings, where: string): ScriptEngineName {
+  if (spec.engine !== undefined) {
+    const engine = typeof spec.engine === 'string' ? ENGINES[spec.engine] : undefined;
+    if (!engine) throw new ScriptSpecError(`${where}: 'engine' must be rhai, javascript or js`);
+    return engine;
+  }
+  if (file?.endsWith('.rhai')) return 'rhai';
+  if (file?.endsWith('.js')) return 'javascript';
+  return settings.defaultEngine;
+}
+
+function readScriptFile(file: string, base: ScriptBase, where: string): string {
+  const path = resolve(base.dir, file);
+  if (base.confined) {
+    const rel = relative(base.dir, path);
+    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      throw new ScriptSpecError(`${where}: file '${file}' is outside the scripts directory`);
+    }
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ScriptSpecError(`${where}: cannot read script file '${file}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** Rhai syntax errors surface at create time with their position. */
+function checkCompiles(source: ScriptSource, where: string): void {
+  if (source.engine !== 'rhai') return;
+  try {
+    compileRhai(source.code);
+  } catch (err) {
+    if (!(err instanceof RhaiError)) throw err;
+    throw new ScriptSpecError(`${where}: script does not compile at line ${err.line}:${err.column}: ${err.description}`);
+  }
+}
+
+/** Resolves one spec to its engine and source text; throws ScriptSpecError with the 400 message. */
+export function resolveScript(spec: unknown, settings: ScriptSettings, where = '_svc.script', refs = true): ScriptSource {
+  if (!isObject(spec)) throw new ScriptSpecError(`${where} must be an object with one of code, file or ref`);
+  const given = (['code', 'file', 'ref'] as const).filter((key) => spec[key] !== undefined);
+  if (given.length !== 1) throw new ScriptSpecError(`${where} must have exactly one of code, file or ref`);
+  const [key] = given;
+  const value = spec[key];
+  if (typeof value !== 'string') throw new ScriptSpecError(`${where}.${key} must be a string`);
+  if (key === 'ref') {
+    if (!refs) throw new ScriptSpecError(`${where}: a registry entry may not be a ref`);
+    if (!Object.hasOwn(settings.registry, value)) throw new ScriptSpecError(`${where}: unknown script ref '${value}'`);
+    const entry = settings.registry[value];
+    if (isObject(entry) && entry.ref !== undefined) throw new ScriptSpecError(`${where}: ref '${value}' points at another ref`);
+    const source = resolveScript(entry, settings, `_svc.scripts.${value}`, false);
+    // An engine on the ref itself wins over the registry entry's.
+    return spec.engine === undefined ? source : { ...source, engine: engineOf(spec, undefined, settings, where) };
+  }
+  const code = key === 'code' ? value : readScriptFile(value, settings.base, where);
+  const source: ScriptSource = { engine: engineOf(spec, key === 'file' ? value : undefined, settings, where), code, origin: key === 'file' ? value : 'inline' };
+  checkCompiles(source, where);
+  return source;
+}

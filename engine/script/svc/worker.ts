@@ -1,0 +1,129 @@
+/**
+ * A `_svc.script` worker thread: compiles each source once, runs scripts with `ctx`, and answers
+ * `ctx.state` calls by asking the main thread's FlowStore and blocking (Atomics.wait) until the
+ * answer is on the state port. The deadline bounds both the script (the interpreter's own check)
+ * and every wait for the store.
+ */
+import { platform, setPriority } from 'node:os';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
+import { buildCtx, type LogLevel, type StateCall } from './ctx.js';
+import type { RunMessage, RunOutcome, ScriptErrorType, StateAnswer } from './protocol.js';
+import { registerResults } from './results.js';
+import { outcomeOf } from './placement.js';
+
+/** Lower priority than the serving thread, as the JavaScript sandbox workers. */
+const SCRIPT_NICENESS = 5;
+/** Compiled sources kept; the oldest go first when stubs churn through many scripts. */
+const MAX_PROGRAMS = 1024;
+
+const port = parentPort;
+if (!port) throw new Error('engine/script/svc/worker must run as a worker thread');
+const { signal, statePort } = workerData as { signal: SharedArrayBuffer; statePort: MessagePort };
+const wake = new Int32Array(signal);
+if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
+
+let logs: Array<[LogLevel, string]> = [];
+const engine = new RhaiEngine({
+  print: (text) => logs.push(['info', text]),
+  debug: (text, pos) => logs.push(['debug', `[${pos.line}:${pos.col}] ${text}`]),
+});
+registerResults(engine);
+const programs = new Map<string, RhaiProgram | RhaiError>();
+
+function programOf(source: string): RhaiProgram | RhaiError {
+  let program = programs.get(source);
+  if (program === undefined) {
+    try {
+      program = engine.compile(source);
+    } catch (err) {
+      if (!(err instanceof RhaiError)) throw err;
+      program = err;
+    }
+    if (programs.size >= MAX_PROGRAMS) programs.delete(programs.keys().next().value as string);
+    programs.set(source, program);
+  }
+  return program;
+}
+
+class StateTimeout extends Error {}
+class BackendFailure extends Error {}
+
+let seq = 0;
+
+/** Asks the main thread and sleeps until its answer arrives or the deadline passes. */
+function stateCall(id: number, deadline: number): StateCall {
+  return (flowId, op, args) => {
+    const mine = ++seq;
+    Atomics.store(wake, 0, 0);
+    port!.postMessage({ type: 'state', id, seq: mine, flowId, op, args });
+    for (;;) {
+      let answer: StateAnswer | undefined;
+      for (let m = receiveMessageOnPort(statePort); m; m = receiveMessageOnPort(statePort)) {
+        if ((m.message as StateAnswer).seq === mine) answer = m.message as StateAnswer;
+      }
+      if (answer) {
+        if (answer.ok) return answer.value;
+        logs.push(['error', `state.${op} failed: ${answer.message}`]);
+        throw new BackendFailure(`flow state ${op} failed: ${answer.message}`);
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new StateTimeout('deadline passed while waiting for the flow store');
+      Atomics.wait(wake, 0, 0, remaining);
+      Atomics.store(wake, 0, 0);
+    }
+  };
+}
+
+function failure(errorType: ScriptErrorType, message: string): RunOutcome {
+  return { ok: false, errorType, message };
+}
+
+function errorTypeOf(err: RhaiError, backendFailed: boolean): ScriptErrorType {
+  if (err.kind === 'parse') return 'compile';
+  if (err.kind === 'limit') return 'limit';
+  return backendFailed ? 'backend' : 'runtime';
+}
+
+const ENTRY = { respond: 'respond', matches: 'matches', transform: 'transform', delay: 'delay' } as const;
+
+function run(message: RunMessage): RunOutcome {
+  const program = programOf(message.source);
+  if (program instanceof RhaiError) return failure('compile', program.message);
+  let backendFailed = false;
+  let stateTimedOut = false;
+  const call = stateCall(message.id, message.deadline);
+  const state: StateCall = (flowId, op, args) => {
+    try {
+      return call(flowId, op, args);
+    } catch (err) {
+      if (err instanceof StateTimeout) stateTimedOut = true;
+      if (err instanceof BackendFailure) backendFailed = true;
+      throw err;
+    }
+  };
+  const ctx = buildCtx({ ...message, state, log: (level, text) => logs.push([level, text]) });
+  const entry = ENTRY[message.placement];
+  const deadlineMs = Math.max(0, message.deadline - Date.now());
+  try {
+    const value = program.hasFunction(entry, 1)
+      ? program.call(entry, [ctx], { deadlineMs })
+      : program.run({ scope: { ctx }, deadlineMs });
+    return outcomeOf(message.placement, value);
+  } catch (err) {
+    if (err instanceof RhaiTimeoutError || stateTimedOut) return failure('timeout', `script exceeded its deadline`);
+    if (err instanceof RhaiError) return failure(errorTypeOf(err, backendFailed), err.message);
+    return failure('runtime', (err as Error)?.message ?? String(err));
+  }
+}
+
+port.on('message', (message: RunMessage) => {
+  logs = [];
+  let outcome: RunOutcome;
+  try {
+    outcome = run(message);
+  } catch (err) {
+    outcome = failure('host', `script worker failure: ${(err as Error)?.message ?? String(err)}`);
+  }
+  port.postMessage({ type: 'done', id: message.id, outcome, logs });
+});
