@@ -1,0 +1,158 @@
+/**
+ * `InterceptControl`: the one intercept listener slot of a server (SPEC §3, §4.9, §4.14). The admin
+ * routes and the C ABI both call it, so both see the same session; its methods mirror the C
+ * functions (`svc_start_intercept`, `svc_stop_intercept`, `svc_intercept_*`).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { silentLogger, type Logger } from '../../engine/log/index.js';
+import { CertificateAuthority, mintEphemeralCa, type CaMaterial } from './certificates.js';
+import { interceptErrors } from './errors.js';
+import { parseStartOptions, type CaSource } from './options.js';
+import { InterceptProxy, type OriginProtocol } from './proxy.js';
+import { renderRule, RuleStore } from './rules.js';
+import { DEFAULT_TRUSTSTORE_PASSWORD, truststore, type TruststoreFormat } from './truststore.js';
+
+export interface InterceptControlOptions {
+  log?: Logger;
+  /** The protocol of the imposter on a local port (forward rules without `protocol` use it). */
+  protocolOf?: (port: number) => OriginProtocol | undefined;
+}
+
+export interface InterceptAddress {
+  interceptPort: number;
+  interceptUrl: string;
+}
+
+/** `start`'s answer; the CA pair only with `returnCaKey` (the key is secret, shown once). */
+export interface InterceptStarted extends InterceptAddress {
+  caCertPem?: string;
+  caKeyPem?: string;
+}
+
+interface Session {
+  proxy: InterceptProxy;
+  ca: CertificateAuthority;
+  rules: RuleStore;
+  address: InterceptAddress;
+}
+
+async function loadCa(source: CaSource): Promise<CertificateAuthority> {
+  let material: CaMaterial;
+  if (source.kind === 'ephemeral') material = await mintEphemeralCa();
+  else if (source.kind === 'pem') material = { certPem: source.certPem, keyPem: source.keyPem };
+  else {
+    try {
+      material = { certPem: await readFile(source.certPath, 'utf8'), keyPem: await readFile(source.keyPath, 'utf8') };
+    } catch (err) {
+      throw interceptErrors.badCa(`cannot read the CA: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return await CertificateAuthority.load(material);
+  } catch (err) {
+    throw interceptErrors.badCa((err as Error).message);
+  }
+}
+
+/** The URL a client configures as its proxy, from the bound address (a wildcard bind is reported as bound). */
+function addressOf(proxy: InterceptProxy): InterceptAddress {
+  const { address, port } = proxy.address;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return { interceptPort: port, interceptUrl: `http://${host}:${port}` };
+}
+
+export class InterceptControl {
+  private session: Session | undefined;
+  /** Set while a start is binding, so a concurrent start is the same 409 as a running one. */
+  private starting: Promise<unknown> | undefined;
+  private readonly log: Logger;
+
+  constructor(private readonly options: InterceptControlOptions = {}) {
+    this.log = options.log ?? silentLogger;
+  }
+
+  get running(): boolean {
+    return this.session !== undefined;
+  }
+
+  /** Validates the options, seeds the rules, loads or mints the CA and binds; 400/409/429 as SPEC §4.9. */
+  async start(body: unknown): Promise<InterceptStarted> {
+    if (this.session) throw interceptErrors.alreadyRunning(this.session.address.interceptUrl);
+    if (this.starting) throw interceptErrors.alreadyRunning('(starting)');
+    const starting = this.open(body);
+    this.starting = starting;
+    try {
+      return await starting;
+    } finally {
+      this.starting = undefined;
+    }
+  }
+
+  private async open(body: unknown): Promise<InterceptStarted> {
+    const options = parseStartOptions(body);
+    const rules = new RuleStore();
+    if (options.rules !== undefined) rules.add(options.rules);
+    const ca = await loadCa(options.ca);
+    let proxy: InterceptProxy;
+    try {
+      proxy = await InterceptProxy.listen(options.host, options.port, { rules, ca, protocolOf: this.options.protocolOf, log: this.log });
+    } catch (err) {
+      throw interceptErrors.bindFailed(`cannot bind the intercept proxy to ${options.host}:${options.port}: ${(err as Error).message}`);
+    }
+    const address = addressOf(proxy);
+    this.session = { proxy, ca, rules, address };
+    this.log.info(`intercept proxy listening on ${address.interceptUrl}`);
+    if (options.ca.kind === 'ephemeral' && options.ca.returnKey) return { ...address, caCertPem: ca.certPem, caKeyPem: ca.keyPem };
+    return { ...address };
+  }
+
+  /** Idempotent: releases the port and drops the rules and the CA. */
+  async stop(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    const session = this.session;
+    if (!session) return;
+    this.session = undefined;
+    await session.proxy.close();
+    this.log.info('intercept proxy stopped');
+  }
+
+  status(): InterceptAddress {
+    return { ...this.require().address };
+  }
+
+  /** One rule or an array; all or none are added (400 invalid, 429 over capacity). */
+  addRules(body: unknown): Array<Record<string, unknown>> {
+    return this.require().rules.add(body).map(renderRule);
+  }
+
+  listRules(): Array<Record<string, unknown>> {
+    return this.require().rules.list().map(renderRule);
+  }
+
+  clearRules(): { deleted: number } {
+    return { deleted: this.require().rules.clear() };
+  }
+
+  caPem(): string {
+    return this.require().ca.certPem;
+  }
+
+  /** The CA as a trust-only store; written to `outPath` when given. Export failures are 500s. */
+  async exportTruststore(format: TruststoreFormat, password = DEFAULT_TRUSTSTORE_PASSWORD, outPath?: string): Promise<Buffer> {
+    const { ca } = this.require();
+    if (format !== 'pkcs12' && format !== 'jks') throw interceptErrors.badOptions(`truststore format must be pkcs12 or jks, not ${String(format)}`);
+    let bytes: Buffer;
+    try {
+      bytes = truststore(format, ca.certPem, password);
+      if (outPath !== undefined) await writeFile(outPath, bytes);
+    } catch (err) {
+      throw interceptErrors.exportFailed(`cannot export the ${format} truststore: ${(err as Error).message}`);
+    }
+    return bytes;
+  }
+
+  private require(): Session {
+    if (!this.session) throw interceptErrors.notRunning();
+    return this.session;
+  }
+}

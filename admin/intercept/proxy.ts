@@ -1,0 +1,255 @@
+/**
+ * The intercepting forward proxy (SPEC §2.14): absolute-form HTTP requests and CONNECT tunnels on
+ * one port. A tunnel whose first byte opens a TLS handshake is terminated with a leaf for the SNI
+ * name (the CONNECT host when the client sends none); any other tunnel is read as cleartext HTTP.
+ * Every request then goes through the rules: serve, forward to a local imposter, or pass through
+ * to the real origin.
+ */
+import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import type { Logger } from '../../engine/log/index.js';
+import type { CertificateAuthority } from './certificates.js';
+import type { InterceptRule, RuleStore } from './rules.js';
+
+export type OriginProtocol = 'http' | 'https';
+
+/** Where a request was headed. */
+interface Target {
+  protocol: OriginProtocol;
+  /** Without IPv6 brackets. */
+  hostname: string;
+  port: number;
+}
+
+export interface ProxyDependencies {
+  rules: RuleStore;
+  ca: CertificateAuthority;
+  /** The protocol of the imposter on a local port, when this server runs it. */
+  protocolOf?: (port: number) => OriginProtocol | undefined;
+  log: Logger;
+}
+
+const TLS_HANDSHAKE = 0x16;
+// Connection-scoped headers (RFC 9110 §7.6.1) and the proxy's own: never relayed.
+const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+function relayedHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
+  const listed = String(headers.connection ?? '').toLowerCase().split(',').map((name) => name.trim());
+  const result: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.includes(name)) continue;
+    result[name] = value;
+  }
+  return result;
+}
+
+function unbracket(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/** `host:port` of a CONNECT request line; undefined when it is not one. */
+function parseAuthority(authority: string | undefined): { hostname: string; port: number } | undefined {
+  const found = /^(\[[^\]]+\]|[^:/\s]+):(\d{1,5})$/.exec(authority ?? '');
+  if (!found) return undefined;
+  const port = Number(found[2]);
+  return port >= 1 && port <= 65535 ? { hostname: unbracket(found[1]), port } : undefined;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '::1' || hostname.startsWith('127.');
+}
+
+function sendError(response: ServerResponse, status: number, type: string, message: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ errors: [{ code: String(status), type, message }] });
+  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+export class InterceptProxy {
+  private readonly outer: Server;
+  /** Serves the requests read out of tunnels; never listens itself. */
+  private readonly inner: Server;
+  private readonly tunnels = new Map<Socket, Target>();
+  private readonly httpAgent = new HttpAgent({ keepAlive: true });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, rejectUnauthorized: false });
+  private boundPort = 0;
+
+  private constructor(private readonly deps: ProxyDependencies) {
+    this.outer = createServer((request, response) => this.onProxyRequest(request, response));
+    this.outer.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => this.onConnect(request, socket, head));
+    this.outer.on('clientError', (_err, socket: Socket) => socket.destroy());
+    this.inner = createServer((request, response) => this.onTunnelRequest(request, response));
+    this.inner.on('clientError', (_err, socket: Socket) => socket.destroy());
+  }
+
+  /** Binds host:port (0 = OS-assigned); rejects with the bind error. */
+  static listen(host: string, port: number, deps: ProxyDependencies): Promise<InterceptProxy> {
+    const proxy = new InterceptProxy(deps);
+    return new Promise((resolve, reject) => {
+      proxy.outer.once('error', reject);
+      proxy.outer.listen(port, host, () => {
+        proxy.outer.off('error', reject);
+        proxy.boundPort = (proxy.outer.address() as AddressInfo).port;
+        resolve(proxy);
+      });
+    });
+  }
+
+  get address(): AddressInfo {
+    return this.outer.address() as AddressInfo;
+  }
+
+  /** Stops listening and ends every connection and tunnel; resolves once the port is released. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.outer.close(() => resolve());
+      this.outer.closeAllConnections();
+      this.inner.closeAllConnections();
+      for (const socket of this.tunnels.keys()) socket.destroy();
+      this.tunnels.clear();
+      this.httpAgent.destroy();
+      this.httpsAgent.destroy();
+    });
+  }
+
+  private onProxyRequest(request: IncomingMessage, response: ServerResponse): void {
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '');
+    } catch {
+      sendError(response, 400, 'bad_proxy_request', 'the intercept proxy takes absolute-form requests (http://host/path) and CONNECT');
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      sendError(response, 400, 'bad_proxy_request', `unsupported scheme ${url.protocol}`);
+      return;
+    }
+    const protocol = url.protocol === 'https:' ? 'https' : 'http';
+    const target: Target = { protocol, hostname: unbracket(url.hostname), port: Number(url.port) || (protocol === 'https' ? 443 : 80) };
+    this.dispatch(request, response, target, `${url.pathname}${url.search}`);
+  }
+
+  private onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void {
+    const authority = parseAuthority(request.url);
+    if (!authority) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    socket.on('error', () => socket.destroy());
+    this.tunnels.set(socket, { protocol: 'https', ...authority });
+    socket.once('close', () => this.tunnels.delete(socket));
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const start = (first: Buffer) => {
+      socket.pause();
+      socket.unshift(first);
+      if (first[0] === TLS_HANDSHAKE) this.terminateTls(socket, authority.hostname);
+      else this.serveCleartext(socket);
+    };
+    if (head.length > 0) start(head);
+    else socket.once('data', start);
+  }
+
+  private terminateTls(socket: Socket, connectHost: string): void {
+    const { ca } = this.deps;
+    let secure: TLSSocket;
+    try {
+      secure = new TLSSocket(socket, {
+        isServer: true,
+        // Clients send no SNI for an IP address: the CONNECT host names the leaf then.
+        secureContext: ca.contextFor(connectHost),
+        SNICallback: (servername, callback) => {
+          try {
+            callback(null, ca.contextFor(servername));
+          } catch (err) {
+            callback(err as Error);
+          }
+        },
+        ALPNProtocols: ['http/1.1'],
+      });
+    } catch (err) {
+      this.deps.log.warn(`intercept: cannot present a certificate for ${connectHost}: ${(err as Error).message}`);
+      socket.destroy();
+      return;
+    }
+    secure.on('error', () => secure.destroy());
+    this.tunnels.set(secure, this.tunnels.get(socket)!);
+    secure.once('close', () => this.tunnels.delete(secure));
+    this.inner.emit('connection', secure);
+  }
+
+  private serveCleartext(socket: Socket): void {
+    this.tunnels.get(socket)!.protocol = 'http';
+    this.inner.emit('connection', socket);
+    socket.resume();
+  }
+
+  private onTunnelRequest(request: IncomingMessage, response: ServerResponse): void {
+    const target = this.tunnels.get(request.socket);
+    if (!target) {
+      sendError(response, 502, 'bad_gateway', 'tunnel closed');
+      return;
+    }
+    this.dispatch(request, response, target, request.url ?? '/');
+  }
+
+  private dispatch(request: IncomingMessage, response: ServerResponse, target: Target, path: string): void {
+    const query = path.indexOf('?');
+    const rule = this.deps.rules.find({
+      host: target.hostname.toLowerCase(),
+      method: request.method ?? 'GET',
+      path: query < 0 ? path : path.slice(0, query),
+      headers: request.headers,
+    });
+    if (rule?.serve) {
+      this.serve(request, response, rule);
+      return;
+    }
+    if (rule?.forward) {
+      const { port } = rule.forward;
+      const protocol = rule.forward.protocol ?? this.deps.protocolOf?.(port) ?? 'http';
+      this.relay(request, response, { protocol, hostname: '127.0.0.1', port }, path);
+      return;
+    }
+    if (isLoopback(target.hostname) && target.port === this.boundPort) {
+      sendError(response, 508, 'loop_detected', 'the request is addressed to the intercept proxy itself');
+      return;
+    }
+    this.relay(request, response, target, path);
+  }
+
+  private serve(request: IncomingMessage, response: ServerResponse, rule: InterceptRule): void {
+    const { statusCode, headers, body } = rule.serve!;
+    request.resume();
+    response.writeHead(statusCode, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+    response.end(body);
+  }
+
+  /** Sends the request on to `target` and streams the answer back; an unreachable origin is a 502. */
+  private relay(request: IncomingMessage, response: ServerResponse, target: Target, path: string): void {
+    const send = target.protocol === 'https' ? httpsRequest : httpRequest;
+    const upstream = send({
+      host: target.hostname,
+      port: target.port,
+      method: request.method,
+      path,
+      headers: relayedHeaders(request.headers),
+      agent: target.protocol === 'https' ? this.httpsAgent : this.httpAgent,
+      // Origins behind a mock proxy are test servers with their own certificates (as mountebank's proxy).
+      rejectUnauthorized: false,
+      servername: /^[\d.]+$|:/.test(target.hostname) ? undefined : target.hostname,
+    }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, relayedHeaders(answer.headers));
+      answer.pipe(response);
+      answer.on('error', () => response.destroy());
+    });
+    upstream.on('error', (err) => sendError(response, 502, 'bad_gateway', `cannot reach ${target.protocol}://${target.hostname}:${target.port}: ${err.message}`));
+    response.on('close', () => { if (!response.writableFinished) upstream.destroy(); });
+    request.pipe(upstream);
+  }
+}
