@@ -14,7 +14,7 @@ import type { ObserverSet } from './observer.js';
 import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
-  flowIdSourceFor, flowStateOf, localFlowStore, requestFlowId, stubsNeedFlowStore, MemoryFlowStore, DEFAULT_TTL_SECONDS, warnImplicitFlowStore,
+  flowIdSourceFor, flowStateOf, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
   type FlowIdSource, type FlowStore,
 } from '../state/index.js';
 import { StubGates, type GatedRequest } from '../state/index.js';
@@ -91,7 +91,7 @@ export class Imposter {
       injectPredicate: (source, request) => scripts.host().predicate(port, source, plainRequest(request), { timeoutMs: scripts.timeoutMs }),
     };
     this.flowIdSource = flowIdSourceFor(definition.config);
-    this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log);
+    this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
     this.gates = StubGates.compile(this.stubList.map((s) => s.config));
@@ -120,8 +120,7 @@ export class Imposter {
   private upgradeFlowStore(stubs: readonly LiveStub[]): void {
     if (this.store.backend !== 'noop' || flowStateOf(this.config) !== undefined) return;
     if (!stubsNeedFlowStore(stubs.map((s) => s.config))) return;
-    warnImplicitFlowStore(this.log, this.port);
-    this.store = new MemoryFlowStore({ ttlSeconds: DEFAULT_TTL_SECONDS });
+    this.store = implicitFlowStore(this.log, this.port, this.observers);
   }
 
   liveStub(stub: StubDefinition): LiveStub {

@@ -104,14 +104,15 @@ export function flowIdSourceFor(config: Record<string, unknown>): FlowIdSource {
 
 const SCENARIO_FIELDS = ['scenarioName', 'requiredScenarioState', 'newScenarioState', 'required_scenario_state', 'new_scenario_state'];
 
-function hasScriptResponse(stub: Record<string, unknown>): boolean {
+/** A `_svc.script` response, or one with `_svc.stateOps` (which would do nothing on the noop store). */
+function hasStatefulResponse(stub: Record<string, unknown>): boolean {
   const responses = Array.isArray(stub.responses) ? stub.responses : [];
-  return responses.some((r) => isRecord(r) && isRecord(r._svc) && r._svc.script !== undefined);
+  return responses.some((r) => isRecord(r) && isRecord(r._svc) && (r._svc.script !== undefined || r._svc.stateOps !== undefined));
 }
 
 /**
  * SPEC §2.8 rule 2: an imposter without `_svc.flowState` whose stubs use a `_svc.script` response or a
- * scenario field still needs state, so it gets an implicit in-memory store (rule 3: otherwise noop).
+ * scenario field (or `_svc.stateOps`, which needs somewhere to write) still needs state, so it gets an implicit in-memory store (rule 3: otherwise noop).
  * `config.stubs` are the imposter's stubs (raw configs).
  */
 export function needsImplicitFlowStore(config: { stubs?: unknown; _svc?: unknown }): boolean {
@@ -119,7 +120,7 @@ export function needsImplicitFlowStore(config: { stubs?: unknown; _svc?: unknown
   return stubsNeedFlowStore(Array.isArray(config.stubs) ? config.stubs : []);
 }
 
-/** True when any stub has a `_svc.script` response or a scenario field (the rule 2 trigger). */
+/** True when any stub has a `_svc.script` or `_svc.stateOps` response or a scenario field (the rule 2 trigger). */
 export function stubsNeedFlowStore(stubs: readonly unknown[]): boolean {
-  return stubs.some((stub) => isRecord(stub) && (hasScriptResponse(stub) || SCENARIO_FIELDS.some((f) => stub[f] !== undefined)));
+  return stubs.some((stub) => isRecord(stub) && (hasStatefulResponse(stub) || SCENARIO_FIELDS.some((f) => stub[f] !== undefined)));
 }

@@ -6,7 +6,9 @@ export {
 export { MemoryFlowStore, type MemoryFlowStoreOptions } from './memory-flow-store.js';
 export { NoopFlowStore } from './noop-flow-store.js';
 export { requestFlowId } from './request-flow-id.js';
-export { localFlowStore, warnImplicitFlowStore } from './local-flow-store.js';
+export { implicitFlowStore, localFlowStore, openRemoteFlowStore, warnImplicitFlowStore } from './open-flow-store.js';
+export { RedisFlowStore, type RedisFlowStoreOptions } from './redis-flow-store.js';
+export type { FlowStoreMetrics } from './flow-metrics.js';
 export {
   INITIAL_SCENARIO_STATE, readScenarioState, resetScenarioStates, scenarioKey, scenarioStates, writeScenarioState,
 } from './scenarios.js';

@@ -1,0 +1,40 @@
+import type { Logger } from '../log/index.js';
+import type { FlowStore } from './flow-store.js';
+import type { FlowStoreMetrics } from './flow-metrics.js';
+import { DEFAULT_TTL_SECONDS, flowStateOf, flowStateSettings, stubsNeedFlowStore } from './flow-settings.js';
+import { MemoryFlowStore } from './memory-flow-store.js';
+import { NoopFlowStore } from './noop-flow-store.js';
+import { RedisFlowStore } from './redis-flow-store.js';
+
+/** SPEC §2.8 rule 2's warning (target `svc::script`), logged when an implicit store is made. */
+export function warnImplicitFlowStore(log: Logger, port: number): void {
+  log.warn(`svc::script imposter ${port}: script or scenario stubs without _svc.flowState; using an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS})`);
+}
+
+/** The implicit in-memory store of SPEC §2.8 rule 2, with its warning. */
+export function implicitFlowStore(log: Logger, port: number, metrics?: FlowStoreMetrics): FlowStore {
+  warnImplicitFlowStore(log, port);
+  return new MemoryFlowStore({ ttlSeconds: DEFAULT_TTL_SECONDS, metrics });
+}
+
+/**
+ * The store an imposter starts with, synchronously: its explicit `inmemory` store, the implicit
+ * in-memory one (rule 2), or the noop store (rule 3). A `redis` config needs `openRemoteFlowStore` first.
+ */
+export function localFlowStore(config: Record<string, unknown>, stubs: readonly unknown[], port: number, log: Logger, metrics?: FlowStoreMetrics): FlowStore {
+  const settings = flowStateSettings(config);
+  if (settings?.backend === 'redis') throw new Error('a redis flow store must be opened with openRemoteFlowStore');
+  if (settings) return new MemoryFlowStore({ ttlSeconds: settings.ttlSeconds, metrics });
+  if (flowStateOf(config) === undefined && stubsNeedFlowStore(stubs)) return implicitFlowStore(log, port, metrics);
+  return new NoopFlowStore();
+}
+
+/**
+ * The connected store of a `redis` config (undefined for any other): rejects when the server cannot
+ * be reached, which fails imposter creation (rule 1).
+ */
+export async function openRemoteFlowStore(config: Record<string, unknown>, metrics?: FlowStoreMetrics): Promise<FlowStore | undefined> {
+  const settings = flowStateSettings(config);
+  if (settings?.backend !== 'redis' || !settings.redis) return undefined;
+  return RedisFlowStore.open({ ...settings.redis, ttlSeconds: settings.ttlSeconds, metrics });
+}

@@ -1,0 +1,124 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RedisFlowStore, type FlowStoreMetrics } from '../../engine/state/index.js';
+import { startRedis, type RedisServer } from './redis-server.js';
+
+const test = suite('state: redis flow store (real redis-server)');
+let redis: RedisServer;
+let store: RedisFlowStore;
+const ops: string[] = [];
+const metrics: FlowStoreMetrics = { onFlowStateOp: (op, result) => ops.push(`${op}:${result}`), onActiveFlows: () => undefined };
+
+test.before(async () => {
+  redis = await startRedis();
+  store = await RedisFlowStore.open({ url: redis.url, poolSize: 3, keyPrefix: 't:', ttlSeconds: 5, metrics });
+});
+test.after(async () => {
+  await store?.close();
+  await redis?.stop();
+});
+
+test('set/get/exists/delete round-trip JSON values per flow', async () => {
+  await store.set('a', 'k', { n: [1, 'two', null], ok: true });
+  assert.equal(await store.get('a', 'k'), { n: [1, 'two', null], ok: true });
+  assert.is(await store.get('b', 'k'), undefined);
+  assert.is(await store.exists('a', 'k'), true);
+  assert.is(await store.delete('a', 'k'), true);
+  assert.is(await store.delete('a', 'k'), false);
+  assert.is(await store.exists('a', 'k'), false);
+});
+
+test('flow ids with ":" do not collide with other flows', async () => {
+  await store.set('x:k:y', 'z', 1);
+  await store.set('x', 'y:z', 2);
+  assert.is(await store.get('x:k:y', 'z'), 1);
+  assert.is(await store.get('x', 'y:z'), 2);
+  await store.clear('x:k:y');
+  assert.is(await store.get('x', 'y:z'), 2);
+  await store.clear('x');
+});
+
+test('incrBy is atomic across the pool, starts from 0 and rejects a non-number', async () => {
+  const results = await Promise.all(Array.from({ length: 50 }, () => store.incrBy('c', 'n', 1)));
+  assert.is(Math.max(...results), 50);
+  assert.is(new Set(results).size, 50);
+  assert.is(await store.incrBy('c', 'f', 0.5), 0.5);
+  assert.is(await store.incrBy('c', 'f', 0.25), 0.75);
+  await store.set('c', 's', 'text');
+  try {
+    await store.incrBy('c', 's', 1);
+    assert.unreachable('a string cannot be incremented');
+  } catch (err) {
+    assert.match((err as Error).message, /not a number/);
+  }
+  await store.clear('c');
+});
+
+test('cas compares JSON (key order aside), reports the current value, and treats absent as null', async () => {
+  assert.equal(await store.cas('d', 'k', null, { a: 1, b: 2 }), { applied: true });
+  assert.equal(await store.cas('d', 'k', { a: 9 }, 'x'), { applied: false, current: { a: 1, b: 2 } });
+  assert.equal(await store.cas('d', 'k', { b: 2, a: 1 }, 'x'), { applied: true });
+  assert.is(await store.get('d', 'k'), 'x');
+  const racers = await Promise.all(Array.from({ length: 10 }, (_, i) => store.cas('d', 'k', 'x', i)));
+  assert.is(racers.filter((r) => r.applied).length, 1, 'exactly one concurrent cas wins');
+  await store.clear('d');
+});
+
+test('writes carry the TTL; expireKey/expireFlow re-stamp or delete; clear empties the flow', async () => {
+  await store.set('e', 'a', 1);
+  await store.set('e', 'b', 2);
+  assert.is(await store.expireKey('e', 'missing', 5), false);
+  assert.is(await store.expireKey('e', 'a', 0), true);
+  assert.is(await store.exists('e', 'a'), false);
+  await store.expireFlow('e', 0.2);
+  assert.is(await store.get('e', 'b'), 2);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.is(await store.get('e', 'b'), undefined, 'expired by ttl(0.2 s)');
+  await store.set('e', 'c', 3);
+  await store.clear('e');
+  await store.clear('e');
+  assert.is(await store.get('e', 'c'), undefined);
+});
+
+test('activeFlows counts flows holding a live key', async () => {
+  const before = await store.activeFlows();
+  await store.set('f1', 'k', 1);
+  await store.set('f2', 'k', 1);
+  assert.is(await store.activeFlows(), before + 2);
+  await store.clear('f1');
+  await store.delete('f2', 'k');
+  assert.is(await store.activeFlows(), before);
+});
+
+test('operations are counted by operation and result', async () => {
+  ops.length = 0;
+  await store.get('g', 'absent');
+  await store.set('g', 'k', 1);
+  await store.cas('g', 'k', 2, 3);
+  assert.equal(ops, ['get:miss', 'set:ok', 'cas:conflict']);
+  await store.clear('g');
+});
+
+test('an unreachable server fails open; a stopped one makes calls reject (never a default)', async () => {
+  const other = await startRedis();
+  const doomed = await RedisFlowStore.open({ url: other.url, poolSize: 2, keyPrefix: 't:', ttlSeconds: 5 });
+  await doomed.set('h', 'k', 1);
+  await other.stop();
+  for (const call of [() => doomed.get('h', 'k'), () => doomed.set('h', 'k', 2), () => doomed.incrBy('h', 'n', 1)]) {
+    try {
+      await call();
+      assert.unreachable('the server is stopped');
+    } catch (err) {
+      assert.match((err as Error).message, /^redis flow store: /);
+    }
+  }
+  await doomed.close();
+  try {
+    await RedisFlowStore.open({ url: other.url, poolSize: 1, keyPrefix: 't:', ttlSeconds: 5, openTimeoutMs: 1000 });
+    assert.unreachable('nothing listens there any more');
+  } catch (err) {
+    assert.match((err as Error).message, /^redis flow store: /);
+  }
+});
+
+test.run();

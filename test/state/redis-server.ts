@@ -1,0 +1,46 @@
+/** A throwaway redis-server for the redis flow store tests, on a free loopback port, nothing persisted. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
+import { freePort } from '../helpers/servers.js';
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+const INSTALL_HINT = 'install redis-server (apt-get install -y redis-server)';
+
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Starts redis-server; throws with the install hint when the binary is missing. */
+export async function startRedis(): Promise<RedisServer> {
+  const probe = spawnSync('redis-server', ['--version']);
+  if (probe.error) throw new Error(`redis flow store tests need redis-server: ${INSTALL_HINT}`);
+  const port = await freePort();
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; i < 100; i += 1) {
+    if (await reachable(port)) {
+      return {
+        port,
+        url: `redis://127.0.0.1:${port}`,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          await exited;
+        },
+      };
+    }
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  await exited;
+  throw new Error(`redis-server did not start on port ${port}`);
+}
