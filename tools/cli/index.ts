@@ -2,7 +2,7 @@ import { parseCliOptions, UsageError, type CliOptions } from './options.js';
 import { USAGE } from './usage.js';
 import { VERSION } from './version.js';
 
-export { servePlanes, type PlanesOptions, type RunningPlanes } from './serve.js';
+export { servePlanes, type PlanesOptions, type RunningPlanes } from '../../engine/embed/index.js';
 export { VERSION };
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
