@@ -1,0 +1,230 @@
+/*
+ * Drives every svc C ABI function and prints one line per call: `<label>\t<result>`, where a failed
+ * call prints `SENTINEL\t<last error>`. The uvu test (abi.test.ts) reads the lines and, at each
+ * `PAUSE` line, checks the engine from outside (imposter ports, the admin plane) and answers with a
+ * line on stdin before the program goes on.
+ *
+ * Modes: `all <port> <port2>`, `threads`, `death`, `serve <options_json>`.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svc.h"
+
+static void error_line(const char *label) {
+    char *error = svc_last_error();
+    printf("%s\tSENTINEL\t%s\n", label, error ? error : "(no last error)");
+    svc_free(error);
+}
+
+static void text(const char *label, char *value) {
+    if (value) printf("%s\t%s\n", label, value);
+    else error_line(label);
+    svc_free(value);
+    fflush(stdout);
+}
+
+static void status(const char *label, int32_t rc) {
+    if (rc == 0) printf("%s\t0\n", label);
+    else error_line(label);
+    fflush(stdout);
+}
+
+static void pause_for(const char *what) {
+    printf("PAUSE\t%s\n", what);
+    fflush(stdout);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin)) exit(3);
+}
+
+static SvcHandle *start(void) {
+    SvcHandle *h = svc_start();
+    if (!h) {
+        error_line("start");
+        exit(2);
+    }
+    return h;
+}
+
+static int all(uint16_t port, uint16_t port2) {
+    char json[2048];
+    printf("abi_version\t%u\n", svc_abi_version());
+    printf("build_info\t%s\n", svc_build_info());
+    svc_free(NULL);
+    char *none = svc_last_error();
+    printf("last_error_initially\t%s\n", none ? none : "NULL");
+
+    SvcHandle *h = start();
+    snprintf(json, sizeof json,
+             "{\"port\":%u,\"protocol\":\"http\",\"recordRequests\":true,\"stubs\":[{\"id\":\"hello\","
+             "\"predicates\":[{\"equals\":{\"path\":\"/hello\"}}],\"responses\":[{\"is\":{\"body\":\"world\"}}]}]}",
+             port);
+    printf("create_imposter\t%u\n", svc_create_imposter(h, json));
+    uint16_t bad = svc_create_imposter(h, "{not json");
+    if (bad == 0) error_line("create_imposter_bad_json");
+    char *listed = svc_list_imposters(h, NULL);
+    none = svc_last_error();
+    printf("last_error_after_success\t%s\n", listed && !none ? "NULL" : "set");
+    svc_free(listed);
+    svc_free(none);
+    uint16_t duplicate = svc_create_imposter(h, json);
+    if (duplicate == 0) error_line("create_imposter_duplicate");
+    uint16_t automatic = svc_create_imposter(h, "{\"protocol\":\"http\",\"stubs\":[{\"responses\":[{\"inject\":\"function () { return { body: 'injected' }; }\"}]}]}");
+    printf("create_imposter_auto\t%u\n", automatic);
+    fflush(stdout);
+    pause_for("created");
+
+    text("recorded", svc_recorded(h, port));
+    text("verify", svc_verify(h, port, "{\"predicates\":[{\"equals\":{\"path\":\"/hello\"}}]}"));
+    text("verify_bad_json", svc_verify(h, port, "[1,"));
+    text("stub_warnings", svc_stub_warnings(h, port));
+    status("add_stub", svc_add_stub(h, port, "{\"responses\":[{\"is\":{\"statusCode\":404,\"body\":\"fallback\"}}]}", -1));
+    status("add_stub_at_0", svc_add_stub(h, port, "{\"id\":\"first\",\"predicates\":[{\"equals\":{\"path\":\"/first\"}}],\"responses\":[{\"is\":{\"body\":\"1\"}}]}", 0));
+    status("add_stub_bad_index", svc_add_stub(h, port, "{\"responses\":[]}", 99));
+    text("stub_warnings_after_add", svc_stub_warnings(h, port));
+    text("get_stub_index", svc_get_stub(h, port, "{\"index\":2}"));
+    text("get_stub_id", svc_get_stub(h, port, "{\"id\":\"hello\"}"));
+    text("get_stub_out_of_range", svc_get_stub(h, port, "{\"index\":99}"));
+    text("get_stub_unknown_id", svc_get_stub(h, port, "{\"id\":\"nope\"}"));
+    text("get_stub_malformed_ref", svc_get_stub(h, port, "{\"name\":\"x\"}"));
+    status("update_stub", svc_update_stub(h, port, "{\"id\":\"hello\"}",
+                                          "{\"predicates\":[{\"equals\":{\"path\":\"/hello\"}}],\"responses\":[{\"is\":{\"body\":\"updated\"}}]}"));
+    text("get_stub_after_update", svc_get_stub(h, port, "{\"id\":\"hello\"}"));
+    text("list_imposters", svc_list_imposters(h, NULL));
+    text("list_imposters_replayable", svc_list_imposters(h, "{\"replayable\":true}"));
+    text("get_imposter", svc_get_imposter(h, port, NULL));
+    text("get_imposter_replayable", svc_get_imposter(h, port, "{\"replayable\":true}"));
+    text("get_imposter_unknown", svc_get_imposter(h, 1, NULL));
+    status("delete_stub", svc_delete_stub(h, port, "{\"id\":\"first\"}"));
+    status("delete_stub_unknown", svc_delete_stub(h, port, "{\"index\":42}"));
+    fflush(stdout);
+    pause_for("stubs-edited");
+
+    status("set_imposter_enabled_0", svc_set_imposter_enabled(h, port, 0));
+    fflush(stdout);
+    pause_for("disabled");
+    status("set_imposter_enabled_1", svc_set_imposter_enabled(h, port, 1));
+    status("clear_recorded", svc_clear_recorded(h, port));
+    text("recorded_after_clear", svc_recorded(h, port));
+    status("clear_proxy_recordings", svc_clear_proxy_recordings(h, port));
+    status("replace_stubs", svc_replace_stubs(h, port, "{\"stubs\":[{\"responses\":[{\"is\":{\"body\":\"replaced\"}}]}]}"));
+    status("replace_stubs_unknown_port", svc_replace_stubs(h, 1, "{\"stubs\":[]}"));
+    fflush(stdout);
+    pause_for("replaced");
+
+    snprintf(json, sizeof json,
+             "{\"imposters\":[{\"port\":%u,\"protocol\":\"http\",\"stubs\":[{\"responses\":[{\"is\":{\"body\":\"replaced\"}}]}]},"
+             "{\"port\":%u,\"protocol\":\"http\",\"stubs\":[{\"responses\":[{\"is\":{\"body\":\"applied\"}}]}]}]}",
+             port, port2);
+    text("apply_config", svc_apply_config(h, json));
+    text("apply_config_bad", svc_apply_config(h, "{\"imposters\":[{\"protocol\":\"gopher\"}]}"));
+    text("serve_admin", svc_serve_admin(h, "{\"port\":0}"));
+    text("serve_admin_again", svc_serve_admin(h, NULL));
+    pause_for("admin");
+    text("list_after_http_create", svc_list_imposters(h, NULL));
+
+    text("flow_state_get", svc_flow_state_get(h, port, "f1", "k"));
+    status("flow_state_put", svc_flow_state_put(h, port, "f1", "k", "1"));
+    status("flow_state_delete", svc_flow_state_delete(h, port, "f1", "k"));
+    status("space_add_stub", svc_space_add_stub(h, port, "f1", "{\"responses\":[]}"));
+    text("space_list_stubs", svc_space_list_stubs(h, port, "f1"));
+    status("space_delete", svc_space_delete(h, port, "f1"));
+    text("space_recorded", svc_space_recorded(h, port, "f1"));
+    text("scenarios", svc_scenarios(h, port, NULL));
+    status("set_scenario_state", svc_set_scenario_state(h, port, "s", "{\"state\":\"a\"}"));
+    status("reset_scenarios", svc_reset_scenarios(h, port, NULL));
+    text("start_intercept", svc_start_intercept(h, NULL));
+    status("stop_intercept", svc_stop_intercept(h));
+    status("intercept_add_rules", svc_intercept_add_rules(h, "[]"));
+    text("intercept_list_rules", svc_intercept_list_rules(h));
+    status("intercept_clear_rules", svc_intercept_clear_rules(h));
+    text("intercept_ca_pem", svc_intercept_ca_pem(h));
+    status("intercept_export_truststore", svc_intercept_export_truststore(h, "pkcs12", NULL, "/nonexistent/x.p12"));
+
+    status("delete_imposter", svc_delete_imposter(h, port));
+    status("delete_imposter_again", svc_delete_imposter(h, port));
+    status("delete_all", svc_delete_all(h));
+    text("list_after_delete_all", svc_list_imposters(h, NULL));
+    pause_for("deleted");
+
+    printf("null_handle_create\t%u\n", svc_create_imposter(NULL, "{}"));
+    error_line("null_handle_error");
+    status("null_handle_delete_all", svc_delete_all(NULL));
+    svc_stop(NULL);
+    svc_stop(h);
+    printf("stopped\t0\n");
+    return 0;
+}
+
+/* Each thread makes its own failing and succeeding calls: last errors must never leak across threads. */
+struct worker {
+    SvcHandle *h;
+    uint16_t port;
+    int fail;
+    int ok;
+    int errors_right;
+};
+
+static void *work(void *arg) {
+    struct worker *w = arg;
+    for (int i = 0; i < 200; i++) {
+        char *detail = svc_get_imposter(w->h, w->fail ? 1 : w->port, NULL);
+        char *error = svc_last_error();
+        if (detail && strstr(detail, "\"port\"")) w->ok++;
+        if (w->fail ? (error && strstr(error, "no imposter on port 1")) : (detail && !error)) w->errors_right++;
+        svc_free(detail);
+        svc_free(error);
+    }
+    return NULL;
+}
+
+static int threads(void) {
+    SvcHandle *h = start();
+    uint16_t port = svc_create_imposter(h, "{\"protocol\":\"http\"}");
+    struct worker good = {h, port, 0, 0, 0}, failing = {h, port, 1, 0, 0};
+    pthread_t a, b;
+    pthread_create(&a, NULL, work, &good);
+    pthread_create(&b, NULL, work, &failing);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    printf("thread_good\tok=%d errors_right=%d\n", good.ok, good.errors_right);
+    printf("thread_failing\tok=%d errors_right=%d\n", failing.ok, failing.errors_right);
+    svc_stop(h);
+    printf("stopped\t0\n");
+    return 0;
+}
+
+static int death(void) {
+    SvcHandle *h = start();
+    uint16_t port = svc_create_imposter(h, "{\"protocol\":\"http\"}");
+    printf("create_imposter\t%u\n", port);
+    pause_for("kill-host");
+    text("get_imposter_after_death", svc_get_imposter(h, port, NULL));
+    printf("create_after_death\t%u\n", svc_create_imposter(h, "{\"protocol\":\"http\"}"));
+    error_line("create_after_death_error");
+    status("delete_all_after_death", svc_delete_all(h));
+    svc_stop(h);
+    printf("survived\t0\n");
+    return 0;
+}
+
+static int serve(const char *options) {
+    SvcHandle *h = start();
+    text("serve_admin", svc_serve_admin(h, options));
+    text("list_imposters", svc_list_imposters(h, NULL));
+    pause_for("serving");
+    svc_stop(h);
+    printf("stopped\t0\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 4 && strcmp(argv[1], "all") == 0) return all((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]));
+    if (argc >= 2 && strcmp(argv[1], "threads") == 0) return threads();
+    if (argc >= 2 && strcmp(argv[1], "death") == 0) return death();
+    if (argc >= 3 && strcmp(argv[1], "serve") == 0) return serve(argv[2]);
+    fprintf(stderr, "usage: abi all <port> <port2> | threads | death | serve <options_json>\n");
+    return 64;
+}
