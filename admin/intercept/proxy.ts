@@ -21,6 +21,8 @@ interface Target {
   /** Without IPv6 brackets. */
   hostname: string;
   port: number;
+  /** Absolute-form requests: the URI's authority, which replaces the Host header (RFC 9112 §3.2.2). */
+  authority?: string;
 }
 
 export interface ProxyDependencies {
@@ -131,7 +133,7 @@ export class InterceptProxy {
       return;
     }
     const protocol = url.protocol === 'https:' ? 'https' : 'http';
-    const target: Target = { protocol, hostname: unbracket(url.hostname), port: Number(url.port) || (protocol === 'https' ? 443 : 80) };
+    const target: Target = { protocol, hostname: unbracket(url.hostname), port: Number(url.port) || (protocol === 'https' ? 443 : 80), authority: url.host };
     this.dispatch(request, response, target, `${url.pathname}${url.search}`);
   }
 
@@ -213,7 +215,8 @@ export class InterceptProxy {
     if (rule?.forward) {
       const { port } = rule.forward;
       const protocol = rule.forward.protocol ?? this.deps.protocolOf?.(port) ?? 'http';
-      this.relay(request, response, { protocol, hostname: '127.0.0.1', port }, path);
+      // The imposter sees the host the client addressed.
+      this.relay(request, response, { protocol, hostname: '127.0.0.1', port, authority: target.authority }, path);
       return;
     }
     if (isLoopback(target.hostname) && target.port === this.boundPort) {
@@ -233,12 +236,14 @@ export class InterceptProxy {
   /** Sends the request on to `target` and streams the answer back; an unreachable origin is a 502. */
   private relay(request: IncomingMessage, response: ServerResponse, target: Target, path: string): void {
     const send = target.protocol === 'https' ? httpsRequest : httpRequest;
+    const headers = relayedHeaders(request.headers);
+    if (target.authority !== undefined) headers.host = target.authority;
     const upstream = send({
       host: target.hostname,
       port: target.port,
       method: request.method,
       path,
-      headers: relayedHeaders(request.headers),
+      headers,
       agent: target.protocol === 'https' ? this.httpsAgent : this.httpAgent,
       // Origins behind a mock proxy are test servers with their own certificates (as mountebank's proxy).
       rejectUnauthorized: false,
