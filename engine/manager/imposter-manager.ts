@@ -14,6 +14,7 @@ import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-req
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
+import { SvcScriptRunner } from '../script/svc/index.js';
 import { spaceInsertIndex, spaceStub } from '../state/index.js';
 import {
   deleteSpace, flowIdOrDefault, listScenarios, putScenarioState, resetScenarios, spaceDetail, spaceRecorded as recordedInSpace, spaceStubs,
@@ -22,6 +23,8 @@ import {
 
 export interface ManagerOptions {
   allowInjection: boolean;
+  /** `--scripts-dir`: where `file:` scripts of admin-created imposters resolve (default: the working directory). */
+  scriptsDir?: string;
   /** Bind address for imposters without their own `host` (mountebank binds all interfaces). */
   host?: string;
   maxBodyBytes?: number;
@@ -118,6 +121,10 @@ export class ImposterManager {
   /** The JavaScript sandbox shared by all imposters (worker threads), started by the first script. */
   private scriptHost: JsScriptHost | undefined;
   private readonly scripts = (): JsScriptHost => (this.scriptHost ??= createJsScriptHost({ log: this.options.log }));
+  /** The `_svc.script` workers, started by the first script run. */
+  private svcRunner: SvcScriptRunner | undefined;
+  private readonly svcScripts = (): SvcScriptRunner =>
+    (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`) }));
 
   constructor(readonly options: ManagerOptions) {}
 
@@ -151,7 +158,7 @@ export class ImposterManager {
   }
 
   parse(body: unknown, generateIds = true): ImposterDefinition {
-    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds });
+    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: { dir: this.options.scriptsDir ?? process.cwd(), confined: true } });
   }
 
   /** POST /imposters. */
@@ -187,7 +194,7 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true);
+    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true, undefined, this.svcScripts);
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
@@ -385,14 +392,14 @@ export class ImposterManager {
 
   // ---- stubs (SPEC §4.3) ----
 
-  private stubOptions(generateIds: boolean) {
-    return { allowInjection: this.options.allowInjection, generateIds };
+  private stubOptions(generateIds: boolean, imposter: Imposter) {
+    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings };
   }
 
   replaceStubs(port: number, stubs: unknown, generateIds = true): Imposter {
     const imposter = this.require(port);
     if (stubs === undefined) throw errors.badData("'stubs' is a required field");
-    const parsed = parseStubs(stubs, this.stubOptions(generateIds));
+    const parsed = parseStubs(stubs, this.stubOptions(generateIds, imposter));
     this.changeStubs(imposter, this.reuseStubs(imposter, parsed));
     return imposter;
   }
@@ -407,7 +414,7 @@ export class ImposterManager {
     }
     if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
     if (problems.length > 0) throw errors.validation(problems);
-    const [parsed] = parseStubs([stub], this.stubOptions(generateIds), this.ids(imposter));
+    const [parsed] = parseStubs([stub], this.stubOptions(generateIds, imposter), this.ids(imposter));
     const next = [...imposter.stubs];
     next.splice(at, 0, imposter.liveStub(parsed));
     this.changeStubs(imposter, next);
@@ -452,7 +459,7 @@ export class ImposterManager {
     const imposter = this.require(port);
     const at = this.resolveStub(imposter, ref);
     const replacement = 'id' in ref && isObject(stub) && stub.id === undefined ? { ...stub, id: ref.id } : stub;
-    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds), this.ids(imposter, at));
+    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds, imposter), this.ids(imposter, at));
     const next = [...imposter.stubs];
     next[at] = imposter.liveStub(parsed);
     this.changeStubs(imposter, next);
@@ -543,7 +550,7 @@ export class ImposterManager {
   /** A bare stub scoped to the flow, placed before the shared stubs (engine/state/spaces.ts says why). */
   spaceAddStub(port: number, flowId: string, stub: unknown, generateIds = true): SpaceStubs {
     const imposter = this.require(port);
-    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds), this.ids(imposter));
+    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds, imposter), this.ids(imposter));
     const next = [...imposter.stubs];
     next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
     this.changeStubs(imposter, next);
@@ -583,5 +590,7 @@ export class ImposterManager {
     await this.exclusive(() => Promise.all(this.list().map((imposter) => this.stop(imposter))));
     await this.scriptHost?.close();
     this.scriptHost = undefined;
+    await this.svcRunner?.close();
+    this.svcRunner = undefined;
   }
 }

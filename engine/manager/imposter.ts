@@ -18,6 +18,8 @@ import {
   type FlowIdSource, type FlowStore,
 } from '../state/index.js';
 import { StubGates, type GatedRequest } from '../state/index.js';
+import { readScenarioState } from '../state/index.js';
+import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -65,6 +67,8 @@ export class Imposter {
   /** SPEC §2.8: where request flow ids come from, and the per-flow store scripts, scenarios and admin use. */
   private readonly flowIdSource: FlowIdSource;
   private store: FlowStore;
+  /** `_svc.scriptEngine`, `_svc.scripts` and the `file:` base: what stub edits validate and compile scripts against. */
+  readonly scriptSettings: ScriptSettings;
 
   constructor(
     definition: ImposterDefinition, port: number,
@@ -77,6 +81,8 @@ export class Imposter {
     private readonly debugMatches = false,
     /** An opened store (redis, or the one a replaced imposter hands over); else built from the config. */
     flowStore?: FlowStore,
+    /** The manager's `_svc.script` workers, started on first use. */
+    svcRunner?: () => SvcScriptRunner,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
@@ -87,6 +93,20 @@ export class Imposter {
     this.defaultPrepared = compileDefaultResponse(this.defaults);
     const scripts = { host: scriptHost, timeoutMs: scriptTimeoutOf(definition.config) };
     this.scope = { port, defaults: this.defaults, observers, random: faultRandom(), scripts };
+    this.scriptSettings = definition.scripts ?? scriptSettingsOf(definition.config, { dir: process.cwd(), confined: true }).settings;
+    if (svcRunner) {
+      this.scope.svc = {
+        settings: this.scriptSettings,
+        runner: svcRunner,
+        store: () => this.store,
+        flowIdOf: (request) => this.flowIdOf(request),
+        scenarioState: (flowId, name) => readScenarioState(this.store, flowId, name),
+        observe: (ruleId, outcome, ms) => {
+          observers.onScript(ruleId, outcome.ok ? 'ok' : outcome.errorType === 'timeout' ? 'timeout' : 'error', ms);
+          if (!outcome.ok) observers.onScriptError(ruleId, outcome.errorType);
+        },
+      };
+    }
     this.matchContext = {
       injectPredicate: (source, request) => scripts.host().predicate(port, source, plainRequest(request), { timeoutMs: scripts.timeoutMs }),
     };
@@ -125,7 +145,7 @@ export class Imposter {
 
   liveStub(stub: StubDefinition): LiveStub {
     const configs = (stub.config.responses as Array<Record<string, unknown>>);
-    const compiled = configs.map((r) => compileResponse(r, this.defaults));
+    const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     return { config: stub.config, cycle: new ResponseCycle(compiled, configs) };
   }
 
@@ -151,7 +171,7 @@ export class Imposter {
   addStubResponse(index: number, response: Record<string, unknown>): void {
     const stub = this.stubList[index];
     (stub.config.responses as unknown[]).push(response);
-    stub.cycle.push(compileResponse(response, this.defaults), response);
+    stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -338,6 +358,10 @@ export class Imposter {
     };
     resolveResponse(compiled, ctx).then(
       (outcome) => {
+        if (outcome.kind === 'pass') {
+          this.passOn(index, request, sink, record, trace, started, url);
+          return;
+        }
         this.deliver(outcome, request, sink, record, started);
         if (configIndex >= 0) this.recordMatch(stub, configIndex, request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
       },
@@ -363,9 +387,27 @@ export class Imposter {
     });
   }
 
+  /** A `_svc.script` passed (SPEC §2.7): the next matching stub answers, or the default response. */
+  private passOn(
+    index: number, request: MockRequest, sink: ResponseSink,
+    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
+  ): void {
+    let found: number | Promise<number>;
+    try {
+      found = this.matcher.firstMatch(request, this.matchContext, index + 1, trace);
+    } catch (err) {
+      this.failMatch(err, request.method, sink, record, started);
+      return;
+    }
+    if (typeof found === 'number') this.respond(found, request, sink, record, trace, started, url);
+    else found.then((next) => this.respond(next, request, sink, record, trace, started, url), (err: unknown) => this.failMatch(err, request.method, sink, record, started));
+  }
+
   private deliver(outcome: ResponseOutcome, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
     if (outcome.kind === 'http') {
       this.finish(request, sink, outcome.response, record, started);
+    } else if (outcome.kind === 'pass') {
+      this.finish(request, sink, this.defaultPrepared, record, started);
     } else if (!applyTransportFault(outcome.fault, sink)) {
       this.deliver(unknownFault(outcome.fault), request, sink, record, started);
     }

@@ -5,6 +5,7 @@ import { scriptedReasons } from './injection.js';
 import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
 import { validatePredicates } from '../match/index.js';
 import { behaviorProblems, faultBlockErrors, proxyProblems } from '../respond/index.js';
+import { scriptSettingsOf, stubScriptProblems, type ScriptBase, type ScriptSettings } from '../script/svc/index.js';
 
 export type Protocol = 'http' | 'https';
 
@@ -19,12 +20,18 @@ export interface ImposterDefinition {
   protocol: Protocol;
   config: Record<string, unknown>;
   stubs: StubDefinition[];
+  /** `_svc.scriptEngine`, `_svc.scripts` and where `file:` scripts resolve (SPEC §2.7); absent reads as the defaults. */
+  scripts?: ScriptSettings;
 }
 
 export interface ParseOptions {
   allowInjection: boolean;
   /** The HTTP path generates a UUID for stubs without `id`; files and the C ABI do not. */
   generateIds: boolean;
+  /** Where `file:` scripts resolve for an imposter being parsed (default: confined to the working directory). */
+  scriptBase?: ScriptBase;
+  /** The imposter's script settings, when stubs are parsed for an existing imposter. */
+  scripts?: ScriptSettings;
 }
 
 const SUPPORTED_PROTOCOLS = new Set<string>(['http', 'https']);
@@ -123,6 +130,9 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
   if (stub.id !== undefined && typeof stub.id !== 'string') {
     errs.push(errorEntries.badData("'id' must be a string", stub));
   }
+  if (options.scripts && options.allowInjection) {
+    for (const message of stubScriptProblems(stub, options.scripts)) errs.push(errorEntries.badData(message, stub));
+  }
   errs.push(...flowGateProblems(stub));
 }
 
@@ -205,8 +215,10 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   }
   validateDefaultResponse(body.defaultResponse, errs);
   validateTls(body, errs);
+  const scripts = scriptSettingsOf(body, options.scriptBase ?? { dir: process.cwd(), confined: true });
+  for (const message of scripts.problems) errs.push(errorEntries.badData(message));
   if (errs.length > 0) throw errors.validation(errs);
-  const stubs = parseStubs(body.stubs, options);
+  const stubs = parseStubs(body.stubs, { ...options, scripts: scripts.settings });
   const config = cloneJson(body);
   delete config.stubs;
   delete config.requests;
@@ -222,5 +234,5 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   }
   config.protocol = protocol;
   const port = body.port === undefined || body.port === null ? 0 : Number(body.port);
-  return { port, protocol: protocol as Protocol, config, stubs };
+  return { port, protocol: protocol as Protocol, config, stubs, scripts: scripts.settings };
 }

@@ -6,7 +6,7 @@ const SHELL = 'Shell execution is not allowed unless svc is run with the --allow
 function predicateHasInject(predicate: unknown): boolean {
   if (Array.isArray(predicate)) return predicate.some(predicateHasInject);
   if (!isObject(predicate)) return false;
-  if (predicate.inject !== undefined) return true;
+  if (predicate.inject !== undefined || predicate._svc !== undefined) return true;
   return ['and', 'or', 'not'].some((key) => predicate[key] !== undefined && predicateHasInject(predicate[key]));
 }
 
@@ -17,7 +17,7 @@ function behaviorEntries(response: Record<string, unknown>): Array<Record<string
 }
 
 function isScriptedWait(wait: unknown): boolean {
-  return typeof wait === 'string' || (isObject(wait) && wait.inject !== undefined);
+  return typeof wait === 'string' || (isObject(wait) && (wait.inject !== undefined || wait._svc !== undefined));
 }
 
 function responseIsScripted(response: Record<string, unknown>): boolean {

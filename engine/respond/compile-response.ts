@@ -2,6 +2,8 @@ import { prepareResponse, type IsFields, type PreparedResponse } from './is-resp
 import { isObject } from '../model/index.js';
 import { compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
 import { compileProxy, type CompiledProxy } from './proxy/index.js';
+import { compileScript, type CompiledScript } from './svc-script.js';
+import type { ScriptSettings } from '../script/svc/index.js';
 
 /**
  * A stub response compiled once when stubs change. `config` is kept for the dynamic steps
@@ -18,6 +20,8 @@ export interface CompiledResponse {
   behaviors?: CompiledBehaviors;
   /** Present for `proxy`. */
   proxy?: CompiledProxy;
+  /** Present for `_svc.script` when the imposter can run scripts. */
+  script?: CompiledScript;
 }
 
 export type ResponseType = 'is' | 'proxy' | 'inject' | 'fault' | '_svc';
@@ -34,12 +38,21 @@ function hasBehaviors(config: Record<string, unknown>): boolean {
   return isObject(behaviors) && Object.keys(behaviors).some((key) => key !== 'repeat');
 }
 
-export function compileResponse(config: Record<string, unknown>, defaults: IsFields | undefined): CompiledResponse {
+/** What a response script needs at compile time: the imposter's script settings and the stub it belongs to. */
+export interface ScriptCompileContext {
+  settings: ScriptSettings;
+  stub: Record<string, unknown>;
+}
+
+export function compileResponse(config: Record<string, unknown>, defaults: IsFields | undefined, scripts?: ScriptCompileContext): CompiledResponse {
   const type = responseTypeOf(config);
   const dynamic = type !== 'is' || hasBehaviors(config) || isObject(config._svc);
   const behaviors = compileBehaviors(config);
   if (type === 'is') return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic, behaviors };
   if (type === 'proxy') return { config, type, dynamic, behaviors, proxy: compileProxy(config) };
+  if (type === '_svc' && scripts && isObject(config._svc) && config._svc.script !== undefined) {
+    return { config, type, dynamic, behaviors, script: compileScript(config._svc.script, 'respond', scripts.settings, scripts.stub) };
+  }
   return { config, type, dynamic, behaviors };
 }
 

@@ -2,11 +2,14 @@ import type { MockRequest } from '../model/index.js';
 import type { IsFields, PreparedResponse } from './is-response.js';
 import type { FaultObserver, FaultRandom } from './faults/index.js';
 import type { JsScriptHost } from '../script/js/index.js';
+import type { SvcScripts } from './svc-script.js';
 
 /** What serving one request ends in: an HTTP response, or a TCP-level fault with no response. */
 export type ResponseOutcome =
   | { kind: 'http'; response: PreparedResponse }
-  | { kind: 'transport'; fault: string };
+  | { kind: 'transport'; fault: string }
+  /** A `_svc.script` passed: matching goes on with the next stub (SPEC §2.7). */
+  | { kind: 'pass' };
 
 /** What a response step may know about the imposter serving the request. */
 export interface ImposterScope {
@@ -19,6 +22,8 @@ export interface ImposterScope {
   random: FaultRandom;
   /** User JavaScript (inject, decorate, function wait): the sandbox, keyed by `port`, and the deadline. */
   scripts: ImposterScripts;
+  /** `_svc.script` (SPEC §2.7): runner, flow store and settings. */
+  svc?: SvcScripts;
 }
 
 export interface ImposterScripts {

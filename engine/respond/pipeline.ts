@@ -8,6 +8,7 @@ import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 import { runInject } from './inject-response.js';
+import { answerOf, runScript } from './svc-script.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
@@ -109,10 +110,22 @@ async function typedResponse(compiled: CompiledResponse, ctx: ResolveContext & S
     }
     case 'fault':
       return { kind: 'transport', fault: String(compiled.config.fault) };
+    case '_svc':
+      return compiled.script && ctx.imposter.svc ? scripted(compiled, ctx) : unsupported(compiled.type);
     default:
       void ctx;
       return unsupported(compiled.type);
   }
+}
+
+/** A `_svc.script` response: its result served like an `is` (behaviors included), or passed on. */
+async function scripted(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
+  const ruleId = ctx.stubId ?? `${ctx.imposter.port}:${ctx.stubIndex}`;
+  const answer = await answerOf(await runScript(compiled.script!, ctx.imposter.svc!, { request: ctx.request, ruleId }));
+  if ('fields' in answer) return behaved(compiled, answer.fields, ctx);
+  if ('reset' in answer) return { kind: 'transport', fault: 'reset' };
+  if ('pass' in answer) return { kind: 'pass' };
+  return { kind: 'http', response: answer.failure };
 }
 
 /** SPEC §2.6: an unrecognised fault string is a 500 in plain text. */

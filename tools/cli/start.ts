@@ -64,6 +64,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
     log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`));
   const manager = new ImposterManager({
     allowInjection: options.allowInjection,
+    scriptsDir: options.scriptsDir,
     recordAllRequests: options.mock,
     debugMatches: options.debug,
     host,

@@ -1,7 +1,8 @@
 /**
- * The `ctx` object of SPEC §2.7 for trying scripts from the command line: the request read from a
- * JSON file, an in-memory flow store, and a logger writing to stderr.
+ * What `svc script eval --request` needs beyond the engine's `ctx` (engine/script/svc): the request
+ * read from a JSON file, and a synchronous in-memory flow store standing in for the imposter's.
  */
+import { buildCtx, type StateCall } from '../../engine/script/svc/index.js';
 
 export interface RequestFile {
   method?: string;
@@ -18,99 +19,70 @@ interface Entry {
   expires: number;
 }
 
-const DEFAULT_TTL_SECONDS = 300;
+const TTL_MS = 300_000;
 
-/** In-memory flow store; every write stamps expiry at now + TTL (SPEC §2.8 rule 4). */
-export class MemoryFlowStore {
-  private readonly flows = new Map<string, Map<string, Entry>>();
-
-  constructor(private readonly ttlSeconds = DEFAULT_TTL_SECONDS) {}
-
-  handle(flowId: string): Record<string, (...args: any[]) => unknown> {
-    const live = (): Map<string, Entry> => {
-      let m = this.flows.get(flowId);
-      if (!m) this.flows.set(flowId, (m = new Map()));
-      const now = Date.now();
-      for (const [k, e] of m) if (e.expires <= now) m.delete(k);
-      return m;
-    };
-    const write = (key: string, value: unknown): void => {
-      live().set(key, { value, expires: Date.now() + this.ttlSeconds * 1000 });
-    };
-    const incrBy = (key: string, n: number): number => {
-      const cur = live().get(key)?.value ?? 0;
-      if (typeof cur !== 'number') throw new Error(`state: value of '${key}' is not a number`);
-      write(key, cur + n);
-      return cur + n;
-    };
-    return {
-      get: (key: string) => live().get(key)?.value ?? null,
-      get_or: (key: string, dflt: unknown) => (live().has(key) ? live().get(key)!.value : dflt),
-      set: (key: string, value: unknown) => void write(key, value),
-      exists: (key: string) => live().has(key),
-      delete: (key: string) => live().delete(key),
-      incr: (key: string) => incrBy(key, 1),
-      incr_by: (key: string, n: number) => incrBy(key, n),
-      cas: (key: string, expected: unknown, next: unknown) => {
-        const m = live();
+/** An in-memory store for one CLI run; writes stamp expiry at now + 300 s (SPEC §2.8 rule 4). */
+export function memoryState(): StateCall {
+  const flows = new Map<string, Map<string, Entry>>();
+  const live = (flowId: string): Map<string, Entry> => {
+    let m = flows.get(flowId);
+    if (!m) flows.set(flowId, (m = new Map()));
+    for (const [k, e] of m) if (e.expires <= Date.now()) m.delete(k);
+    return m;
+  };
+  const write = (flowId: string, key: string, value: unknown): void => void live(flowId).set(key, { value, expires: Date.now() + TTL_MS });
+  return (flowId, op, args) => {
+    const m = live(flowId);
+    const key = String(args[0]);
+    switch (op) {
+      case 'get': return m.get(key)?.value;
+      case 'set': return write(flowId, key, args[1]);
+      case 'exists': return m.has(key);
+      case 'delete': return m.delete(key);
+      case 'incrBy': {
+        const current = m.get(key)?.value ?? 0;
+        if (typeof current !== 'number') throw new Error(`state: value of '${key}' is not a number`);
+        write(flowId, key, current + Number(args[1]));
+        return current + Number(args[1]);
+      }
+      case 'cas': {
         const current = m.get(key)?.value ?? null;
-        if (JSON.stringify(current) !== JSON.stringify(expected)) return { applied: false, current };
-        write(key, next);
+        if (JSON.stringify(current) !== JSON.stringify(args[1])) return { applied: false, current };
+        write(flowId, key, args[2]);
         return { applied: true };
-      },
-      ttl: (keyOrSeconds: string | number, seconds?: number) => {
-        const m = live();
-        if (typeof keyOrSeconds === 'number') {
-          for (const e of m.values()) e.expires = Date.now() + keyOrSeconds * 1000;
-          for (const [k, e] of m) if (e.expires <= Date.now()) m.delete(k);
-          return null;
+      }
+      case 'expireFlow':
+        for (const [k, e] of m) {
+          e.expires = Date.now() + Number(args[0]) * 1000;
+          if (Number(args[0]) <= 0) m.delete(k);
         }
-        const e = m.get(keyOrSeconds);
+        return undefined;
+      case 'expireKey': {
+        const e = m.get(key);
         if (!e) return false;
-        if ((seconds ?? 0) <= 0) m.delete(keyOrSeconds);
-        else e.expires = Date.now() + (seconds ?? 0) * 1000;
+        if (Number(args[1]) <= 0) m.delete(key);
+        else e.expires = Date.now() + Number(args[1]) * 1000;
         return true;
-      },
-      clear: () => void live().clear(),
-    };
-  }
+      }
+      case 'clear':
+        return void m.clear();
+    }
+  };
 }
 
-function lowerKeys(h: Record<string, string | string[]>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(h)) out[k.toLowerCase()] = v;
-  return out;
-}
-
-export function buildCtx(req: RequestFile, store: MemoryFlowStore, flowId: string, log: (line: string) => void): Record<string, unknown> {
-  const headers = lowerKeys(req.headers ?? {});
+export function cliCtx(req: RequestFile, state: StateCall, flowId: string, log: (line: string) => void): Record<string, unknown> {
   const body = req.body === undefined || req.body === null ? '' : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-  const request: Record<string, unknown> = {
-    method: (req.method ?? 'GET').toUpperCase(),
-    path: req.path ?? '/',
-    query: req.query ?? {},
-    pathParams: req.pathParams ?? {},
-    headers,
-    body,
-    header: (name: string) => {
-      const v = headers[String(name).toLowerCase()];
-      return Array.isArray(v) ? v[0] : (v ?? null);
+  return buildCtx({
+    request: {
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: req.path ?? '/',
+      query: req.query ?? {},
+      pathParams: req.pathParams ?? {},
+      headers: req.headers ?? {},
+      body,
     },
-  };
-  try {
-    if (body !== '') request.json = JSON.parse(body) as unknown;
-  } catch {
-    // Not JSON: `json` stays absent, as the spec says.
-  }
-  const logger: Record<string, (msg: unknown) => void> = {};
-  for (const level of ['debug', 'info', 'warn', 'error']) {
-    logger[level] = (msg: unknown) => log(`[svc::script] ${level.toUpperCase()} ${typeof msg === 'string' ? msg : JSON.stringify(msg)}`);
-  }
-  return {
-    request,
-    state: store.handle(flowId),
-    store: { flow: (id: unknown) => store.handle(String(id)) },
     flowId,
-    logger,
-  };
+    state,
+    log: (level, message) => log(`[svc::script] ${level.toUpperCase()} ${message}`),
+  });
 }

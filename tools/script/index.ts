@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RhaiEngine, RhaiError, formatJson, type RhaiValue } from '../../engine/script/rhai/index.js';
-import { MemoryFlowStore, buildCtx, type RequestFile } from './ctx.js';
-import { registerResults } from './results.js';
+import { registerResults } from '../../engine/script/svc/index.js';
+import { cliCtx, memoryState, type RequestFile } from './ctx.js';
 
 const USAGE = 'usage: svc script eval <file> [--engine rhai|javascript] [--request <json-file>] [--deadline-ms <ms>]';
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -89,7 +89,7 @@ export async function scriptCommand(argv: string[]): Promise<number> {
     let value: RhaiValue;
     if (request === undefined) value = program.runRaw({ deadlineMs: args.deadlineMs });
     else {
-      const ctx = buildCtx(request, new MemoryFlowStore(), 'cli', err);
+      const ctx = cliCtx(request, memoryState(), 'cli', err);
       value = program.hasFunction('respond', 1)
         ? program.callRaw('respond', [ctx], { deadlineMs: args.deadlineMs })
         : program.runRaw({ scope: { ctx }, deadlineMs: args.deadlineMs });

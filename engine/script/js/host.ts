@@ -14,12 +14,10 @@
  * worker that still has not answered GRACE_MS after a released call is stuck in something the
  * interrupt cannot reach: it is replaced, and the imposters it held start over with fresh state.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { workerSpawner } from '../spawn-worker.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
 import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
@@ -156,24 +154,6 @@ class WorkerSlot {
   }
 }
 
-function workerSpawner(memoryLimitBytes: number): () => Worker {
-  const options = { workerData: { memoryLimitBytes } };
-  // Tests run the TypeScript sources through tsx, `npm start` runs dist/*.js. A worker does not
-  // inherit the parent's loader hooks, so from source a bootstrap registers tsx before importing.
-  if (extname(fileURLToPath(import.meta.url)) === '.ts') {
-    const entry = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
-    // Resolved here, not in the eval worker: a bare specifier there resolves against the process's
-    // working directory, which need not be the repository. (import.meta.resolve is missing when tsx
-    // runs this file as CommonJS, so the package is located through its package.json.)
-    const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
-    const tsxApi = JSON.stringify(pathToFileURL(join(tsxRoot, 'dist/esm/api/index.mjs')).href);
-    const bootstrap = `import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`;
-    return () => new Worker(bootstrap, { ...options, eval: true });
-  }
-  const entry = new URL('./worker.js', import.meta.url);
-  return () => new Worker(entry, options);
-}
-
 class WorkerScriptHost implements JsScriptHost {
   private readonly slots: WorkerSlot[];
   private readonly assigned = new Map<number, WorkerSlot>();
@@ -182,7 +162,7 @@ class WorkerScriptHost implements JsScriptHost {
 
   constructor(private readonly options: JsScriptHostOptions) {
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-    const spawn = workerSpawner(options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT);
+    const spawn = workerSpawner(import.meta.url, 'worker', { workerData: { memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT } });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
     this.slots = Array.from({ length: count }, () => new WorkerSlot(spawn, onReply, onExit));

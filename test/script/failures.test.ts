@@ -1,0 +1,81 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
+
+let svc: InProcessSvc;
+test.before(async () => {
+  svc = await startInProcess({ allowInjection: true });
+});
+test.after(async () => {
+  await svc.stop();
+});
+
+const script = (code: string, engine = 'rhai') => ({ _svc: { script: { engine, code } } });
+
+test('a compile error is a 400 at create naming line:col', async () => {
+  const res = await svc.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [script('let x = ;\nhttp(200)')] }] });
+  assert.is(res.status, 400);
+  assert.is(res.json.errors[0].code, 'bad data');
+  assert.match(res.json.errors[0].message, /line 1:9/);
+});
+
+test('a runtime error is a 500 envelope with x-svc-script-error', async () => {
+  const port = await svc.createImposter({ stubs: [{ responses: [script('throw "boom"')] }] });
+  const res = await call(port, 'GET', '/');
+  assert.is(res.status, 500);
+  assert.is(res.headers['x-svc-script-error'], 'true');
+  assert.is(res.headers['x-svc-script-timeout'], undefined);
+  const body = JSON.parse(res.body);
+  assert.is(body.errors[0].type, 'script_error');
+  assert.match(body.errors[0].message, /boom/);
+});
+
+test('a result that is not a constructor is a script error', async () => {
+  const port = await svc.createImposter({ stubs: [{ responses: [script('42')] }] });
+  const res = await call(port, 'GET', '/');
+  assert.is(res.status, 500);
+  assert.is(res.headers['x-svc-script-error'], 'true');
+});
+
+test('loop {} answers 504 with both headers while another imposter keeps answering', async () => {
+  const looping = await svc.createImposter({
+    _svc: { scriptEngine: { timeoutMs: 1500 } },
+    stubs: [{ responses: [script('loop {}')] }],
+  });
+  const other = await svc.createImposter({ stubs: [{ responses: [{ is: { body: 'still here' } }] }] });
+  const started = Date.now();
+  const slow = call(looping, 'GET', '/');
+  // While the script spins, the other imposter answers (the loop runs on a worker thread).
+  let answered = 0;
+  while (Date.now() - started < 1000) {
+    const res = await call(other, 'GET', '/');
+    assert.is(res.body, 'still here');
+    answered += 1;
+  }
+  const res = await slow;
+  assert.ok(answered >= 3, `other imposter answered ${answered} times during the loop`);
+  assert.is(res.status, 504);
+  assert.is(res.headers['x-svc-script-error'], 'true');
+  assert.is(res.headers['x-svc-script-timeout'], 'true');
+  assert.is(JSON.parse(res.body).errors[0].type, 'script_timeout');
+});
+
+test('without --allowInjection a script is 400 invalid injection', async () => {
+  const locked = await startInProcess({ allowInjection: false });
+  try {
+    for (const stub of [
+      { responses: [script('http(200)')] },
+      { predicates: [{ _svc: { script: { code: 'true' } } }], responses: [{ is: {} }] },
+      { responses: [{ is: {}, _behaviors: { wait: { _svc: { script: { code: '1' } } } } }] },
+      { responses: [{ is: {}, _behaviors: { decorate: { _svc: { script: { code: 'pass()' } } } } }] },
+    ]) {
+      const res = await locked.admin('POST', '/imposters', { protocol: 'http', stubs: [stub] });
+      assert.is(res.status, 400, JSON.stringify(stub));
+      assert.is(res.json.errors[0].code, 'invalid injection');
+    }
+  } finally {
+    await locked.stop();
+  }
+});
+
+test.run();
