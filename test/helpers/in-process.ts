@@ -21,9 +21,9 @@ export interface InProcessSvc {
   stop(): Promise<void>;
 }
 
-export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string; events?: EventHub } = {}): Promise<InProcessSvc> {
+export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string; events?: EventHub; scriptsDir?: string } = {}): Promise<InProcessSvc> {
   const log = createLogger({ level: 'error', quiet: true });
-  const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log });
+  const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log, scriptsDir: options.scriptsDir });
   const server = createAdminServer({
     manager,
     log,
