@@ -21,6 +21,13 @@ export function integer(args: Argument[], at: number, what: string): number {
   return value;
 }
 
+/** An imposter port; 0 and out-of-range numbers name no imposter. */
+export function port(args: Argument[]): number {
+  const value = integer(args, 0, 'port');
+  if (value < 1 || value > 65535) throw errors.noSuchResource(`no imposter on port ${value}`);
+  return value;
+}
+
 export function parseJson(source: string): unknown {
   try {
     return JSON.parse(source);

@@ -7,10 +7,14 @@ import { decode, encode } from '@msgpack/msgpack';
 import { createLogger, isLogLevel } from '../../engine/log/index.js';
 import { ImposterManager, type ManagerOptions } from '../../engine/manager/index.js';
 import { isSvcError } from '../../engine/model/index.js';
+import { InterceptControl } from '../../admin/index.js';
 import { EmbeddedAdmin } from './admin-plane.js';
 import { frame, FrameReader } from './frames.js';
 import { InjectionPolicy } from './injection-policy.js';
-import { createOperations, UnavailableError, type OperationResult } from './operations.js';
+import { UnavailableError, type HostContext, type OperationResult, type Operations } from './operations.js';
+import { imposterOperations } from './imposter-operations.js';
+import { stateOperations } from './state-operations.js';
+import { interceptOperations } from './intercept-operations.js';
 import type { Argument } from './arguments.js';
 
 // stdout carries frames only: anything else written there (log lines) goes to stderr instead.
@@ -29,7 +33,15 @@ const managerOptions: ManagerOptions = {
 };
 const manager = new ImposterManager(managerOptions);
 const admin = new EmbeddedAdmin(manager, policy, log);
-const operations = createOperations({ manager, policy, admin });
+// Forward rules without `protocol` use the protocol of this handle's imposter on that port.
+const protocolOf = (port: number): 'http' | 'https' | undefined => {
+  const imposter = manager.get(port);
+  if (!imposter) return undefined;
+  return imposter.protocol === 'https' ? 'https' : 'http';
+};
+const intercept = new InterceptControl({ log, protocolOf });
+const context: HostContext = { manager, policy, admin, intercept };
+const operations: Operations = { ...imposterOperations(context), ...stateOperations(context), ...interceptOperations(context) };
 
 function message(err: unknown): string {
   if (isSvcError(err)) return err.entries.map((entry) => entry.message).join('; ');
@@ -43,6 +55,7 @@ function reply(ok: boolean, value: OperationResult | null): void {
 let stopping: Promise<void> | undefined;
 function stop(): Promise<void> {
   stopping ??= (async () => {
+    await intercept.stop();
     await admin.close();
     await manager.close();
   })();

@@ -4,7 +4,7 @@
  * `PAUSE` line, checks the engine from outside (imposter ports, the admin plane) and answers with a
  * line on stdin before the program goes on.
  *
- * Modes: `all <port> <port2>`, `threads`, `death`, `serve <options_json>`.
+ * Modes: `all <port> <port2> <truststore path>`, `threads`, `death`, `serve <options_json>`.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -48,7 +48,7 @@ static SvcHandle *start(void) {
     return h;
 }
 
-static int all(uint16_t port, uint16_t port2) {
+static int all(uint16_t port, uint16_t port2, const char *truststore) {
     char json[2048];
     printf("abi_version\t%u\n", svc_abi_version());
     printf("build_info\t%s\n", svc_build_info());
@@ -128,20 +128,43 @@ static int all(uint16_t port, uint16_t port2) {
     text("flow_state_get", svc_flow_state_get(h, port, "f1", "k"));
     status("flow_state_put", svc_flow_state_put(h, port, "f1", "k", "1"));
     status("flow_state_delete", svc_flow_state_delete(h, port, "f1", "k"));
-    status("space_add_stub", svc_space_add_stub(h, port, "f1", "{\"responses\":[]}"));
-    text("space_list_stubs", svc_space_list_stubs(h, port, "f1"));
-    status("space_delete", svc_space_delete(h, port, "f1"));
-    text("space_recorded", svc_space_recorded(h, port, "f1"));
+
+    status("add_scenario_stub", svc_add_stub(h, port,
+        "{\"scenarioName\":\"login\",\"requiredScenarioState\":\"Started\",\"newScenarioState\":\"LoggedIn\","
+        "\"predicates\":[{\"equals\":{\"path\":\"/login\"}}],\"responses\":[{\"is\":{\"body\":\"welcome\"}}]}", 0));
     text("scenarios", svc_scenarios(h, port, NULL));
-    status("set_scenario_state", svc_set_scenario_state(h, port, "s", "{\"state\":\"a\"}"));
+    status("set_scenario_state", svc_set_scenario_state(h, port, "login", "{\"state\":\"LoggedIn\"}"));
+    text("scenarios_after_set", svc_scenarios(h, port, NULL));
+    status("set_scenario_state_missing_state", svc_set_scenario_state(h, port, "login", "{}"));
     status("reset_scenarios", svc_reset_scenarios(h, port, NULL));
+    text("scenarios_after_reset", svc_scenarios(h, port, NULL));
+
+    status("space_add_stub", svc_space_add_stub(h, port, "tenant-a", "{\"responses\":[{\"is\":{\"body\":\"tenant\"}}]}"));
+    status("space_add_stub_envelope", svc_space_add_stub(h, port, "tenant-a", "{\"stub\":{}}"));
+    text("space_list_stubs", svc_space_list_stubs(h, port, "tenant-a"));
+    text("space_recorded", svc_space_recorded(h, port, "tenant-a"));
+    status("space_delete", svc_space_delete(h, port, "tenant-a"));
+    text("space_list_after_delete", svc_space_list_stubs(h, port, "tenant-a"));
+
+    status("stop_intercept_idle", svc_stop_intercept(h));
+    text("intercept_list_rules_idle", svc_intercept_list_rules(h));
     text("start_intercept", svc_start_intercept(h, NULL));
-    status("stop_intercept", svc_stop_intercept(h));
-    status("intercept_add_rules", svc_intercept_add_rules(h, "[]"));
+    text("start_intercept_again", svc_start_intercept(h, "{}"));
+    snprintf(json, sizeof json, "{\"match\":{\"host\":\"api.example.com\"},\"forward\":{\"port\":%u}}", port);
+    status("intercept_add_rules", svc_intercept_add_rules(h, json));
+    status("intercept_add_rules_bad", svc_intercept_add_rules(h, "[{\"match\":{}}]"));
     text("intercept_list_rules", svc_intercept_list_rules(h));
+    char *pem = svc_intercept_ca_pem(h);
+    printf("intercept_ca_pem\t%s\n", pem && strncmp(pem, "-----BEGIN CERTIFICATE-----", 27) == 0 ? "PEM" : "not a PEM");
+    svc_free(pem);
+    status("intercept_export_truststore", svc_intercept_export_truststore(h, "pkcs12", NULL, truststore));
+    status("intercept_export_truststore_bad_format", svc_intercept_export_truststore(h, "pem", NULL, truststore));
+    fflush(stdout);
+    pause_for("intercepting");
     status("intercept_clear_rules", svc_intercept_clear_rules(h));
-    text("intercept_ca_pem", svc_intercept_ca_pem(h));
-    status("intercept_export_truststore", svc_intercept_export_truststore(h, "pkcs12", NULL, "/nonexistent/x.p12"));
+    text("intercept_list_after_clear", svc_intercept_list_rules(h));
+    status("stop_intercept", svc_stop_intercept(h));
+    text("intercept_ca_pem_stopped", svc_intercept_ca_pem(h));
 
     status("delete_imposter", svc_delete_imposter(h, port));
     status("delete_imposter_again", svc_delete_imposter(h, port));
@@ -221,10 +244,10 @@ static int serve(const char *options) {
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 4 && strcmp(argv[1], "all") == 0) return all((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]));
+    if (argc >= 5 && strcmp(argv[1], "all") == 0) return all((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4]);
     if (argc >= 2 && strcmp(argv[1], "threads") == 0) return threads();
     if (argc >= 2 && strcmp(argv[1], "death") == 0) return death();
     if (argc >= 3 && strcmp(argv[1], "serve") == 0) return serve(argv[2]);
-    fprintf(stderr, "usage: abi all <port> <port2> | threads | death | serve <options_json>\n");
+    fprintf(stderr, "usage: abi all <port> <port2> <truststore> | threads | death | serve <options_json>\n");
     return 64;
 }

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { freePort, http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
@@ -9,13 +10,27 @@ import { AbiRun, buildAbiProgram, buildDir, childrenOf } from './abi-program.js'
 
 const temp = tempDirForSuite(test, 'svc-ffi-');
 let program = '';
+
+/** A GET through an HTTP proxy (absolute-form request target). */
+function viaProxy(proxyPort: number, url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { Host: new URL(url).host }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve(body));
+    });
+    req.setTimeout(5000, () => req.destroy(new Error(`GET ${url} via proxy timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
 test.before(() => {
   program = buildAbiProgram(temp.path);
 });
 
 test('every C ABI function, checked from outside at each pause', async () => {
   const [port, port2] = [await freePort(), await freePort()];
-  const run = new AbiRun(program, ['all', String(port), String(port2)]);
+  const truststore = join(temp.path, 'truststore.p12');
+  const run = new AbiRun(program, ['all', String(port), String(port2), truststore]);
   try {
     assert.is(await run.next('abi_version'), '2');
     const info = await run.json('build_info');
@@ -114,17 +129,46 @@ test('every C ABI function, checked from outside at each pause', async () => {
     for (const label of ['flow_state_get', 'flow_state_put', 'flow_state_delete']) {
       assert.is(await run.sentinel(label), 'flow state is not available in this build');
     }
-    for (const label of ['space_add_stub', 'space_list_stubs', 'space_delete', 'space_recorded']) {
-      assert.is(await run.sentinel(label), 'spaces is not available in this build');
-    }
-    for (const label of ['scenarios', 'set_scenario_state', 'reset_scenarios']) {
-      assert.is(await run.sentinel(label), 'scenarios is not available in this build');
-    }
-    assert.is(await run.sentinel('start_intercept'), 'intercept is not available in this build');
-    assert.is(await run.next('stop_intercept'), '0', 'stopping an intercept that is not running succeeds');
-    for (const label of ['intercept_add_rules', 'intercept_list_rules', 'intercept_clear_rules', 'intercept_ca_pem', 'intercept_export_truststore']) {
-      assert.is(await run.sentinel(label), 'intercept is not available in this build');
-    }
+
+    assert.is(await run.next('add_scenario_stub'), '0');
+    assert.equal(await run.json('scenarios'), { flowId: String(port), scenarios: [{ name: 'login', state: 'Started' }] });
+    assert.is(await run.next('set_scenario_state'), '0');
+    assert.equal((await run.json('scenarios_after_set')).scenarios, [{ name: 'login', state: 'LoggedIn' }]);
+    assert.match(await run.sentinel('set_scenario_state_missing_state'), /state/);
+    assert.is(await run.next('reset_scenarios'), '0');
+    assert.equal((await run.json('scenarios_after_reset')).scenarios, [{ name: 'login', state: 'Started' }]);
+
+    assert.is(await run.next('space_add_stub'), '0');
+    assert.match(await run.sentinel('space_add_stub_envelope'), /bare stub/);
+    const space = await run.json('space_list_stubs');
+    assert.is(space.space, 'tenant-a');
+    assert.equal(space.stubs.map((stub: { responses: unknown }) => stub.responses), [[{ is: { body: 'tenant' } }]]);
+    assert.equal(await run.json('space_recorded'), []);
+    assert.is(await run.next('space_delete'), '0');
+    assert.equal((await run.json('space_list_after_delete')).stubs, []);
+
+    assert.is(await run.next('stop_intercept_idle'), '0', 'stopping an intercept that is not running succeeds');
+    assert.ok(await run.sentinel('intercept_list_rules_idle'));
+    const intercept = await run.json('start_intercept');
+    assert.ok(intercept.interceptPort > 0);
+    assert.match(intercept.interceptUrl, /^http:\/\//);
+    assert.ok(await run.sentinel('start_intercept_again'));
+    assert.is(await run.next('intercept_add_rules'), '0');
+    assert.ok(await run.sentinel('intercept_add_rules_bad'));
+    const rules = await run.json('intercept_list_rules');
+    assert.is(rules.length, 1);
+    assert.is(await run.next('intercept_ca_pem'), 'PEM');
+    assert.is(await run.next('intercept_export_truststore'), '0');
+    assert.match(await run.sentinel('intercept_export_truststore_bad_format'), /pkcs12 or jks/);
+    await run.pause('intercepting');
+    assert.ok(statSync(truststore).size > 0, 'the truststore file was written');
+    const proxied = await viaProxy(intercept.interceptPort, 'http://api.example.com/anything');
+    assert.is(proxied, 'replaced', 'the intercept forwards api.example.com to the imposter');
+    run.resume();
+    assert.is(await run.next('intercept_clear_rules'), '0');
+    assert.equal(await run.json('intercept_list_after_clear'), []);
+    assert.is(await run.next('stop_intercept'), '0');
+    assert.ok(await run.sentinel('intercept_ca_pem_stopped'));
 
     assert.is(await run.next('delete_imposter'), '0');
     assert.match(await run.sentinel('delete_imposter_again'), new RegExp(`no imposter on port ${port}`));
