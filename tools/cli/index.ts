@@ -35,6 +35,10 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     const { scriptCommand } = await import('../script/index.js');
     return scriptCommand(rest);
   }
+  if (first === 'verify') {
+    const { verifyCommand } = await import('../verify/index.js');
+    return verifyCommand(rest);
+  }
   if (first === '--version' || first === '-v' || first === 'version') {
     process.stdout.write(`${VERSION}\n`);
     return 0;

@@ -9,6 +9,8 @@ Commands:
   replay                 remove proxies from the running configuration
   healthcheck            exit status 0 when the admin API answers GET /health
   script eval <file>     run a Rhai script
+  verify <configfile>    drive each stub's _verify sequence against a fresh copy of its imposter
+                         (--skip-dynamic, --verify-dynamic)
 
 Options (see README.md for the full table):
   --port N, --host H, --configfile F, --no-parse, --datadir D, --allowInjection, --api-key T,

@@ -1,0 +1,49 @@
+import { ConfigFileError, readConfigFile } from '../../engine/config/index.js';
+import { verifyImposters, type DynamicMode } from './run.js';
+
+const USAGE = 'usage: svc verify <configfile> [--skip-dynamic | --verify-dynamic] [--no-parse]\n';
+
+/**
+ * `svc verify <configfile>` (SPEC §2.12): one PASS/FAIL/SKIP line per stub, then a summary; exit 1
+ * on any FAIL (or an unreadable file), 2 on bad usage.
+ */
+export async function verifyCommand(argv: string[]): Promise<number> {
+  let mode: DynamicMode = 'default';
+  let noParse = false;
+  const files: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--skip-dynamic' || arg === '--verify-dynamic') {
+      const wanted: DynamicMode = arg === '--skip-dynamic' ? 'skip' : 'verify';
+      if (mode !== 'default' && mode !== wanted) {
+        process.stderr.write(`svc verify: --skip-dynamic and --verify-dynamic exclude each other\n${USAGE}`);
+        return 2;
+      }
+      mode = wanted;
+    } else if (arg === '--no-parse') {
+      noParse = true;
+    } else if (arg.startsWith('-')) {
+      process.stderr.write(`svc verify: unknown option '${arg}'\n${USAGE}`);
+      return 2;
+    } else {
+      files.push(arg);
+    }
+  }
+  if (files.length !== 1) {
+    process.stderr.write(`svc verify: expected one config file, got ${files.length}\n${USAGE}`);
+    return 2;
+  }
+  let imposters: unknown[];
+  try {
+    imposters = readConfigFile(files[0], { noParse }).imposters;
+  } catch (err) {
+    process.stderr.write(`svc verify: ${err instanceof ConfigFileError ? err.message : (err as Error).message}\n`);
+    return 1;
+  }
+  const counts = { PASS: 0, FAIL: 0, SKIP: 0 };
+  await verifyImposters(imposters, mode, ({ verdict, label, reason }) => {
+    counts[verdict] += 1;
+    process.stdout.write(`${verdict} ${label}: ${reason}\n`);
+  });
+  process.stdout.write(`${counts.PASS} passed, ${counts.FAIL} failed, ${counts.SKIP} skipped\n`);
+  return counts.FAIL > 0 ? 1 : 0;
+}
