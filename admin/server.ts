@@ -12,9 +12,12 @@ import { stubRoutes } from './routes/stubs.js';
 import { requestRoutes } from './routes/requests.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 import { spaceRoutes } from './routes/spaces.js';
+import { flowStateRoutes } from './routes/flow-state.js';
 import { miscRoutes } from './routes/misc.js';
 import { reloadRoutes, type Reloader } from './routes/reload.js';
 import { EventHub, eventRoutes } from './events/index.js';
+import { InterceptControl, imposterProtocols } from './intercept/index.js';
+import { interceptRoutes } from './routes/intercept.js';
 
 const MAX_ADMIN_BODY = 64 * 1024 * 1024;
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
@@ -37,6 +40,11 @@ export interface AdminServerOptions {
   events?: EventHub;
   /** `--localOnly` / `--ipWhitelist` (transport connectionFilter): refused connections are destroyed on accept. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
+  /**
+   * The intercept listener slot behind `/intercept*` (SPEC §4.9). When omitted the server owns one and
+   * stops it on close; pass the C ABI's control to share its slot, or `false` for no intercept routes.
+   */
+  intercept?: InterceptControl | false;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -97,10 +105,13 @@ export function createAdminServer(options: AdminServerOptions): Server {
   requestRoutes(router, manager);
   scenarioRoutes(router, manager);
   spaceRoutes(router, manager);
+  flowStateRoutes(router, manager);
   reloadRoutes(router, options.reloader);
   const events = options.events ?? new EventHub({ engineVersion: settings.version });
   const unobserve = manager.observe(events);
   eventRoutes(router, manager, events);
+  const intercept = options.intercept ?? new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
+  if (intercept) interceptRoutes(router, intercept, settings);
   options.extend?.(router);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -159,6 +170,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
   server.on('close', () => {
     unobserve();
     if (!options.events) events.close();
+    if (options.intercept === undefined && intercept) void intercept.stop();
   });
   return server;
 }

@@ -5,6 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { silentLogger, type Logger } from '../../engine/log/index.js';
+import type { ImposterManager } from '../../engine/manager/index.js';
 import { CertificateAuthority, mintEphemeralCa, type CaMaterial } from './certificates.js';
 import { interceptErrors } from './errors.js';
 import { parseStartOptions, type CaSource } from './options.js';
@@ -34,6 +35,14 @@ interface Session {
   ca: CertificateAuthority;
   rules: RuleStore;
   address: InterceptAddress;
+}
+
+/** `protocolOf` for a server's own imposters: forward rules reach an https imposter over TLS. */
+export function imposterProtocols(manager: ImposterManager): (port: number) => OriginProtocol | undefined {
+  return (port) => {
+    const protocol = manager.get(port)?.protocol;
+    return protocol === 'http' || protocol === 'https' ? protocol : undefined;
+  };
 }
 
 async function loadCa(source: CaSource): Promise<CertificateAuthority> {

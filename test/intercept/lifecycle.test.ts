@@ -2,7 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:net';
 import { X509Certificate } from 'node:crypto';
+import { createAdminServer, listenAdmin } from '../../admin/index.js';
+import { createLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
 import { startInProcess } from '../helpers/in-process.js';
+import { http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { freePort, httpsViaProxy, opensslCertificate, startInterceptServer, type InterceptServer } from './support.js';
 
@@ -147,14 +151,24 @@ test('a CA given as PEM (RSA key) signs the leaves clients see, also for IP-addr
   assert.is((await httpsViaProxy(started.interceptPort, '10.1.2.3:8443', '/', ca.certPem)).body, 'pem');
 });
 
-test('every /intercept path is 404 on a server without an intercept control', async () => {
-  const plain = await startInProcess();
+test('the standard admin plane owns an intercept control; a host that opts out (intercept: false) answers 404 on /intercept*', async () => {
+  const standard = await startInProcess();
+  try {
+    assert.is((await standard.admin('POST', '/intercept', {})).status, 201);
+  } finally {
+    await standard.stop();
+  }
+  const log = createLogger({ level: 'error', quiet: true });
+  const manager = new ImposterManager({ allowInjection: false, log });
+  const settings = { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false };
+  const admin = await listenAdmin(createAdminServer({ manager, log, settings, intercept: false }), 0, '127.0.0.1');
   try {
     for (const [method, path] of [['POST', '/intercept'], ['GET', '/intercept'], ['DELETE', '/intercept'], ['GET', '/intercept/rules'], ['GET', '/intercept/ca.pem']]) {
-      assert.is((await plain.admin(method, path, method === 'POST' ? {} : undefined)).status, 404, `${method} ${path}`);
+      assert.is((await http(method, `http://127.0.0.1:${admin.port}${path}`, { body: method === 'POST' ? '{}' : undefined })).status, 404, `${method} ${path}`);
     }
   } finally {
-    await plain.stop();
+    await manager.close();
+    await admin.close();
   }
 });
 

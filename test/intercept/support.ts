@@ -9,7 +9,8 @@ import { isIP, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import * as assert from 'uvu/assert';
-import { createAdminServer, listenAdmin, InterceptControl, interceptRoutes } from '../../admin/index.js';
+import { createAdminServer, listenAdmin, InterceptControl } from '../../admin/index.js';
+import { imposterProtocols } from '../../admin/intercept/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
 import { freePort, http, type HttpResponse } from '../helpers/servers.js';
@@ -24,15 +25,16 @@ export interface InterceptServer {
   stop(): Promise<void>;
 }
 
+/** The admin plane with an intercept control the test holds (so it can also call it directly, as the C ABI does). */
 export async function startInterceptServer(options: { requireAdminAuth?: boolean; apiKey?: string } = {}): Promise<InterceptServer> {
   const log = createLogger({ level: 'error', quiet: true });
   const manager = new ImposterManager({ allowInjection: false, log });
-  const control = new InterceptControl({ log, protocolOf: (port) => manager.get(port)?.protocol as 'http' | 'https' | undefined });
+  const control = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
   const settings = {
     version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false,
     requireAdminAuth: options.requireAdminAuth ?? false, apiKey: options.apiKey,
   };
-  const server = createAdminServer({ manager, log, settings, extend: (router) => interceptRoutes(router, control, settings) });
+  const server = createAdminServer({ manager, log, settings, intercept: control });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
   async function adminCall(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, {
