@@ -35,7 +35,7 @@ const buildInfo = {
   version,
   commit: process.env.SVC_BUILD_COMMIT || null,
   builtAt: process.env.SVC_BUILD_TIME || null,
-  features: ['javascript', 'rhai'],
+  features: ['redis-backend', 'javascript', 'rhai'],
 };
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'build_info.h'), `#define SVC_BUILD_INFO ${JSON.stringify(JSON.stringify(buildInfo))}\n`);

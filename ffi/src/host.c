@@ -43,6 +43,11 @@ int host_spawn(struct SvcHandle *h) {
         ffi_set_error("cannot locate the engine host script (set SVC_FFI_HOST)");
         return -1;
     }
+    if (access(script, R_OK) != 0) {
+        ffi_set_error("engine host script %s: %s (run `npm run build`, or set SVC_FFI_HOST)", script, strerror(errno));
+        free(script);
+        return -1;
+    }
     /* Socket pairs rather than pipes: send() with MSG_NOSIGNAL turns a dead host into EPIPE. */
     int in[2], out[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {

@@ -11,6 +11,15 @@ import { AbiRun, buildAbiProgram, buildDir, childrenOf } from './abi-program.js'
 const temp = tempDirForSuite(test, 'svc-ffi-');
 let program = '';
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A GET through an HTTP proxy (absolute-form request target). */
 function viaProxy(proxyPort: number, url: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -218,6 +227,32 @@ test('a dead engine host turns every call into its sentinel, never a crash', asy
     assert.match(await run.sentinel('delete_all_after_death'), /engine host/);
     assert.is(await run.next('survived'), '0');
     assert.is(await run.finish(), 0);
+  } finally {
+    await run.kill();
+  }
+});
+
+test('the engine host ends when the calling program dies (no orphan)', async () => {
+  const run = new AbiRun(program, ['death']);
+  try {
+    assert.ok(Number(await run.next('create_imposter')) > 0);
+    await run.pause('kill-host');
+    const [host] = childrenOf(run.child.pid!);
+    assert.ok(host, 'the engine host runs');
+    await run.kill();
+    const deadline = Date.now() + 10000;
+    while (isAlive(host) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.not.ok(isAlive(host), 'the host saw its stdin end and exited');
+  } finally {
+    await run.kill();
+  }
+});
+
+test('svc_start without the engine host script is NULL with a last error naming it', async () => {
+  const run = new AbiRun(program, ['threads'], { ...process.env, SVC_FFI_HOST: join(temp.path, 'missing.js') });
+  try {
+    assert.match(await run.sentinel('start'), /svc_start: engine host script .*missing\.js: No such file/);
+    assert.is(await run.exited, 2);
   } finally {
     await run.kill();
   }
