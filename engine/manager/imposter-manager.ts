@@ -12,6 +12,8 @@ import { PortAllocator } from './port-allocator.js';
 import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
+import { clearFlowState, deleteFlowState, getFlowState, putFlowState } from './flow-state-api.js';
+import { flowStateOf, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 import { SvcScriptRunner } from '../script/svc/index.js';
@@ -193,8 +195,8 @@ export class ImposterManager {
     };
   }
 
-  private async bind(definition: ImposterDefinition, port: number): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true, undefined, this.svcScripts);
+  private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
+    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true, flowStore, this.svcScripts);
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
@@ -202,19 +204,40 @@ export class ImposterManager {
     return imposter;
   }
 
-  private async start(definition: ImposterDefinition): Promise<Imposter> {
+  /**
+   * Binds a new imposter with its flow store: `carried` (a replaced imposter's, SPEC §2.8 state kept),
+   * else a redis store opened now (unreachable: 400, nothing bound), else a local one the imposter makes.
+   */
+  private async start(definition: ImposterDefinition, carried?: FlowStore): Promise<Imposter> {
+    let store = carried;
+    if (!store) {
+      try {
+        store = await openRemoteFlowStore(definition.config, this.observers);
+      } catch (err) {
+        throw errors.badData(`cannot use _svc.flowState: ${(err as Error).message}`);
+      }
+    }
+    try {
+      return await this.startWith(definition, store);
+    } catch (err) {
+      await store?.close();
+      throw err;
+    }
+  }
+
+  private async startWith(definition: ImposterDefinition, flowStore: FlowStore | undefined): Promise<Imposter> {
     let imposter: Imposter | undefined;
     if (definition.port !== 0) {
       if (this.imposters.has(definition.port)) throw errors.portInUse(definition.port);
       try {
-        imposter = await this.bind(definition, definition.port);
+        imposter = await this.bind(definition, definition.port, flowStore);
       } catch (err) {
         throw this.bindError(err, definition.port);
       }
     } else {
       for (const port of this.ports.candidates((p) => this.imposters.has(p))) {
         try {
-          imposter = await this.bind(definition, port);
+          imposter = await this.bind(definition, port, flowStore);
           break;
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw this.bindError(err, port);
@@ -245,11 +268,13 @@ export class ImposterManager {
     }
   }
 
-  private async stop(imposter: Imposter): Promise<void> {
+  /** `keepFlowStore`: the store passes to the imposter replacing this one (its flow state survives). */
+  private async stop(imposter: Imposter, keepFlowStore = false): Promise<void> {
     this.imposters.delete(imposter.port);
     // A replaced or re-created imposter starts with fresh script state, as in mountebank.
     this.scriptHost?.forget(imposter.port);
     await imposter.listener?.close();
+    if (!keepFlowStore) await imposter.flowStore.close().catch((err: unknown) => this.options.log.warn(`imposter ${imposter.port}: closing its flow store: ${(err as Error).message}`));
     this.observers.onListenerClosed(imposter.port);
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
   }
@@ -363,8 +388,11 @@ export class ImposterManager {
       this.observers.onLifecycle('stubsChanged', current.port);
       return current;
     }
-    await this.stop(current);
-    const replaced = await this.start(definition);
+    // An unchanged _svc.flowState keeps its store, so flow state survives the replacement (SPEC §2.8).
+    const carried = current.flowStore.backend !== 'noop' && isDeepStrictEqual(flowStateOf(current.config), flowStateOf(definition.config))
+      ? current.flowStore : undefined;
+    await this.stop(current, carried !== undefined);
+    const replaced = await this.start(definition, carried);
     report.replaced.push(replaced.port);
     this.observers.onLifecycle('replaced', replaced.port);
     return replaced;
@@ -479,8 +507,7 @@ export class ImposterManager {
     const imposter = this.require(port);
     const clauses = parseClauses(query.match ?? []);
     if (typeof clauses === 'string') throw errors.badData(clauses);
-    const flowIdOf = () => String(port);
-    const page = imposter.journal.page(query.since, (r) => clausesMatch(clauses, r, flowIdOf));
+    const page = imposter.journal.page(query.since, (r) => clausesMatch(clauses, r, (recorded) => imposter.recordedFlowId(recorded)));
     return { requests: page.entries.map((e) => e.value), nextIndex: page.nextIndex, truncated: page.truncated };
   }
 
@@ -492,7 +519,7 @@ export class ImposterManager {
       imposter.journal.clear();
       imposter.numberOfRequests = 0;
     } else {
-      const removed = imposter.journal.clear((r) => clausesMatch(clauses, r, () => String(port)));
+      const removed = imposter.journal.clear((r) => clausesMatch(clauses, r, (recorded) => imposter.recordedFlowId(recorded)));
       imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
     }
     return imposter;
@@ -572,6 +599,25 @@ export class ImposterManager {
   spaceDelete(port: number, flowId: string): Promise<{ space: string; tornDown: true }> {
     const imposter = this.require(port);
     return deleteSpace(imposter, flowId, (kept) => this.changeStubs(imposter, kept));
+  }
+
+  // ---- flow state (SPEC §4.8): 404 unknown imposter or absent key, 503 when the store fails ----
+
+  flowStateGet(port: number, flowId: string, key: string): Promise<{ flowId: string; key: string; value: unknown }> {
+    return getFlowState(this.require(port), flowId, key);
+  }
+
+  /** Body `{value: any JSON}`; a missing `value` is a 400. */
+  flowStatePut(port: number, flowId: string, key: string, body: unknown): Promise<{ flowId: string; key: string; value: unknown }> {
+    return putFlowState(this.require(port), flowId, key, body);
+  }
+
+  flowStateDelete(port: number, flowId: string, key: string): Promise<{ flowId: string; key: string; deleted: true }> {
+    return deleteFlowState(this.require(port), flowId, key);
+  }
+
+  flowStateClear(port: number, flowId: string): Promise<{ flowId: string; cleared: true }> {
+    return clearFlowState(this.require(port), flowId);
   }
 
   // ---- rendering (same JSON for every surface) ----

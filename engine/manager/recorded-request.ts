@@ -104,8 +104,8 @@ function headerValues(headers: HeaderMap, lowerName: string): string[] {
   return out;
 }
 
-/** AND of all clauses; `flowIdOf` resolves the flow id of a recorded request. */
-export function clausesMatch(clauses: RequestClause[], record: RecordedRequest, flowIdOf: (r: RecordedRequest) => string): boolean {
+/** AND of all clauses; `flowIdOf` resolves the flow id of a recorded request (undefined: it has none, matching no `flow_id`). */
+export function clausesMatch(clauses: RequestClause[], record: RecordedRequest, flowIdOf: (r: RecordedRequest) => string | undefined): boolean {
   for (const clause of clauses) {
     switch (clause.kind) {
       case 'header':

@@ -58,7 +58,7 @@ export async function verifyRequests(imposter: Imposter, body: Record<string, un
   const compiled = predicates.map((p) => compilePredicate(p));
   const flowId = typeof body.flowId === 'string' ? body.flowId : undefined;
   const records = imposter.journal.all().map((e) => e.value)
-    .filter(() => flowId === undefined || flowId === String(imposter.port));
+    .filter((record) => flowId === undefined || flowId === imposter.recordedFlowId(record));
   const matched: RecordedRequest[] = [];
   let closest: { record: RecordedRequest; score: number; failed: number[] } | undefined;
   for (const record of records) {

@@ -3,6 +3,7 @@ import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
 import { scriptedReasons } from './injection.js';
 import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
+import { flowStateProblems, stateOpsProblems } from './flow-state-config.js';
 import { validatePredicates } from '../match/index.js';
 import { behaviorProblems, faultBlockErrors, proxyProblems } from '../respond/index.js';
 import { scriptSettingsOf, stubScriptProblems, type ScriptBase, type ScriptSettings } from '../script/svc/index.js';
@@ -117,6 +118,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
       validateIsResponse(response.is, response, errs);
     }
     for (const message of faultBlockErrors(response)) errs.push(errorEntries.badData(message, response));
+    for (const message of stateOpsProblems(response)) errs.push(errorEntries.badData(message, response));
   }
   if (errs.length > before) return;
   if (stub.predicates !== undefined) {
@@ -215,6 +217,7 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   }
   validateDefaultResponse(body.defaultResponse, errs);
   validateTls(body, errs);
+  for (const message of flowStateProblems(isObject(body._svc) ? body._svc.flowState : undefined)) errs.push(errorEntries.badData(message));
   const scripts = scriptSettingsOf(body, options.scriptBase ?? { dir: process.cwd(), confined: true });
   for (const message of scripts.problems) errs.push(errorEntries.badData(message));
   if (errs.length > 0) throw errors.validation(errs);

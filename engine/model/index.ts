@@ -5,5 +5,8 @@ export { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';
 export {
+  flowStateProblems, parseFlowIdSource, stateOpsProblems, STATE_OP_NAMES, type FlowIdSourceSpec, type StateOpName,
+} from './flow-state-config.js';
+export {
   FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, hasScenarioFields, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
 } from './scenario-fields.js';

@@ -1,14 +1,15 @@
 export { resolveFlowId, type CasResult, type FlowBackend, type FlowIdSource, type FlowStore } from './flow-store.js';
 export {
-  DEFAULT_TTL_SECONDS, flowIdSourceFor, flowStateOf, flowStateProblems, flowStateSettings, needsImplicitFlowStore, stubsNeedFlowStore,
+  DEFAULT_TTL_SECONDS, flowIdSourceFor, flowStateOf, flowStateSettings, needsImplicitFlowStore, stubsNeedFlowStore,
   type FlowStateSettings, type RedisSettings,
 } from './flow-settings.js';
 export { MemoryFlowStore, type MemoryFlowStoreOptions } from './memory-flow-store.js';
 export { NoopFlowStore } from './noop-flow-store.js';
-export { requestFlowId } from './request-flow-id.js';
+export { headerFlowId, requestFlowId } from './request-flow-id.js';
 export { implicitFlowStore, localFlowStore, openRemoteFlowStore, warnImplicitFlowStore } from './open-flow-store.js';
 export { RedisFlowStore, type RedisFlowStoreOptions } from './redis-flow-store.js';
 export type { FlowStoreMetrics } from './flow-metrics.js';
+export { applyStateOps, compileStateOps, type StateOp } from './state-ops.js';
 export {
   INITIAL_SCENARIO_STATE, readScenarioState, resetScenarioStates, scenarioKey, scenarioStates, writeScenarioState,
 } from './scenarios.js';

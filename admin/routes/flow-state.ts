@@ -1,0 +1,25 @@
+import type { ImposterManager } from '../../engine/manager/index.js';
+import type { Router } from '../router.js';
+import { jsonBody, portParam } from '../request-helpers.js';
+
+/** SPEC §4.8: thin adapters over the manager's flow-state calls (404 unknown imposter/key, 503 store down). */
+export function flowStateRoutes(router: Router, manager: ImposterManager): void {
+  const key = '/admin/imposters/:port/flow-state/:flowId/:key';
+  router.on('GET', key, async (req) => ({
+    status: 200,
+    body: await manager.flowStateGet(portParam(req), req.params.flowId, req.params.key),
+  }));
+  router.on('PUT', key, async (req) => {
+    const port = portParam(req);
+    manager.require(port);
+    return { status: 200, body: await manager.flowStatePut(port, req.params.flowId, req.params.key, jsonBody(req)) };
+  });
+  router.on('DELETE', key, async (req) => ({
+    status: 200,
+    body: await manager.flowStateDelete(portParam(req), req.params.flowId, req.params.key),
+  }));
+  router.on('DELETE', '/admin/imposters/:port/flow-state/:flowId', async (req) => ({
+    status: 200,
+    body: await manager.flowStateClear(portParam(req), req.params.flowId),
+  }));
+}
