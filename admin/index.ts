@@ -1,7 +1,7 @@
 export { createAdminServer, listenAdmin, type AdminServer, type AdminServerOptions } from './server.js';
 export { Router, type AdminRequest, type AdminReply, type RouteHandler } from './router.js';
 export type { AdminSettings } from './settings.js';
-export { startMetricsServer, SvcMetrics, type MetricsServerOptions, type RunningMetrics } from './metrics/index.js';
+export { startMetricsServer, SvcMetrics, classifyAcceptError, type MetricsServerOptions, type RunningMetrics } from './metrics/index.js';
 export { EventHub, type EventHubOptions, type EventHubStats } from './events/index.js';
 export { InterceptControl, type InterceptControlOptions, type InterceptStarted } from './intercept/index.js';
 export { interceptRoutes } from './routes/intercept.js';

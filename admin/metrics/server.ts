@@ -15,6 +15,8 @@ export interface MetricsServerOptions {
 
 export interface RunningMetrics {
   readonly port: number;
+  /** The listening server (embedding hosts watch its accept loop). */
+  readonly server: Server;
   readonly metrics: SvcMetrics;
   /** Stops observing the engine, unbinds the port and drops open connections. */
   close(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   let closing: Promise<void> | undefined;
   return {
     port: (server.address() as AddressInfo).port,
+    server,
     metrics,
     close() {
       closing ??= new Promise<void>((resolve) => {

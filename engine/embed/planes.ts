@@ -14,6 +14,8 @@ export interface PlanesOptions {
   reloader?: AdminServerOptions['reloader'];
   /** `--localOnly` / `--ipWhitelist`: refused peers are dropped on accept. */
   allowConnection?: AdminServerOptions['allowConnection'];
+  /** The `/intercept*` listener slot (absent: the admin plane owns one; false: no intercept routes). */
+  intercept?: AdminServerOptions['intercept'];
   /** 0 asks the OS for a port. */
   adminPort: number;
   adminHost?: string;
@@ -43,6 +45,7 @@ export async function servePlanes(options: PlanesOptions): Promise<RunningPlanes
     settings: options.settings,
     reloader: options.reloader,
     allowConnection: options.allowConnection,
+    intercept: options.intercept,
   });
   const admin = await listenAdmin(server, options.adminPort, options.adminHost);
   // What `/config` reports and links fall back to: the port actually bound (port 0 asks the OS).

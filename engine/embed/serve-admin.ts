@@ -3,7 +3,7 @@ import { ConfigSources, StartupError } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
 import { errors, isObject } from '../model/index.js';
-import { servePlanes, type RunningPlanes } from './planes.js';
+import { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js';
 
 /** `svc_serve_admin` options (SPEC §4.14), validated. */
 export interface ServeAdminOptions {
@@ -29,6 +29,8 @@ export interface ServeAdminHost {
   setAllowInjection?(allow: boolean): void;
   /** Runs an in-process manager call that is not gated (inline `config`); default: runs it as is. */
   trusted?<T>(work: () => T): T;
+  /** The intercept slot `/intercept*` operates on (the C ABI shares its own); default: the plane owns one. */
+  intercept?: PlanesOptions['intercept'];
 }
 
 export interface ServedAdmin {
@@ -104,7 +106,7 @@ export async function serveAdmin(manager: ImposterManager, options: ServeAdminOp
   let planes: RunningPlanes | undefined;
   try {
     planes = await servePlanes({
-      manager, log, reloader: sources,
+      manager, log, reloader: sources, intercept: host.intercept,
       settings: {
         version: host.version, port: options.port, host: options.host, apiKey: options.apiKey,
         localOnly: false, ipWhitelist: ['*'], metricsPort: options.metricsPort,

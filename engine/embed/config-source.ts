@@ -1,0 +1,22 @@
+import { resolve } from 'node:path';
+import { ConfigSources, DataDirStore } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { ImposterManager } from '../manager/index.js';
+
+/** The startup source behind `POST /admin/reload`: a config file or a data directory (SPEC §4.16). */
+export type ConfigSource =
+  | { kind: 'file'; path: string; noParse: boolean }
+  | { kind: 'dir'; path: string };
+
+/**
+ * The reload source over `manager`. A data directory needs the manager's pre-delete hook (the file
+ * goes before the imposter): it is installed here when the manager has none, else refused.
+ */
+export function configSourcesFor(manager: ImposterManager, source: ConfigSource, log: Logger): ConfigSources {
+  if (source.kind === 'file') return new ConfigSources(manager, { configFile: resolve(source.path), noParse: source.noParse });
+  if (manager.options.beforeDelete !== undefined) throw new Error('a data directory source needs a manager without its own beforeDelete hook');
+  const store = new DataDirStore(resolve(source.path), log);
+  manager.options.beforeDelete = (port) => store.beforeDelete(port);
+  store.attach(manager);
+  return new ConfigSources(manager, { noParse: false, store });
+}
