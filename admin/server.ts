@@ -111,7 +111,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
   const unobserve = manager.observe(events);
   eventRoutes(router, manager, events);
   const intercept = options.intercept ?? new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
-  if (intercept) interceptRoutes(router, intercept, settings);
+  if (intercept) interceptRoutes(router, intercept, settings, () => manager.allowInjection);
   options.extend?.(router);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -6,6 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { silentLogger, type Logger } from '../../engine/log/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
+import { createJsScriptHost, type JsScriptHost } from '../../engine/script/js/index.js';
 import { CertificateAuthority, mintEphemeralCa, type CaMaterial } from './certificates.js';
 import { interceptErrors } from './errors.js';
 import { parseStartOptions, type CaSource } from './options.js';
@@ -17,6 +18,11 @@ export interface InterceptControlOptions {
   log?: Logger;
   /** The protocol of the imposter on a local port (forward rules without `protocol` use it). */
   protocolOf?: (port: number) => OriginProtocol | undefined;
+}
+
+/** Injection gating: the admin plane passes its `--allowInjection`; the C ABI is trusted (SPEC §4.14). */
+export interface RuleGate {
+  allowInjection?: boolean;
 }
 
 export interface InterceptAddress {
@@ -74,6 +80,8 @@ export class InterceptControl {
   private session: Session | undefined;
   /** Set while a start is binding, so a concurrent start is the same 409 as a running one. */
   private starting: Promise<unknown> | undefined;
+  /** The inject-rule sandbox, started on first use and closed with the session. */
+  private scripts: JsScriptHost | undefined;
   private readonly log: Logger;
 
   constructor(private readonly options: InterceptControlOptions = {}) {
@@ -85,10 +93,10 @@ export class InterceptControl {
   }
 
   /** Validates the options, seeds the rules, loads or mints the CA and binds; 400/409/429 as SPEC §4.9. */
-  async start(body: unknown): Promise<InterceptStarted> {
+  async start(body: unknown, gate: RuleGate = {}): Promise<InterceptStarted> {
     if (this.session) throw interceptErrors.alreadyRunning(this.session.address.interceptUrl);
     if (this.starting) throw interceptErrors.alreadyRunning('(starting)');
-    const starting = this.open(body);
+    const starting = this.open(body, gate.allowInjection ?? true);
     this.starting = starting;
     try {
       return await starting;
@@ -97,14 +105,17 @@ export class InterceptControl {
     }
   }
 
-  private async open(body: unknown): Promise<InterceptStarted> {
+  private async open(body: unknown, allowInjection: boolean): Promise<InterceptStarted> {
     const options = parseStartOptions(body);
     const rules = new RuleStore();
-    if (options.rules !== undefined) rules.add(options.rules);
+    if (options.rules !== undefined) rules.add(options.rules, allowInjection);
     const ca = await loadCa(options.ca);
     let proxy: InterceptProxy;
     try {
-      proxy = await InterceptProxy.listen(options.host, options.port, { rules, ca, protocolOf: this.options.protocolOf, log: this.log });
+      proxy = await InterceptProxy.listen(options.host, options.port, {
+        rules, ca, protocolOf: this.options.protocolOf, log: this.log,
+        scripts: () => (this.scripts ??= createJsScriptHost({ log: this.log })),
+      });
     } catch (err) {
       throw interceptErrors.bindFailed(`cannot bind the intercept proxy to ${options.host}:${options.port}: ${(err as Error).message}`);
     }
@@ -122,6 +133,9 @@ export class InterceptControl {
     if (!session) return;
     this.session = undefined;
     await session.proxy.close();
+    const scripts = this.scripts;
+    this.scripts = undefined;
+    await scripts?.close();
     this.log.info('intercept proxy stopped');
   }
 
@@ -129,9 +143,9 @@ export class InterceptControl {
     return { ...this.require().address };
   }
 
-  /** One rule or an array; all or none are added (400 invalid, 429 over capacity). */
-  addRules(body: unknown): Array<Record<string, unknown>> {
-    return this.require().rules.add(body).map(renderRule);
+  /** One rule or an array; all or none are added (400 invalid or ungated script, 429 over capacity). */
+  addRules(body: unknown, gate: RuleGate = {}): Array<Record<string, unknown>> {
+    return this.require().rules.add(body, gate.allowInjection ?? true).map(renderRule);
   }
 
   listRules(): Array<Record<string, unknown>> {

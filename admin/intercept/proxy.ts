@@ -10,7 +10,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Logger } from '../../engine/log/index.js';
+import type { JsScriptHost } from '../../engine/script/js/index.js';
 import type { CertificateAuthority } from './certificates.js';
+import { runInjectRule } from './inject.js';
 import type { InterceptRule, RuleStore } from './rules.js';
 
 export type OriginProtocol = 'http' | 'https';
@@ -30,6 +32,8 @@ export interface ProxyDependencies {
   ca: CertificateAuthority;
   /** The protocol of the imposter on a local port, when this server runs it. */
   protocolOf?: (port: number) => OriginProtocol | undefined;
+  /** The sandbox for inject rules, made on first use. */
+  scripts: () => JsScriptHost;
   log: Logger;
 }
 
@@ -212,6 +216,10 @@ export class InterceptProxy {
       this.serve(request, response, rule);
       return;
     }
+    if (rule?.inject !== undefined) {
+      void this.inject(request, response, rule.inject, target, path);
+      return;
+    }
     if (rule?.forward) {
       const { port } = rule.forward;
       const protocol = rule.forward.protocol ?? this.deps.protocolOf?.(port) ?? 'http';
@@ -231,6 +239,21 @@ export class InterceptProxy {
     request.resume();
     response.writeHead(statusCode, { ...headers, 'Content-Length': Buffer.byteLength(body) });
     response.end(body);
+  }
+
+  private async inject(request: IncomingMessage, response: ServerResponse, source: string, target: Target, path: string): Promise<void> {
+    try {
+      const answer = await runInjectRule(this.deps.scripts(), this.boundPort, source, request, target.hostname.toLowerCase(), path);
+      if (response.destroyed) return;
+      response.statusCode = answer.statusCode;
+      for (const [name, value] of answer.headers) response.appendHeader(name, value);
+      response.setHeader('Content-Length', answer.body.length);
+      response.end(answer.body);
+    } catch (err) {
+      // An answer node refuses to write (an illegal header from the script) is the server's 500.
+      response.removeHeader('Content-Type');
+      sendError(response, 500, 'internal_error', (err as Error).message);
+    }
   }
 
   /** Sends the request on to `target` and streams the answer back; an unreachable origin is a 502. */

@@ -6,12 +6,14 @@
  *   "match": { "host": "api.example.com" | "*.example.com", "method": "GET",
  *              "path": "/exact" | "pathPrefix": "/v1/", "headers": { "x-name": "value" } },
  *   "serve": { "statusCode": 200, "headers": { ... }, "body": <any JSON> }
- *   | "forward": { "port": 4545, "protocol": "http" | "https" } }
+ *   | "forward": { "port": 4545, "protocol": "http" | "https" }
+ *   | "inject": "function (request) { return { statusCode, headers, body }; }" }
  * ```
  *
- * Validated at the edge into `InterceptRule`; the first stored rule that matches wins.
+ * Validated at the edge into `InterceptRule`; the first stored rule that matches wins. `inject` is
+ * scripted: it needs injection permission where the caller is gated (the admin plane).
  */
-import { isObject } from '../../engine/model/index.js';
+import { injectionMessages, isObject } from '../../engine/model/index.js';
 import { interceptErrors } from './errors.js';
 
 /** Rules one intercept session stores at most; more is a 429 (SPEC §8 leaves the value open). */
@@ -48,6 +50,8 @@ export interface InterceptRule {
   match: RuleMatch;
   serve?: ServeAction;
   forward?: ForwardAction;
+  /** JavaScript function source, run in the sandbox (engine/script/js). */
+  inject?: string;
 }
 
 /** What a rule is matched against. */
@@ -61,7 +65,7 @@ export interface InterceptedRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
-const RULE_KEYS = new Set(['id', 'match', 'serve', 'forward']);
+const RULE_KEYS = new Set(['id', 'match', 'serve', 'forward', 'inject']);
 const MATCH_KEYS = new Set(['host', 'method', 'path', 'pathPrefix', 'headers']);
 const SERVE_KEYS = new Set(['statusCode', 'status', 'headers', 'body']);
 const FORWARD_KEYS = new Set(['port', 'protocol']);
@@ -167,12 +171,11 @@ export function parseRule(value: unknown, where: string, nextId: () => string): 
   onlyKeys(value, RULE_KEYS, where, value);
   const id = value.id === undefined ? nextId() : optionalString(value.id, `${where}.id`, value)!;
   const match = parseMatch(value.match, `${where}.match`, value);
-  const hasServe = value.serve !== undefined;
-  const hasForward = value.forward !== undefined;
-  if (hasServe === hasForward) fail(where, 'a rule needs exactly one action: serve or forward', value);
-  return hasServe
-    ? { id, match, serve: parseServe(value.serve, `${where}.serve`, value) }
-    : { id, match, forward: parseForward(value.forward, `${where}.forward`, value) };
+  const actions = ['serve', 'forward', 'inject'].filter((action) => value[action] !== undefined);
+  if (actions.length !== 1) fail(where, 'a rule needs exactly one action: serve, forward or inject', value);
+  if (value.serve !== undefined) return { id, match, serve: parseServe(value.serve, `${where}.serve`, value) };
+  if (value.forward !== undefined) return { id, match, forward: parseForward(value.forward, `${where}.forward`, value) };
+  return { id, match, inject: optionalString(value.inject, `${where}.inject`, value)! };
 }
 
 /** One rule object or an array of them (SPEC §2.14). */
@@ -208,6 +211,7 @@ export function renderRule(rule: InterceptRule): Record<string, unknown> {
     rendered.serve = serve;
   }
   if (rule.forward) rendered.forward = { ...rule.forward };
+  if (rule.inject !== undefined) rendered.inject = rule.inject;
   return rendered;
 }
 
@@ -216,8 +220,11 @@ export class RuleStore {
   private rules: InterceptRule[] = [];
   private counter = 0;
 
-  /** Validates every rule first and adds all or none; returns the added rules. */
-  add(body: unknown): InterceptRule[] {
+  /**
+   * Validates every rule first and adds all or none; returns the added rules. Without
+   * `allowInjection` a scripted (inject) rule is a 400 `invalid injection`.
+   */
+  add(body: unknown, allowInjection: boolean): InterceptRule[] {
     const items = rulesArray(body);
     if (this.rules.length + items.length > RULE_CAPACITY) throw interceptErrors.rulesFull(RULE_CAPACITY, this.rules.length, items.length);
     const ids = new Set(this.rules.map((rule) => rule.id));
@@ -227,6 +234,10 @@ export class RuleStore {
       ids.add(rule.id);
       return rule;
     });
+    const scripted = added.find((rule) => rule.inject !== undefined);
+    if (scripted && !allowInjection) {
+      throw interceptErrors.invalidInjection(`${injectionMessages.javascript} (intercept rule '${scripted.id}' uses inject)`);
+    }
     this.rules = [...this.rules, ...added];
     return added;
   }

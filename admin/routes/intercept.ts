@@ -14,7 +14,8 @@ function authenticated(request: AdminRequest, apiKey: string | undefined): boole
   return apiKey !== undefined && (request.headers.authorization === apiKey || request.headers['x-api-key'] === apiKey);
 }
 
-export function interceptRoutes(router: Router, control: InterceptControl, settings: AdminSettings): void {
+/** `allowInjection` is the admin plane's `--allowInjection`: inject rules posted here are gated by it. */
+export function interceptRoutes(router: Router, control: InterceptControl, settings: AdminSettings, allowInjection: () => boolean): void {
   function authorize(request: AdminRequest, action: InterceptAction): void {
     const decision = interceptAccess({
       action,
@@ -27,7 +28,7 @@ export function interceptRoutes(router: Router, control: InterceptControl, setti
 
   router.on('POST', '/intercept', async (request) => {
     authorize(request, 'intercept.write');
-    return { status: 201, body: await control.start(jsonBody(request)) };
+    return { status: 201, body: await control.start(jsonBody(request), { allowInjection: allowInjection() }) };
   });
   router.on('GET', '/intercept', (request) => {
     authorize(request, 'intercept.read');
@@ -41,7 +42,7 @@ export function interceptRoutes(router: Router, control: InterceptControl, setti
 
   router.on('POST', '/intercept/rules', (request) => {
     authorize(request, 'intercept.write');
-    return { status: 201, body: control.addRules(jsonBody(request)) };
+    return { status: 201, body: control.addRules(jsonBody(request), { allowInjection: allowInjection() }) };
   });
   router.on('GET', '/intercept/rules', (request) => {
     authorize(request, 'intercept.read');

@@ -26,7 +26,7 @@ test('interceptAccess: only an unauthenticated off-host intercept.write under re
 async function callAs(remoteAddress: string, method: string, path: string, settings: AdminSettings, headers: Record<string, string> = {}) {
   const router = new Router();
   const control = new InterceptControl();
-  interceptRoutes(router, control, settings);
+  interceptRoutes(router, control, settings, () => false);
   const found = router.find(method, path);
   if (found === undefined || found === 'method') throw new Error(`no route ${method} ${path}`);
   const request: AdminRequest = {

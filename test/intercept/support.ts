@@ -26,9 +26,9 @@ export interface InterceptServer {
 }
 
 /** The admin plane with an intercept control the test holds (so it can also call it directly, as the C ABI does). */
-export async function startInterceptServer(options: { requireAdminAuth?: boolean; apiKey?: string } = {}): Promise<InterceptServer> {
+export async function startInterceptServer(options: { requireAdminAuth?: boolean; apiKey?: string; allowInjection?: boolean } = {}): Promise<InterceptServer> {
   const log = createLogger({ level: 'error', quiet: true });
-  const manager = new ImposterManager({ allowInjection: false, log });
+  const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log });
   const control = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
   const settings = {
     version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false,
