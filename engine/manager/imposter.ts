@@ -4,6 +4,7 @@ import { cloneJson, isObject, plainRequest, toMockRequest } from '../model/index
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
+  predicateScriptsOf, runOrFail, ScriptFailure, type CompiledScript,
   withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
@@ -14,8 +15,8 @@ import type { ObserverSet } from './observer.js';
 import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
-  flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
-  applyStateOps, compileStateOps, type FlowIdSource, type FlowStore, type StateOp,
+  flowIdSourceFor, flowStateOf, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
+  type FlowIdSource, type FlowStore,
 } from '../state/index.js';
 import { StubGates, type GatedRequest } from '../state/index.js';
 import { readScenarioState } from '../state/index.js';
@@ -27,8 +28,6 @@ export interface LiveStub {
   cycle: ResponseCycle<CompiledResponse>;
   /** mountebank's `--debug`: what this stub matched and answered, oldest first (read back as `matches`). */
   matches?: Array<Record<string, unknown>>;
-  /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
-  stateOps?: Array<StateOp[] | undefined>;
 }
 
 const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
@@ -71,6 +70,8 @@ export class Imposter {
   private store: FlowStore;
   /** `_svc.scriptEngine`, `_svc.scripts` and the `file:` base: what stub edits validate and compile scripts against. */
   readonly scriptSettings: ScriptSettings;
+  /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
+  private predicateScripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
 
   constructor(
     definition: ImposterDefinition, port: number,
@@ -111,11 +112,13 @@ export class Imposter {
     }
     this.matchContext = {
       injectPredicate: (source, request) => scripts.host().predicate(port, source, plainRequest(request), { timeoutMs: scripts.timeoutMs }),
+      scriptPredicate: (predicate, request) => this.runPredicateScript(predicate, request),
     };
     this.flowIdSource = flowIdSourceFor(definition.config);
     this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
     this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
     this.matcher = compileStubSet(this.stubList.map((s) => s.config));
+    this.predicateScripts = predicateScriptsOf(this.stubList.map((s) => s.config), this.scriptSettings, port);
     this.gates = StubGates.compile(this.stubList.map((s) => s.config));
     this.analyse();
     this.usesTcpFault = stubsUseTcpFault(definition.stubs.map((s) => s.config));
@@ -136,16 +139,6 @@ export class Imposter {
   }
 
   /**
-   * The flow id the polling filters (savedRequests `match=flow_id=`, verify `flowId`) give a recorded
-   * request: as `flowIdOf`, except that a header-sourced imposter's request without the header has none
-   * (SPEC §6: falling back to the port is the event stream's alone).
-   */
-  recordedFlowId(request: { headers: Record<string, string | string[]> }): string | undefined {
-    if (this.flowIdSource.kind === 'port') return String(this.port);
-    return headerFlowId(this.flowIdSource.name, request.headers);
-  }
-
-  /**
    * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
@@ -158,14 +151,14 @@ export class Imposter {
   liveStub(stub: StubDefinition): LiveStub {
     const configs = (stub.config.responses as Array<Record<string, unknown>>);
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
-    const stateOps = compileStateOps(configs);
-    return { config: stub.config, cycle: new ResponseCycle(compiled, configs), ...(stateOps ? { stateOps } : {}) };
+    return { config: stub.config, cycle: new ResponseCycle(compiled, configs) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
     this.upgradeFlowStore(stubs);
     this.matcher = compileStubSet(stubs.map((s) => s.config));
+    this.predicateScripts = predicateScriptsOf(stubs.map((s) => s.config), this.scriptSettings, this.port);
     this.gates = StubGates.compile(stubs.map((s) => s.config));
     this.stubList = stubs;
     this.analyse();
@@ -286,7 +279,7 @@ export class Imposter {
 
   /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
   private debug(request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined): void {
-    if (record) this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
+    if (record) this.observers.onRecorded(this.port, record.index, record.value);
     const fail = (err: unknown): void => {
       this.log.error(`imposter ${this.port}: debug matching failed: ${(err as Error)?.message ?? String(err)}`);
       // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
@@ -332,12 +325,19 @@ export class Imposter {
     else run(gated?.context ?? this.matchContext);
   }
 
+  /** A `_svc.script` predicate (SPEC §2.7 `matches(ctx)`); a failed run ends the request (ScriptFailure). */
+  private async runPredicateScript(predicate: Record<string, unknown>, request: MockRequest): Promise<boolean> {
+    const found = this.predicateScripts.get(predicate);
+    if (!found || !this.scope.svc) throw new Error('_svc.script predicate is not available');
+    return (await runOrFail(found.script, this.scope.svc, { request, ruleId: found.ruleId })).value === true;
+  }
+
   private failMatch(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
     const message = (err as Error)?.message ?? String(err);
     this.log.error(`imposter ${this.port}: predicate evaluation failed: ${message}`);
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
-    const response = err instanceof PredicateError
+    const response = err instanceof ScriptFailure ? err.response : err instanceof PredicateError
       ? errorResponse(500, err.code, 'predicate_error', message)
       : scriptFailure(err, 'predicate') ?? errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
     this.send(sink, response);
@@ -348,8 +348,6 @@ export class Imposter {
   private respond(
     index: number, request: MockRequest, sink: ResponseSink,
     record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
-    /** True once the `_svc.stateOps` of the response about to be served have run (they run first). */
-    opsApplied = false,
   ): void {
     const stub = index >= 0 ? this.stubList[index] : undefined;
     if (record) {
@@ -357,14 +355,6 @@ export class Imposter {
     }
     if (!stub) {
       this.finish(request, sink, this.defaultPrepared, record, started);
-      return;
-    }
-    const ops = opsApplied ? undefined : stub.stateOps?.[stub.cycle.peek()];
-    if (ops) {
-      applyStateOps(this.store, this.flowIdOf(request), ops).then(
-        () => this.respond(index, request, sink, record, trace, started, url, true),
-        (err: unknown) => this.failStateOps(err, request, sink, record, started),
-      );
       return;
     }
     const debugAt = this.debugMatches ? performance.now() : 0;
@@ -456,14 +446,7 @@ export class Imposter {
   private stamp(record: JournalEntry<RecordedRequest>, status: number, started: number): void {
     record.value.status = status;
     record.value.latencyMs = Math.round(performance.now() - started);
-    this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
-  }
-
-  /** SPEC §2.3/§7: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
-  private failStateOps(err: unknown, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
-    const message = (err as Error)?.message ?? String(err);
-    this.log.error(`imposter ${this.port}: _svc.stateOps failed: ${message}`);
-    this.finish(request, sink, errorResponse(500, '500', 'flow_state_error', `_svc.stateOps failed: ${message}`), record, started);
+    this.observers.onRecorded(this.port, record.index, record.value);
   }
 
   private send(sink: ResponseSink, response: PreparedResponse): void {

@@ -206,12 +206,26 @@ function compileInject(predicate: PredicateObject): CompiledNode {
   };
 }
 
+/** svc's script predicate `{"_svc": {"script": S}}` (SPEC §2.7 `matches(ctx)`), run by the engine. */
+function compileScriptPredicate(predicate: PredicateObject): CompiledNode {
+  return {
+    evaluate: (view, ctx) => {
+      if (view.dryRun) return true;
+      if (!ctx.scriptPredicate) throw new Error('_svc.script predicates are not available');
+      return ctx.scriptPredicate(predicate, view.request);
+    },
+  };
+}
+
 export function compileNode(predicate: unknown): CompiledNode {
   let operator: string | undefined;
   try {
     operator = operatorOf(predicate);
   } catch (error) {
     return throwing(error as Error);
+  }
+  if (operator === undefined && typeof predicate === 'object' && (predicate as PredicateObject)._svc !== undefined) {
+    return compileScriptPredicate(predicate as PredicateObject);
   }
   if (operator === undefined) return throwing(new PredicateError('missing predicate', predicate));
   const object = predicate as PredicateObject;

@@ -6,6 +6,8 @@ export type Eligibility = 'ok' | 'skippedSpace' | 'skippedScenarioState';
 export interface MatchContext {
   /** Runs an `inject` predicate's source; absent means injection is unavailable. */
   injectPredicate?: (source: string, request: MockRequest) => boolean | Promise<boolean>;
+  /** Runs a `{"_svc": {"script": S}}` predicate (keyed by its config object); absent means scripts are unavailable. */
+  scriptPredicate?: (predicate: Record<string, unknown>, request: MockRequest) => Promise<boolean>;
   /** Lets the engine skip stubs for spaces and scenario states without recompiling. */
   isEligible?: (stubIndex: number) => Eligibility;
 }

@@ -47,7 +47,7 @@ export interface ScriptCompileContext {
 export function compileResponse(config: Record<string, unknown>, defaults: IsFields | undefined, scripts?: ScriptCompileContext): CompiledResponse {
   const type = responseTypeOf(config);
   const dynamic = type !== 'is' || hasBehaviors(config) || isObject(config._svc);
-  const behaviors = compileBehaviors(config);
+  const behaviors = compileBehaviors(config, scripts);
   if (type === 'is') return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic, behaviors };
   if (type === 'proxy') return { config, type, dynamic, behaviors, proxy: compileProxy(config) };
   if (type === '_svc' && scripts && isObject(config._svc) && config._svc.script !== undefined) {

@@ -1,7 +1,7 @@
 export { prepareResponse, withCorsPreflight, type PreparedResponse, type IsFields } from './is-response.js';
 export { ResponseCycle } from './response-cycle.js';
 export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledResponse, type ResponseType, type ScriptCompileContext } from './compile-response.js';
-export type { SvcScripts } from './svc-script.js';
+export { predicateScriptsOf, runOrFail, ScriptFailure, type SvcScripts, type CompiledScript } from './svc-script.js';
 export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './outcome.js';

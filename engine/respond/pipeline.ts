@@ -8,7 +8,7 @@ import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 import { runInject } from './inject-response.js';
-import { answerOf, runScript } from './svc-script.js';
+import { answerOf, runScript, ScriptFailure } from './svc-script.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
@@ -48,6 +48,7 @@ function behaviorContext(ctx: ResolveContext & ServingContext, requestJson: () =
     port: ctx.imposter.port,
     defaultHeaders: ctx.imposter.defaults?.headers,
     scripts: behaviorScriptsOf(ctx.imposter.scripts, ctx.imposter.port),
+    ...(ctx.imposter.svc ? { svc: { scripts: ctx.imposter.svc, ruleId: ctx.stubId ?? `${ctx.imposter.port}:${ctx.stubIndex}` } } : {}),
     log: ctx.log ?? (() => undefined),
   };
 }
@@ -93,6 +94,7 @@ async function responseOf(compiled: CompiledResponse, ctx: ResolveContext & Serv
     return await typedResponse(compiled, ctx);
   } catch (err) {
     if (err instanceof BehaviorError || err instanceof ProxyError) return failed(err);
+    if (err instanceof ScriptFailure) return { kind: 'http', response: err.response };
     throw err;
   }
 }

@@ -98,6 +98,20 @@ export function scriptFailureResponse(outcome: Extract<RunOutcome, { ok: false }
   return { statusCode: timeout ? 504 : 500, headers: timeout ? TIMEOUT_HEADERS : ERROR_HEADERS, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
 }
 
+/** A `_svc.script` in a predicate or behavior failed: the request ends with this SPEC §7 response. */
+export class ScriptFailure extends Error {
+  constructor(readonly response: PreparedResponse) {
+    super('script failed');
+  }
+}
+
+/** Runs a script whose failure ends the request (predicate, decorate, wait placements). */
+export async function runOrFail(script: CompiledScript, scripts: SvcScripts, call: ScriptCall): Promise<Extract<RunOutcome, { ok: true }>> {
+  const outcome = await runScript(script, scripts, call);
+  if (!outcome.ok) throw new ScriptFailure(scriptFailureResponse(outcome));
+  return outcome;
+}
+
 /** Response fields of an `http(...)` result, for behaviors and serving like an `is` response. */
 export function httpFields(result: Extract<ScriptResult, { kind: 'http' }>): Record<string, unknown> {
   const headers: Record<string, string | string[]> = {};
@@ -125,4 +139,32 @@ export async function answerOf(outcome: RunOutcome): Promise<ScriptAnswer> {
     case 'pass':
       return { pass: true };
   }
+}
+
+/** Script predicates of a stub set by predicate object, compiled when stubs change (keys are the configs' own objects). */
+export function predicateScriptsOf(configs: ReadonlyArray<Record<string, unknown>>, settings: ScriptSettings, port: number): WeakMap<object, { script: CompiledScript; ruleId: string }> {
+  const found = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
+  configs.forEach((stub, index) => {
+    const ruleId = typeof stub.id === 'string' ? stub.id : `${port}:${index}`;
+    const visit = (predicate: unknown): void => {
+      if (Array.isArray(predicate)) predicate.forEach(visit);
+      if (predicate === null || typeof predicate !== 'object' || Array.isArray(predicate)) return;
+      const object = predicate as Record<string, unknown>;
+      const svc = object._svc;
+      if (svc !== null && typeof svc === 'object') found.set(object, { script: compileScript((svc as Record<string, unknown>).script, 'matches', settings, stub), ruleId });
+      for (const key of ['and', 'or', 'not']) if (object[key] !== undefined) visit(object[key]);
+    };
+    visit(stub.predicates);
+  });
+  return found;
+}
+
+/** What a decorate script sees as `ctx.response`. */
+export function scriptResponse(fields: Record<string, unknown>): ScriptResponseData {
+  const headers: Record<string, string | string[]> = {};
+  if (fields.headers !== null && typeof fields.headers === 'object') {
+    for (const [name, value] of Object.entries(fields.headers)) headers[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  const body = fields.body === undefined || fields.body === null ? '' : typeof fields.body === 'string' ? fields.body : JSON.stringify(fields.body);
+  return { status: Number(fields.statusCode) || 200, headers, body };
 }

@@ -1,4 +1,5 @@
 import type { MockRequest } from '../../model/index.js';
+import type { SvcScripts } from '../svc-script.js';
 
 /** A response as behaviors see it: mountebank's response object before the defaultResponse fallback. */
 export type ResponseFields = Record<string, unknown>;
@@ -21,6 +22,8 @@ export interface BehaviorContext {
   /** The imposter's defaultResponse headers: what a response without headers is served with. */
   defaultHeaders: unknown;
   scripts: BehaviorScripts | undefined;
+  /** `_svc.script` behaviors: the imposter's script services and the stub's metrics id. */
+  svc?: { scripts: SvcScripts; ruleId: string };
   log(message: string): void;
 }
 

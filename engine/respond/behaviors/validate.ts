@@ -136,6 +136,8 @@ function checkWaitObject(value: Record<string, unknown>, report: (path: string, 
 }
 
 function checkStep(kind: string, value: unknown, report: (path: string, message: string) => void): void {
+  // `{"_svc": {"script": S}}` (decorate, wait) is checked with the stub's other scripts (engine/script/svc).
+  if ((kind === 'wait' || kind === 'decorate') && isObject(value) && value._svc !== undefined) return;
   if (kind === 'wait' && isObject(value)) {
     checkWaitObject(value, report);
     return;

@@ -1,0 +1,72 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
+
+let svc: InProcessSvc;
+test.before(async () => {
+  svc = await startInProcess({ allowInjection: true });
+});
+test.after(async () => {
+  await svc.stop();
+});
+
+const holder = (code: string, engine = 'rhai') => ({ _svc: { script: { engine, code } } });
+
+for (const engine of ['rhai']) {
+  test(`${engine}: predicate placement matches(ctx), also nested in not/and`, async () => {
+    const port = await svc.createImposter({
+      stubs: [
+        { predicates: [holder('fn matches(ctx) { ctx.request.query.vip == "1" }', engine)], responses: [{ is: { body: 'vip' } }] },
+        { predicates: [{ not: holder('ctx.request.path.starts_with("/pub")', engine) }], responses: [{ is: { body: 'private' } }] },
+        { responses: [{ is: { body: 'public' } }] },
+      ],
+    });
+    assert.is((await call(port, 'GET', '/x?vip=1')).body, 'vip');
+    assert.is((await call(port, 'GET', '/x')).body, 'private');
+    assert.is((await call(port, 'GET', '/pub/x')).body, 'public');
+  });
+
+  test(`${engine}: a predicate script that fails or returns a non-boolean is a 500 script error`, async () => {
+    const port = await svc.createImposter({ stubs: [{ predicates: [holder('42', engine)], responses: [{ is: {} }] }] });
+    const res = await call(port, 'GET', '/');
+    assert.is(res.status, 500);
+    assert.is(res.headers['x-svc-script-error'], 'true');
+  });
+
+  test(`${engine}: decorate placement transform(ctx) sees ctx.response and replaces it`, async () => {
+    const port = await svc.createImposter({
+      stubs: [
+        { predicates: [{ equals: { path: '/replace' } }], responses: [{
+          is: { statusCode: 201, headers: { 'X-Orig': 'o' }, body: '{"n":1}' },
+          _behaviors: { decorate: holder('fn transform(ctx) { http(ctx.response.status + 1, #{ n: ctx.response.json.n + 1, h: ctx.response.header("x-orig") }) }', engine) },
+        }] },
+        { responses: [{ is: { body: 'kept' }, _behaviors: { decorate: holder('pass()', engine) } }] },
+      ],
+    });
+    const res = await call(port, 'GET', '/replace');
+    assert.is(res.status, 202);
+    assert.equal(JSON.parse(res.body), { n: 2, h: 'o' });
+    assert.is((await call(port, 'GET', '/other')).body, 'kept');
+  });
+
+  test(`${engine}: wait placement delay(ctx) returns milliseconds`, async () => {
+    const port = await svc.createImposter({
+      stubs: [{ responses: [{ is: { body: 'late' }, _behaviors: { wait: holder('fn delay(ctx) { 150 }', engine) } }] }],
+    });
+    const started = Date.now();
+    const res = await call(port, 'GET', '/');
+    assert.ok(Date.now() - started >= 140);
+    assert.is(res.body, 'late');
+  });
+
+  test(`${engine}: a failing decorate script is a 500 with x-svc-script-error`, async () => {
+    const port = await svc.createImposter({
+      stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder('throw "no"', engine) } }] }],
+    });
+    const res = await call(port, 'GET', '/');
+    assert.is(res.status, 500);
+    assert.is(res.headers['x-svc-script-error'], 'true');
+  });
+}
+
+test.run();
