@@ -2,7 +2,7 @@
 // own use, and the release artifact libsvc_ffi-<classifier>.<ext> with its .sha256 and ffi-manifest.json.
 // Without gcc it explains and exits 0, so `npm install` still works; the C ABI tests then fail saying so.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +51,9 @@ execFileSync('gcc', [
 ], { stdio: 'inherit' });
 
 const file = `libsvc_ffi-${classifier}.${ext}`;
-copyFileSync(library, join(out, file));
+// Copied then renamed: a program that has the previous artifact mapped keeps its old inode intact.
+copyFileSync(library, join(out, `${file}.tmp`));
+renameSync(join(out, `${file}.tmp`), join(out, file));
 const sha256 = createHash('sha256').update(readFileSync(join(out, file))).digest('hex');
 writeFileSync(join(out, `${file}.sha256`), `${sha256}  ${file}\n`);
 const manifest = { version, abi: 'v2', artifacts: [{ platform: classifier, file, sha256, url: `./${file}` }] };

@@ -7,7 +7,7 @@ import { decode, encode } from '@msgpack/msgpack';
 import { createLogger, isLogLevel } from '../../engine/log/index.js';
 import { ImposterManager, type ManagerOptions } from '../../engine/manager/index.js';
 import { isSvcError } from '../../engine/model/index.js';
-import { InterceptControl } from '../../admin/index.js';
+import { InterceptControl, imposterProtocols } from '../../admin/intercept/index.js';
 import { EmbeddedAdmin } from './admin-plane.js';
 import { frame, FrameReader } from './frames.js';
 import { InjectionPolicy } from './injection-policy.js';
@@ -34,12 +34,7 @@ const managerOptions: ManagerOptions = {
 const manager = new ImposterManager(managerOptions);
 const admin = new EmbeddedAdmin(manager, policy, log);
 // Forward rules without `protocol` use the protocol of this handle's imposter on that port.
-const protocolOf = (port: number): 'http' | 'https' | undefined => {
-  const imposter = manager.get(port);
-  if (!imposter) return undefined;
-  return imposter.protocol === 'https' ? 'https' : 'http';
-};
-const intercept = new InterceptControl({ log, protocolOf });
+const intercept = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
 const context: HostContext = { manager, policy, admin, intercept };
 const operations: Operations = { ...imposterOperations(context), ...stateOperations(context), ...interceptOperations(context) };
 
