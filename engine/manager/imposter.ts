@@ -15,8 +15,8 @@ import type { ObserverSet } from './observer.js';
 import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
-  flowIdSourceFor, flowStateOf, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
-  type FlowIdSource, type FlowStore,
+  flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
+  applyStateOps, compileStateOps, type FlowIdSource, type FlowStore, type StateOp,
 } from '../state/index.js';
 import { StubGates, type GatedRequest } from '../state/index.js';
 import { readScenarioState } from '../state/index.js';
@@ -28,6 +28,8 @@ export interface LiveStub {
   cycle: ResponseCycle<CompiledResponse>;
   /** mountebank's `--debug`: what this stub matched and answered, oldest first (read back as `matches`). */
   matches?: Array<Record<string, unknown>>;
+  /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
+  stateOps?: Array<StateOp[] | undefined>;
 }
 
 const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
@@ -139,6 +141,16 @@ export class Imposter {
   }
 
   /**
+   * The flow id the polling filters (savedRequests `match=flow_id=`, verify `flowId`) give a recorded
+   * request: as `flowIdOf`, except that a header-sourced imposter's request without the header has none
+   * (SPEC §6: falling back to the port is the event stream's alone).
+   */
+  recordedFlowId(request: { headers: Record<string, string | string[]> }): string | undefined {
+    if (this.flowIdSource.kind === 'port') return String(this.port);
+    return headerFlowId(this.flowIdSource.name, request.headers);
+  }
+
+  /**
    * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
@@ -151,7 +163,8 @@ export class Imposter {
   liveStub(stub: StubDefinition): LiveStub {
     const configs = (stub.config.responses as Array<Record<string, unknown>>);
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
-    return { config: stub.config, cycle: new ResponseCycle(compiled, configs) };
+    const stateOps = compileStateOps(configs);
+    return { config: stub.config, cycle: new ResponseCycle(compiled, configs), ...(stateOps ? { stateOps } : {}) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
@@ -279,7 +292,7 @@ export class Imposter {
 
   /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
   private debug(request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined): void {
-    if (record) this.observers.onRecorded(this.port, record.index, record.value);
+    if (record) this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
     const fail = (err: unknown): void => {
       this.log.error(`imposter ${this.port}: debug matching failed: ${(err as Error)?.message ?? String(err)}`);
       // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
@@ -348,6 +361,8 @@ export class Imposter {
   private respond(
     index: number, request: MockRequest, sink: ResponseSink,
     record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
+    /** True once the `_svc.stateOps` of the response about to be served have run (they run first). */
+    opsApplied = false,
   ): void {
     const stub = index >= 0 ? this.stubList[index] : undefined;
     if (record) {
@@ -355,6 +370,14 @@ export class Imposter {
     }
     if (!stub) {
       this.finish(request, sink, this.defaultPrepared, record, started);
+      return;
+    }
+    const ops = opsApplied ? undefined : stub.stateOps?.[stub.cycle.peek()];
+    if (ops) {
+      applyStateOps(this.store, this.flowIdOf(request), ops).then(
+        () => this.respond(index, request, sink, record, trace, started, url, true),
+        (err: unknown) => this.failStateOps(err, request, sink, record, started),
+      );
       return;
     }
     const debugAt = this.debugMatches ? performance.now() : 0;
@@ -446,7 +469,14 @@ export class Imposter {
   private stamp(record: JournalEntry<RecordedRequest>, status: number, started: number): void {
     record.value.status = status;
     record.value.latencyMs = Math.round(performance.now() - started);
-    this.observers.onRecorded(this.port, record.index, record.value);
+    this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
+  }
+
+  /** SPEC §2.3/§7: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
+  private failStateOps(err: unknown, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+    const message = (err as Error)?.message ?? String(err);
+    this.log.error(`imposter ${this.port}: _svc.stateOps failed: ${message}`);
+    this.finish(request, sink, errorResponse(500, '500', 'flow_state_error', `_svc.stateOps failed: ${message}`), record, started);
   }
 
   private send(sink: ResponseSink, response: PreparedResponse): void {
