@@ -137,6 +137,8 @@ export class Imposter {
 
   /** The flow id of a request (SPEC §2.8 `flowIdSource`): the configured header, falling back to the port. */
   flowIdOf(request: { headers: Record<string, string | string[]> }): string {
+    // A port-sourced id never reads `headers` (a lazy request builds its header map on first read).
+    if (this.flowIdSource.kind === 'port') return String(this.port);
     return requestFlowId(this.flowIdSource, this.port, request.headers);
   }
 
@@ -230,25 +232,32 @@ export class Imposter {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
     }
+    this.gatedMatch(request, sink, record, started, wire.url, 0, record ? [] : undefined);
+  }
+
+  /** Matching from stub `from` on, gated by spaces and scenario states when the stubs have them (SPEC §2.1 rule 5). */
+  private gatedMatch(
+    request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number, url: string,
+    from: number, trace: MatchTried[] | undefined,
+  ): void {
     const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
     if (gated instanceof Promise) {
       gated.then(
-        (ready) => this.match(request, sink, record, started, wire.url, ready),
+        (ready) => this.match(request, sink, record, started, url, ready, from, trace),
         (err: unknown) => this.failFlowStore(err, request.method, sink, record, started),
       );
     } else {
-      this.match(request, sink, record, started, wire.url, gated);
+      this.match(request, sink, record, started, url, gated, from, trace);
     }
   }
 
   private match(
     request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number, url: string,
-    gated: GatedRequest | undefined,
+    gated: GatedRequest | undefined, from: number, trace: MatchTried[] | undefined,
   ): void {
-    const trace: MatchTried[] | undefined = record ? [] : undefined;
     let found: number | Promise<number>;
     try {
-      found = this.matcher.firstMatch(request, gated?.context ?? this.matchContext, 0, trace);
+      found = this.matcher.firstMatch(request, gated?.context ?? this.matchContext, from, trace);
     } catch (err) {
       this.failMatch(err, request.method, sink, record, started);
       return;
@@ -423,20 +432,15 @@ export class Imposter {
     });
   }
 
-  /** A `_svc.script` passed (SPEC §2.7): the next matching stub answers, or the default response. */
+  /**
+   * A `_svc.script` passed (SPEC §2.7): the next matching stub answers, or the default response; still
+   * gated by spaces and scenario states, and the stub that answers moves its scenario.
+   */
   private passOn(
     index: number, request: MockRequest, sink: ResponseSink,
     record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
   ): void {
-    let found: number | Promise<number>;
-    try {
-      found = this.matcher.firstMatch(request, this.matchContext, index + 1, trace);
-    } catch (err) {
-      this.failMatch(err, request.method, sink, record, started);
-      return;
-    }
-    if (typeof found === 'number') this.respond(found, request, sink, record, trace, started, url);
-    else found.then((next) => this.respond(next, request, sink, record, trace, started, url), (err: unknown) => this.failMatch(err, request.method, sink, record, started));
+    this.gatedMatch(request, sink, record, started, url, index + 1, trace);
   }
 
   private deliver(outcome: ResponseOutcome, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {

@@ -6,6 +6,7 @@
 import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf } from '../model/index.js';
 import type { Eligibility, MatchContext } from '../match/index.js';
 import type { FlowStore } from './flow-store.js';
+import type { MemoryFlowStore } from './memory-flow-store.js';
 import { readScenarioState, readScenarioStateNow, scenarioKey, syncStore, writeScenarioState } from './scenarios.js';
 
 interface Gate {
@@ -50,39 +51,54 @@ export class StubGates {
    */
   forRequest(base: MatchContext, flowId: string, store: FlowStore): GatedRequest | Promise<GatedRequest> {
     const memory = syncStore(store);
-    if (memory !== undefined || this.required.length === 0) {
-      const stateOf = memory ? (name: string) => readScenarioStateNow(memory, flowId, name) : undefined;
-      return this.request(base, flowId, stateOf, (name, state) => {
-        if (memory) memory.setNow(flowId, scenarioKey(name), state);
-        else return writeScenarioState(store, flowId, name, state);
-      });
-    }
+    if (memory !== undefined || this.required.length === 0) return new GatedMatch(this.gates, base, flowId, store, memory, undefined);
     return Promise.all(this.required.map((name) => readScenarioState(store, flowId, name))).then((states) => {
       const known = new Map(this.required.map((name, i) => [name, states[i]!]));
-      return this.request(base, flowId, (name) => known.get(name), (name, state) => writeScenarioState(store, flowId, name, state));
+      return new GatedMatch(this.gates, base, flowId, store, undefined, known);
     });
   }
+}
 
-  private request(
-    base: MatchContext, flowId: string,
-    stateOf: ((name: string) => string | undefined) | undefined,
-    move: (name: string, state: string) => void | Promise<void>,
-  ): GatedRequest {
-    const gates = this.gates;
-    const isEligible = (stubIndex: number): Eligibility => {
-      const gate = gates[stubIndex];
-      if (gate === undefined) return 'ok';
-      if (gate.space !== undefined && gate.space !== flowId) return 'skippedSpace';
-      if (gate.required !== undefined && gate.scenario !== undefined && stateOf?.(gate.scenario) !== gate.required) return 'skippedScenarioState';
-      return 'ok';
-    };
-    return {
-      flowId,
-      context: { ...base, isEligible },
-      served: (stubIndex) => {
-        const gate = gates[stubIndex];
-        if (gate?.next !== undefined && gate.scenario !== undefined) return move(gate.scenario, gate.next);
-      },
-    };
+/**
+ * One request's gates; it is its own match context (`isEligible` is a method, so a request costs
+ * one object and no closures). It carries the base context's `injectPredicate` along.
+ */
+class GatedMatch implements GatedRequest, MatchContext {
+  readonly injectPredicate: MatchContext['injectPredicate'];
+
+  constructor(
+    private readonly gates: ReadonlyArray<Gate | undefined>,
+    base: MatchContext,
+    readonly flowId: string,
+    private readonly store: FlowStore,
+    /** The in-memory backend, read and written synchronously. */
+    private readonly memory: MemoryFlowStore | undefined,
+    /** Otherwise the states read before matching. */
+    private readonly known: ReadonlyMap<string, string> | undefined,
+  ) {
+    this.injectPredicate = base.injectPredicate;
+  }
+
+  get context(): MatchContext {
+    return this;
+  }
+
+  private stateOf(scenario: string): string | undefined {
+    return this.memory ? readScenarioStateNow(this.memory, this.flowId, scenario) : this.known?.get(scenario);
+  }
+
+  isEligible(stubIndex: number): Eligibility {
+    const gate = this.gates[stubIndex];
+    if (gate === undefined) return 'ok';
+    if (gate.space !== undefined && gate.space !== this.flowId) return 'skippedSpace';
+    if (gate.required !== undefined && gate.scenario !== undefined && this.stateOf(gate.scenario) !== gate.required) return 'skippedScenarioState';
+    return 'ok';
+  }
+
+  served(stubIndex: number): void | Promise<void> {
+    const gate = this.gates[stubIndex];
+    if (gate?.next === undefined || gate.scenario === undefined) return undefined;
+    if (this.memory) this.memory.setNow(this.flowId, scenarioKey(gate.scenario), gate.next);
+    else return writeScenarioState(this.store, this.flowId, gate.scenario, gate.next);
   }
 }
