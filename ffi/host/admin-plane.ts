@@ -1,5 +1,6 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Logger } from '../../engine/log/index.js';
+import type { InterceptControl } from '../../admin/index.js';
 import { errors } from '../../engine/model/index.js';
 import { parseServeAdminOptions, serveAdmin, type ServedAdmin } from '../../engine/embed/index.js';
 import { VERSION } from '../../tools/cli/index.js';
@@ -10,7 +11,12 @@ export class EmbeddedAdmin {
   private served: ServedAdmin | undefined;
   private busy = false;
 
-  constructor(private readonly manager: ImposterManager, private readonly policy: InjectionPolicy, private readonly log: Logger) {}
+  constructor(
+    private readonly manager: ImposterManager,
+    private readonly policy: InjectionPolicy,
+    private readonly intercept: InterceptControl,
+    private readonly log: Logger,
+  ) {}
 
   async serve(source: unknown): Promise<Record<string, unknown>> {
     const options = parseServeAdminOptions(source);
@@ -23,6 +29,8 @@ export class EmbeddedAdmin {
         log: this.log,
         setAllowInjection: (allow) => { this.policy.adminAllows = allow; },
         trusted: (work) => this.policy.trusted(work),
+        // `/intercept*` over HTTP and the svc_*intercept* functions share the handle's one slot.
+        intercept: this.intercept,
       });
       const { adminPort, adminUrl, metricsPort } = this.served;
       return { adminPort, adminUrl, metricsPort };

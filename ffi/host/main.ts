@@ -11,7 +11,7 @@ import { InterceptControl, imposterProtocols } from '../../admin/intercept/index
 import { EmbeddedAdmin } from './admin-plane.js';
 import { frame, FrameReader } from './frames.js';
 import { InjectionPolicy } from './injection-policy.js';
-import { UnavailableError, type HostContext, type OperationResult, type Operations } from './operations.js';
+import type { HostContext, OperationResult, Operations } from './operations.js';
 import { imposterOperations } from './imposter-operations.js';
 import { stateOperations } from './state-operations.js';
 import { interceptOperations } from './intercept-operations.js';
@@ -32,9 +32,9 @@ const managerOptions: ManagerOptions = {
   log,
 };
 const manager = new ImposterManager(managerOptions);
-const admin = new EmbeddedAdmin(manager, policy, log);
 // Forward rules without `protocol` use the protocol of this handle's imposter on that port.
 const intercept = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
+const admin = new EmbeddedAdmin(manager, policy, intercept, log);
 const context: HostContext = { manager, policy, admin, intercept };
 const operations: Operations = { ...imposterOperations(context), ...stateOperations(context), ...interceptOperations(context) };
 
@@ -82,7 +82,7 @@ async function handle(payload: Buffer): Promise<void> {
   try {
     reply(true, await operation(args));
   } catch (err) {
-    if (!isSvcError(err) && !(err instanceof UnavailableError)) {
+    if (!isSvcError(err)) {
       log.error(`engine host ${String(op)}: ${(err as Error)?.stack ?? String(err)}`);
     }
     reply(false, message(err));

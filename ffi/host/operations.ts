@@ -16,12 +16,3 @@ export interface HostContext {
   admin: EmbeddedAdmin;
   intercept: InterceptControl;
 }
-
-/** A C function whose engine feature this build lacks (an expected answer, not a fault to log). */
-export class UnavailableError extends Error {}
-
-export function unavailable(feature: string): Operation {
-  return () => {
-    throw new UnavailableError(`${feature} is not available in this build`);
-  };
-}

@@ -1,7 +1,8 @@
+import { isSvcError } from '../../engine/model/index.js';
 import { optionalText, port, json, jsonObject, text } from './arguments.js';
-import { unavailable, type HostContext, type Operations } from './operations.js';
+import type { HostContext, Operations } from './operations.js';
 
-/** Scenarios and spaces (SPEC §4.6, §4.7) over the manager; flow state is not in the manager yet. */
+/** Scenarios, spaces and flow state (SPEC §4.6, §4.7, §4.8) over the manager's calls. */
 export function stateOperations({ manager, policy }: HostContext): Operations {
   return {
     scenarios: async (args) => JSON.stringify(await manager.scenarios(port(args), optionalText(args, 1))),
@@ -33,8 +34,28 @@ export function stateOperations({ manager, policy }: HostContext): Operations {
     },
     space_recorded: (args) => JSON.stringify(manager.spaceRecorded(port(args), text(args, 1, 'flow_id'))),
 
-    flow_state_get: unavailable('flow state'),
-    flow_state_put: unavailable('flow state'),
-    flow_state_delete: unavailable('flow state'),
+    // An absent key is an answer here (found: false), not an error: the route's 404 becomes that.
+    flow_state_get: async (args) => {
+      const at = port(args);
+      manager.require(at);
+      const flowId = text(args, 1, 'flow_id');
+      const key = text(args, 2, 'key');
+      try {
+        return JSON.stringify({ found: true, ...(await manager.flowStateGet(at, flowId, key)) });
+      } catch (err) {
+        if (isSvcError(err) && err.status === 404) return JSON.stringify({ found: false, flowId, key, value: null });
+        throw err;
+      }
+    },
+    flow_state_put: async (args) => {
+      const at = port(args);
+      manager.require(at);
+      await manager.flowStatePut(at, text(args, 1, 'flow_id'), text(args, 2, 'key'), { value: json(args, 3, 'value_json') });
+      return 0;
+    },
+    flow_state_delete: async (args) => {
+      await manager.flowStateDelete(port(args), text(args, 1, 'flow_id'), text(args, 2, 'key'));
+      return 0;
+    },
   };
 }

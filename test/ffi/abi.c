@@ -115,7 +115,7 @@ static int all(uint16_t port, uint16_t port2, const char *truststore) {
     pause_for("replaced");
 
     snprintf(json, sizeof json,
-             "{\"imposters\":[{\"port\":%u,\"protocol\":\"http\",\"stubs\":[{\"responses\":[{\"is\":{\"body\":\"replaced\"}}]}]},"
+             "{\"imposters\":[{\"port\":%u,\"protocol\":\"http\",\"_svc\":{\"flowState\":{}},\"stubs\":[{\"responses\":[{\"is\":{\"body\":\"replaced\"}}]}]},"
              "{\"port\":%u,\"protocol\":\"http\",\"stubs\":[{\"responses\":[{\"is\":{\"body\":\"applied\"}}]}]}]}",
              port, port2);
     text("apply_config", svc_apply_config(h, json));
@@ -125,9 +125,17 @@ static int all(uint16_t port, uint16_t port2, const char *truststore) {
     pause_for("admin");
     text("list_after_http_create", svc_list_imposters(h, NULL));
 
+    status("flow_state_put", svc_flow_state_put(h, port, "f1", "k", "{\"n\":1}"));
+    status("flow_state_put_bad_json", svc_flow_state_put(h, port, "f1", "k", "{n"));
     text("flow_state_get", svc_flow_state_get(h, port, "f1", "k"));
-    status("flow_state_put", svc_flow_state_put(h, port, "f1", "k", "1"));
+    text("flow_state_get_other_flow", svc_flow_state_get(h, port, "f2", "k"));
+    char *kept = svc_last_error();
+    printf("flow_state_absent_last_error\t%s\n", kept ? kept : "NULL");
+    svc_free(kept);
+    text("flow_state_get_unknown_port", svc_flow_state_get(h, 1, "f1", "k"));
     status("flow_state_delete", svc_flow_state_delete(h, port, "f1", "k"));
+    status("flow_state_delete_again", svc_flow_state_delete(h, port, "f1", "k"));
+    text("flow_state_get_deleted", svc_flow_state_get(h, port, "f1", "k"));
 
     status("add_scenario_stub", svc_add_stub(h, port,
         "{\"scenarioName\":\"login\",\"requiredScenarioState\":\"Started\",\"newScenarioState\":\"LoggedIn\","

@@ -135,9 +135,15 @@ test('every C ABI function, checked from outside at each pause', async () => {
     const after = await run.json('list_after_http_create');
     assert.ok(after.imposters.some((i: { port: number }) => i.port === third), 'an imposter created over HTTP is seen through the ABI');
 
-    for (const label of ['flow_state_get', 'flow_state_put', 'flow_state_delete']) {
-      assert.is(await run.sentinel(label), 'flow state is not available in this build');
-    }
+    assert.is(await run.next('flow_state_put'), '0');
+    assert.match(await run.sentinel('flow_state_put_bad_json'), /Unable to parse body as JSON/);
+    assert.equal(await run.json('flow_state_get'), { found: true, flowId: 'f1', key: 'k', value: { n: 1 } });
+    assert.equal(await run.json('flow_state_get_other_flow'), { found: false, flowId: 'f2', key: 'k', value: null });
+    assert.is(await run.next('flow_state_absent_last_error'), 'NULL', 'an absent key does not set the last error');
+    assert.match(await run.sentinel('flow_state_get_unknown_port'), /no imposter on port 1/);
+    assert.is(await run.next('flow_state_delete'), '0');
+    assert.match(await run.sentinel('flow_state_delete_again'), /no flow state key 'k' in flow 'f1'/);
+    assert.is((await run.json('flow_state_get_deleted')).found, false);
 
     assert.is(await run.next('add_scenario_stub'), '0');
     assert.equal(await run.json('scenarios'), { flowId: String(port), scenarios: [{ name: 'login', state: 'Started' }] });
@@ -171,6 +177,9 @@ test('every C ABI function, checked from outside at each pause', async () => {
     assert.match(await run.sentinel('intercept_export_truststore_bad_format'), /pkcs12 or jks/);
     await run.pause('intercepting');
     assert.ok(statSync(truststore).size > 0, 'the truststore file was written');
+    const overAdmin = JSON.parse((await http('GET', `${served.adminUrl}/intercept`)).body);
+    assert.equal(overAdmin, { interceptPort: intercept.interceptPort, interceptUrl: intercept.interceptUrl }, 'the admin plane sees the C slot');
+    assert.is(JSON.parse((await http('GET', `${served.adminUrl}/intercept/rules`)).body).length, 1);
     const proxied = await viaProxy(intercept.interceptPort, 'http://api.example.com/anything');
     assert.is(proxied, 'replaced', 'the intercept forwards api.example.com to the imposter');
     run.resume();

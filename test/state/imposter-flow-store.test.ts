@@ -1,6 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, type InProcessSvc } from '../helpers/in-process.js';
+import { freePort } from '../helpers/servers.js';
+import { createLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
 
 const test = suite('state: the store and flow id each imposter gets');
 let svc: InProcessSvc;
@@ -35,6 +38,21 @@ test('flowIdOf: the configured header (any case), falling back to the port', asy
   assert.is(imposter.flowIdOf({ headers: {} }), String(port));
   const byPort = svc.manager.require(await svc.createImposter({}));
   assert.is(byPort.flowIdOf({ headers: { 'x-flow-id': 'abc' } }), String(byPort.port));
+});
+
+test('the implicit store is announced by a warning at target svc::script; the noop store by nothing', async () => {
+  const log = createLogger({ level: 'warn', quiet: true });
+  const manager = new ImposterManager({ allowInjection: false, log });
+  try {
+    await manager.createImposter({ port: await freePort(), stubs: [{ responses: [is] }] });
+    assert.equal(log.recent().filter((e) => e.message.includes('flow store')), []);
+    const scenario = await manager.createImposter({ port: await freePort(), stubs: [{ scenarioName: 's', responses: [is] }] });
+    const warnings = log.recent().filter((e) => e.level === 'warn' && e.message.startsWith('svc::script '));
+    assert.is(warnings.length, 1);
+    assert.match(warnings[0].message, new RegExp(`imposter ${scenario.port}: .*in-memory flow store \\(ttlSeconds 300\\)`));
+  } finally {
+    await manager.close();
+  }
 });
 
 test.run();
