@@ -172,9 +172,13 @@ export class CertificateAuthority {
     this.leafPublicKey = toForgePublicKey(leafKeys.publicKey);
   }
 
-  /** Validates the material (throws an Error saying what is wrong) and prepares the leaf key. */
-  static async load(material: CaMaterial): Promise<CertificateAuthority> {
-    return new CertificateAuthority(material, await generateRsaKeys());
+  /**
+   * Validates the material (throws an Error saying what is wrong) and prepares the leaf key; the
+   * leaf key is generated while an ephemeral CA is still being minted.
+   */
+  static async load(material: CaMaterial | Promise<CaMaterial>): Promise<CertificateAuthority> {
+    const [ready, leafKeys] = await Promise.all([material, generateRsaKeys()]);
+    return new CertificateAuthority(ready, leafKeys);
   }
 
   /** The TLS context presenting a leaf for `host` (a DNS name or an IP address), minted once per host. */

@@ -52,8 +52,8 @@ export function imposterProtocols(manager: ImposterManager): (port: number) => O
 }
 
 async function loadCa(source: CaSource): Promise<CertificateAuthority> {
-  let material: CaMaterial;
-  if (source.kind === 'ephemeral') material = await mintEphemeralCa();
+  let material: CaMaterial | Promise<CaMaterial>;
+  if (source.kind === 'ephemeral') material = mintEphemeralCa();
   else if (source.kind === 'pem') material = { certPem: source.certPem, keyPem: source.keyPem };
   else {
     try {
