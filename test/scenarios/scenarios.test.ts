@@ -198,10 +198,26 @@ test('an imposter created without scenarios gains state when scenario stubs are 
   assert.equal(await bodies(port, 3), ['created', 'paid', 'shipped']);
 });
 
-test('pipelined requests of one flow see each other\'s transitions in order', async () => {
+test('concurrent requests of one flow each see the previous one\'s move', async () => {
   const port = await svc.createImposter({ stubs: orderStubs });
   const answers = await Promise.all([0, 1, 2].map(() => call(port, 'GET', '/order')));
   assert.equal(answers.map((a) => a.body).sort(), ['created', 'paid', 'shipped']);
+});
+
+test('debug mode matches as a request would (flow, space, state) and moves nothing', async () => {
+  const port = await svc.createImposter({
+    _svc: { flowState: { flowIdSource: 'header:X-Flow' } },
+    stubs: [{ id: 'a-only', space: 'a', responses: text('a') }, ...orderStubs],
+  });
+  const debug = async (flow: string) => {
+    const res = await call(port, 'GET', '/order', { headers: { 'X-Flow': flow, 'X-Svc-Debug': 'true' } });
+    return JSON.parse(res.body).matchResult;
+  };
+  assert.equal([(await debug('a')).stubIndex, (await debug('a')).stubId], [0, 'a-only']);
+  assert.is((await debug('b')).stubIndex, 1);
+  assert.is((await debug('b')).stubIndex, 1, 'a debug request does not move the scenario');
+  assert.equal(await bodies(port, 1, { 'X-Flow': 'b' }), ['created']);
+  assert.is((await debug('b')).stubIndex, 2, 'it sees the state a real request moved');
 });
 
 test('stub warnings: states of one scenario are not duplicates of each other', async () => {
