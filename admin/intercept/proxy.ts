@@ -101,6 +101,8 @@ export class InterceptProxy {
       proxy.outer.once('error', reject);
       proxy.outer.listen(port, host, () => {
         proxy.outer.off('error', reject);
+        // Accept failures (EMFILE...) arrive as 'error' once listening: logged, never fatal.
+        proxy.outer.on('error', (err) => deps.log.warn(`intercept proxy: ${err.message}`));
         proxy.boundPort = (proxy.outer.address() as AddressInfo).port;
         resolve(proxy);
       });
@@ -205,6 +207,8 @@ export class InterceptProxy {
   }
 
   private dispatch(request: IncomingMessage, response: ServerResponse, target: Target, path: string): void {
+    // A client that goes away mid-request ends the exchange, never the process.
+    request.on('error', () => response.destroy());
     const query = path.indexOf('?');
     const rule = this.deps.rules.find({
       host: target.hostname.toLowerCase(),

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { connectTunnel, freePort, httpsViaProxy, requestOver, startInterceptServer, viaProxy, type InterceptServer } from './support.js';
 
 const test = suite('intercept proxy: rules, forwarding and pass-through over real sockets');
@@ -11,6 +11,8 @@ let proxyPort: number;
 let ca: string;
 let origin: Server;
 let secureOrigin: Server;
+let originPort: number;
+let secureOriginPort: number;
 /** What the loopback origins last received. */
 let seen: { method?: string; url?: string; host?: string; body?: string; proxyHeader?: string } = {};
 
@@ -37,6 +39,8 @@ test.before(async () => {
   // as mountebank's proxy accepts any upstream certificate.
   const { certPem, keyPem } = await selfSigned();
   secureOrigin = createHttpsServer({ cert: certPem, key: keyPem }, (req, res) => record(req, () => res.end(`secure origin saw ${req.url}`)));
+  originPort = await listen(origin);
+  secureOriginPort = await listen(secureOrigin);
 });
 
 test.after(async () => {
@@ -138,8 +142,6 @@ test('a forward rule sends the request to the imposter on that local port (http 
 
 test('unmatched requests pass through to the origin: absolute-form http, a TLS tunnel to an https origin, a cleartext tunnel', async () => {
   await addRules({ match: { host: 'never.example' }, serve: { body: 'no' } });
-  const originPort = await listen(origin);
-  const secureOriginPort = await listen(secureOrigin);
   const plain = await viaProxy(proxyPort, `http://127.0.0.1:${originPort}/echo?q=1`, { method: 'PUT', body: 'payload', headers: { 'Proxy-Connection': 'keep-alive' } });
   assert.is(plain.status, 200);
   assert.is(plain.body, 'origin saw PUT /echo?q=1 payload');
@@ -167,6 +169,21 @@ test('an unreachable origin is a 502 envelope; a request to the proxy itself is 
 test('a malformed CONNECT authority is a 400', async () => {
   const { status } = await connectTunnel(proxyPort, 'no-port-here');
   assert.is(status, 400);
+});
+
+test('clients that vanish mid-body, send a broken handshake or reject the leaf leave the proxy serving', async () => {
+  await addRules({ serve: { body: 'still here' } });
+  const partial = connect(proxyPort, '127.0.0.1');
+  await new Promise((resolve) => partial.once('connect', resolve));
+  partial.write(`POST http://127.0.0.1:${originPort}/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  partial.destroy();
+  const garbage = await connectTunnel(proxyPort, 'broken.example.com:443');
+  garbage.socket.end(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5]));
+  const distrustful = await httpsViaProxy(proxyPort, 'x.example.com:443', '/', (await selfSigned()).certPem).then(() => 'trusted', (err: Error) => err.message);
+  assert.match(distrustful, /certificate/i, 'a client that does not trust the CA refuses the leaf');
+  assert.is((await viaProxy(proxyPort, 'http://after.test/')).body, 'still here');
+  assert.is((await httpsViaProxy(proxyPort, 'after.example.com:443', '/', ca)).body, 'still here');
 });
 
 test.run();
