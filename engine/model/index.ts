@@ -8,5 +8,5 @@ export {
   flowStateProblems, parseFlowIdSource, stateOpsProblems, STATE_OP_NAMES, type FlowIdSourceSpec, type StateOpName,
 } from './flow-state-config.js';
 export {
-  FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, hasScenarioFields, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
+  FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
 } from './scenario-fields.js';

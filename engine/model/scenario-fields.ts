@@ -40,11 +40,6 @@ export function hasFlowGate(stub: Record<string, unknown>): boolean {
   return FLOW_GATE_FIELDS.some((key) => stub[key] !== undefined);
 }
 
-/** True when the stub takes part in a scenario (its imposter then needs a flow store, SPEC §2.8 rule 2). */
-export function hasScenarioFields(stub: Record<string, unknown>): boolean {
-  return FLOW_GATE_FIELDS.some((key) => key !== 'space' && stub[key] !== undefined);
-}
-
 /**
  * Type and consistency problems of the gate fields: each is a non-empty string; both spellings of a
  * state must agree; a state needs the scenario it belongs to (there is no implicit scenario).

@@ -10,8 +10,6 @@ export { implicitFlowStore, localFlowStore, openRemoteFlowStore, warnImplicitFlo
 export { RedisFlowStore, type RedisFlowStoreOptions } from './redis-flow-store.js';
 export type { FlowStoreMetrics } from './flow-metrics.js';
 export { applyStateOps, compileStateOps, type StateOp } from './state-ops.js';
-export {
-  INITIAL_SCENARIO_STATE, readScenarioState, resetScenarioStates, scenarioKey, scenarioStates, writeScenarioState,
-} from './scenarios.js';
+export { readScenarioState, resetScenarioStates, scenarioStates, writeScenarioState } from './scenarios.js';
 export { StubGates, type GatedRequest } from './stub-gates.js';
-export { scenarioNamesFor, spaceInsertIndex, spaceStub, visibleTo } from './spaces.js';
+export { scenarioNamesFor, spaceInsertIndex, spaceStub } from './spaces.js';

@@ -10,7 +10,7 @@ import { MemoryFlowStore } from './memory-flow-store.js';
  * The state of a scenario nothing has moved yet. The spec leaves it open; `Started` is WireMock's
  * name, which users of scenario state machines already write in `requiredScenarioState`.
  */
-export const INITIAL_SCENARIO_STATE = 'Started';
+const INITIAL_SCENARIO_STATE = 'Started';
 
 const KEY_PREFIX = '__scenario:';
 

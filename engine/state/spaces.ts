@@ -41,7 +41,7 @@ export function spaceInsertIndex(configs: ReadonlyArray<Record<string, unknown>>
 }
 
 /** Stubs a flow can match: the shared ones and its own space's. */
-export function visibleTo(config: Record<string, unknown>, flowId: string): boolean {
+function visibleTo(config: Record<string, unknown>, flowId: string): boolean {
   const space = spaceOf(config);
   return space === undefined || space === flowId;
 }
