@@ -7,13 +7,13 @@ export interface AdminResponse {
 }
 
 /** The admin address a client subcommand talks to (a wildcard bind host is reached on loopback). */
-export function adminBase(options: CliOptions): string {
+export function adminBase(options: Pick<CliOptions, 'host' | 'port'>): string {
   const host = options.host === undefined || options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${options.port}`;
 }
 
 /** One admin call with the API key (when configured) in the `Authorization` header. */
-export function adminCall(options: CliOptions, method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<AdminResponse> {
+export function adminCall(options: Pick<CliOptions, 'host' | 'port' | 'apiKey'>, method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<AdminResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { Connection: 'close' };
     if (options.apiKey !== undefined) headers.Authorization = options.apiKey;
@@ -32,7 +32,7 @@ export function adminCall(options: CliOptions, method: string, path: string, bod
 }
 
 /** A one-line reason for a failed call, naming the server address. */
-export function describeFailure(options: CliOptions, err: unknown): string {
+export function describeFailure(options: Pick<CliOptions, 'host' | 'port'>, err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ECONNREFUSED') return `no svc process running on ${adminBase(options)}`;
   return err instanceof Error ? err.message : String(err);

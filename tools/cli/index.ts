@@ -2,8 +2,13 @@ import { parseCliOptions, UsageError, type CliOptions } from './options.js';
 import { USAGE } from './usage.js';
 import { VERSION } from './version.js';
 
-export { servePlanes, type PlanesOptions, type RunningPlanes } from '../../engine/embed/index.js';
+// Process helpers the embedding API (engine/embed) hands on. Only the commands (imported on demand)
+// use engine/embed, so the two never form a static import cycle.
 export { VERSION };
+export type { CliOptions };
+export { DEFAULT_PIDFILE } from './options.js';
+export { stopServer, stopForRestart } from './process-control.js';
+export { saveImposters, type AdminTarget } from './snapshot.js';
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliOptions } from './options.js';
+import { DEFAULT_PIDFILE, type CliOptions } from './options.js';
 import { processAlive, readPidFile } from './pidfile.js';
 
 const STOP_GRACE_MS = 10_000;
@@ -11,34 +11,49 @@ const START_TIMEOUT_MS = 30_000;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
- * `svc stop`: SIGTERM to the pidfile's PID, wait for it to exit, remove the file. A missing file, or one
- * naming a process that no longer exists, is success.
+ * Stops the server named in the pidfile (SIGTERM, then SIGKILL after a grace period; `warn` hears
+ * about the SIGKILL) and removes the file. A missing file, or one naming a process that no longer
+ * exists, is success. A signal the OS refuses throws and keeps the file.
  */
-export async function stopCommand(options: CliOptions): Promise<number> {
-  const path = options.pidFile;
-  if (!existsSync(path)) return 0;
-  const pid = readPidFile(path);
+export async function stopServer(pidFile: string = DEFAULT_PIDFILE, warn: (message: string) => void = () => {}): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = readPidFile(pidFile);
   if (pid === undefined || !processAlive(pid)) {
-    rmSync(path, { force: true });
-    return 0;
+    rmSync(pidFile, { force: true });
+    return;
   }
   try {
     process.kill(pid, 'SIGTERM');
   } catch (err) {
-    process.stderr.write(`svc stop: cannot signal process ${pid}: ${(err as Error).message}\n`);
-    return 1;
+    throw new Error(`cannot signal process ${pid}: ${(err as Error).message}`);
   }
   const deadline = Date.now() + STOP_GRACE_MS;
   while (processAlive(pid) && Date.now() < deadline) await sleep(50);
   if (processAlive(pid)) {
-    process.stderr.write(`svc stop: process ${pid} ignored SIGTERM for ${STOP_GRACE_MS / 1000}s; sending SIGKILL\n`);
+    warn(`process ${pid} ignored SIGTERM for ${STOP_GRACE_MS / 1000}s; sending SIGKILL`);
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       // it exited in the meantime
     }
   }
-  if (readPidFile(path) === pid) rmSync(path, { force: true });
+  if (readPidFile(pidFile) === pid) rmSync(pidFile, { force: true });
+}
+
+/** The stop half of a restart: like `stopServer`, where no running server (or no pidfile) is the usual case. */
+export function stopForRestart(pidFile: string = DEFAULT_PIDFILE, warn?: (message: string) => void): Promise<void> {
+  return stopServer(pidFile, warn);
+}
+
+/** `svc stop`: `stopServer` on the `--pidfile`; exit 1 when the process cannot be signalled. */
+export async function stopCommand(options: CliOptions): Promise<number> {
+  const warn = (message: string) => process.stderr.write(`svc stop: ${message}\n`);
+  try {
+    await stopServer(options.pidFile, warn);
+  } catch (err) {
+    warn((err as Error).message);
+    return 1;
+  }
   return 0;
 }
 
@@ -47,8 +62,12 @@ export async function stopCommand(options: CliOptions): Promise<number> {
  * same options and return once it has written its pidfile, i.e. once it is serving.
  */
 export async function restartCommand(options: CliOptions, startArgs: string[]): Promise<number> {
-  const stopped = await stopCommand(options);
-  if (stopped !== 0) return stopped;
+  try {
+    await stopForRestart(options.pidFile, (message) => process.stderr.write(`svc restart: ${message}\n`));
+  } catch (err) {
+    process.stderr.write(`svc restart: ${(err as Error).message}\n`);
+    return 1;
+  }
   const scratch = mkdtempSync(join(tmpdir(), 'svc-restart-'));
   const errorsFile = join(scratch, 'stderr');
   const errFd = openSync(errorsFile, 'w');

@@ -11,31 +11,42 @@ function replayablePath(removeProxies: boolean): string {
   return `/imposters?replayable=true${removeProxies ? '&removeProxies=true' : ''}`;
 }
 
+/** What `saveImposters` needs to reach the admin API. */
+export type AdminTarget = Pick<CliOptions, 'host' | 'port' | 'apiKey'>;
+
 /**
- * `svc save [savefile]` (or `--savefile`): writes `GET /imposters?replayable=true` (`--removeProxies`
- * honoured); a non-2xx answer is an error and nothing is written.
+ * Writes `GET /imposters?replayable=true` (`removeProxies` honoured) to `target`, atomically; a
+ * non-2xx answer, a non-JSON answer or an unreachable server throws and writes nothing.
  */
-export async function saveCommand(options: CliOptions): Promise<number> {
-  const target = options.saveFile ?? options.positionals[0] ?? DEFAULT_SAVEFILE;
+export async function saveImposters(admin: AdminTarget, target: string = DEFAULT_SAVEFILE, removeProxies = false): Promise<void> {
   let response;
   try {
-    response = await adminCall(options, 'GET', replayablePath(options.removeProxies));
+    response = await adminCall(admin, 'GET', replayablePath(removeProxies));
   } catch (err) {
-    return fail('save', describeFailure(options, err));
+    throw new Error(describeFailure(admin, err));
   }
-  if (response.status < 200 || response.status > 299) return fail('save', `${response.status} ${response.body}`);
+  if (response.status < 200 || response.status > 299) throw new Error(`${response.status} ${response.body}`);
   let imposters: unknown;
   try {
     imposters = JSON.parse(response.body);
   } catch {
-    return fail('save', 'the server answered with something other than JSON; nothing written');
+    throw new Error('the server answered with something other than JSON; nothing written');
   }
   const temp = `${target}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, JSON.stringify(imposters, null, 2));
     renameSync(temp, target);
   } catch (err) {
-    return fail('save', `cannot write ${target}: ${(err as Error).message}`);
+    throw new Error(`cannot write ${target}: ${(err as Error).message}`);
+  }
+}
+
+/** `svc save [savefile]` (or `--savefile`): `saveImposters` to the file (default svc.json). */
+export async function saveCommand(options: CliOptions): Promise<number> {
+  try {
+    await saveImposters(options, options.saveFile ?? options.positionals[0] ?? DEFAULT_SAVEFILE, options.removeProxies);
+  } catch (err) {
+    return fail('save', (err as Error).message);
   }
   return 0;
 }
