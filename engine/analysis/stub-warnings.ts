@@ -40,11 +40,15 @@ function analysed(config: Record<string, unknown>, index: number): AnalysedStub 
   };
 }
 
-/** Stubs of different spaces, or needing different states of one scenario, are never both eligible. */
-function mayCompete(a: AnalysedStub, b: AnalysedStub): boolean {
-  if (a.space !== undefined && b.space !== undefined && a.space !== b.space) return false;
-  return !(a.requiredState !== undefined && b.requiredState !== undefined
-    && a.scenarioName === b.scenarioName && a.requiredState !== b.requiredState);
+/**
+ * True when the earlier stub is eligible for every request the later one is: a stub scoped to a space
+ * or needing a scenario state answers only that flow or state, so it overrides a later stub there (the
+ * point of spaces) without making it unreachable.
+ */
+function eligibleWhenever(earlier: AnalysedStub, later: AnalysedStub): boolean {
+  if (earlier.space !== undefined && earlier.space !== later.space) return false;
+  return earlier.requiredState === undefined
+    || (earlier.scenarioName === later.scenarioName && earlier.requiredState === later.requiredState);
 }
 
 /** Hash key of "identical predicates": the predicate list as a set, plus what decides eligibility. */
@@ -58,12 +62,11 @@ function duplicateKey(config: Record<string, unknown>): string {
  * Finds, for each stub, the earliest stub that potentially shadows it.
  *
  * Rule: an earlier stub E potentially shadows a later stub S when E is not a catch-all (those are
- * reported as `catch_all_not_last` instead), the two may compete for the same request (see
- * `mayCompete`), and every predicate of E is implied by S's predicates — an identical predicate, or
+ * reported as `catch_all_not_last` instead), E is eligible whenever S is (see `eligibleWhenever`),
+ * and every predicate of E is implied by S's predicates — an identical predicate, or
  * for equals/startsWith/endsWith/contains on the same field a constraint of S that is at least as
  * strict (S `equals path /a/b` implies E `startsWith path /a`). Then any request S matches, E
- * matches too, and E comes first. "Potentially": scenario states, spaces and inject predicates can
- * still let a request through to S.
+ * matches too, and E comes first. "Potentially": inject predicates can still let a request through to S.
  *
  * Candidates are found through an anchor (one equals constraint or opaque predicate of E, which S
  * must carry too), so a typical routing table (distinct equals on method/path) costs O(n).
@@ -79,7 +82,7 @@ function shadowing(stubs: AnalysedStub[], exact: Set<number>): Map<number, numbe
       candidates.sort((a, b) => a - b);
       for (const at of candidates) {
         const earlier = stubs[at]!;
-        if (mayCompete(earlier, later) && covers(earlier.facts, later.facts)) {
+        if (eligibleWhenever(earlier, later) && covers(earlier.facts, later.facts)) {
           found.set(later.index, at);
           break;
         }

@@ -72,6 +72,20 @@ test('{} and {predicates: []} are a space-wide default: the flow gets the defaul
   assert.ok(warnings.some((w) => w.warningType === 'catch_all' && w.stubIndex === 0), 'it is still a catch-all');
 });
 
+test('stub warnings: a space overriding a shared stub is not a shadow; a shared stub hiding a space stub is', async () => {
+  await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, { predicates: [{ equals: { path: '/price' } }], responses: text('a price') });
+  const shadowed = async (at: number) => ((await svc.admin('GET', `/imposters/${at}`)).json._svc.warnings as Array<{ warningType: string; stubIndex: number; shadowedByIndex?: number }>)
+    .filter((w) => w.warningType === 'potentially_shadowed').map((w) => [w.stubIndex, w.shadowedByIndex]);
+  assert.equal(await shadowed(port), [], 'the shared /price stub still answers every other flow');
+  const hidden = await svc.createImposter({
+    stubs: [
+      { predicates: [{ equals: { path: '/price' } }], responses: text('shared') },
+      { space: 'a', predicates: [{ equals: { path: '/price' } }, { equals: { method: 'GET' } }], responses: text('never') },
+    ],
+  });
+  assert.equal(await shadowed(hidden), [[1, 0]]);
+});
+
 test('delete tears down the space: its stubs, its recorded requests and its scenario state', async () => {
   await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, {
     scenarioName: 'login', requiredScenarioState: 'Started', newScenarioState: 'In', predicates: [{ equals: { path: '/login' } }], responses: text('welcome'),
