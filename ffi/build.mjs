@@ -1,6 +1,6 @@
 // Builds libsvc_ffi with the machine's gcc (SPEC §9.4): ffi/build/libsvc_ffi.so for the repository's
 // own use, and the release artifact libsvc_ffi-<classifier>.<ext> with its .sha256 and ffi-manifest.json.
-// Without gcc it explains and exits 0, so `npm install` still works; the C ABI tests then fail saying so.
+// Without gcc (or off Linux) it explains and exits 0, so `npm install` still works; the C ABI tests then fail saying so.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -12,9 +12,8 @@ const out = join(ffi, 'build');
 const { version } = JSON.parse(readFileSync(join(ffi, '..', 'package.json'), 'utf8'));
 
 const ARCH = { x64: 'x86_64', arm64: 'aarch64', ia32: 'x86', arm: 'armv7' };
-const EXT = { linux: 'so', darwin: 'dylib', win32: 'dll' };
 const classifier = `${process.platform}-${ARCH[process.arch] ?? process.arch}`;
-const ext = EXT[process.platform] ?? 'so';
+const ext = 'so';
 
 function hasGcc() {
   try {
@@ -23,6 +22,12 @@ function hasGcc() {
   } catch {
     return false;
   }
+}
+
+// The library speaks Linux (MSG_NOSIGNAL, SOCK_CLOEXEC, GNU ld version scripts); elsewhere npm install goes on without it.
+if (process.platform !== 'linux') {
+  console.warn(`ffi/build.mjs: libsvc_ffi builds on Linux only, not on ${process.platform}; skipped`);
+  process.exit(0);
 }
 
 if (!hasGcc()) {

@@ -7,7 +7,7 @@
  * Conventions:
  *  - Failure sentinels: 0 for svc_create_imposter, -1 for int32_t functions, NULL for string functions.
  *  - Every function clears the calling thread's last error on entry and sets it on failure; read it
- *    with svc_last_error() right after a sentinel.
+ *    with svc_last_error() right after a sentinel (svc_last_error and svc_free leave it as it is).
  *  - Every returned char* (svc_last_error included) is released with svc_free, except svc_build_info.
  *  - A handle is freed exactly once with svc_stop.
  *  - Each function returns the JSON the matching admin-HTTP route returns (without `_links`: the

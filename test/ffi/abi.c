@@ -79,6 +79,7 @@ static int all(uint16_t port, uint16_t port2, const char *truststore) {
     text("recorded", svc_recorded(h, port));
     text("verify", svc_verify(h, port, "{\"predicates\":[{\"equals\":{\"path\":\"/hello\"}}]}"));
     text("verify_bad_json", svc_verify(h, port, "[1,"));
+    text("verify_inject", svc_verify(h, port, "{\"predicates\":[{\"inject\":\"function (request) { return request.path === '/hello'; }\"}]}"));
     text("stub_warnings", svc_stub_warnings(h, port));
     status("add_stub", svc_add_stub(h, port, "{\"responses\":[{\"is\":{\"statusCode\":404,\"body\":\"fallback\"}}]}", -1));
     status("add_stub_at_0", svc_add_stub(h, port, "{\"id\":\"first\",\"predicates\":[{\"equals\":{\"path\":\"/first\"}}],\"responses\":[{\"is\":{\"body\":\"1\"}}]}", 0));

@@ -65,6 +65,7 @@ test('every C ABI function, checked from outside at each pause', async () => {
     assert.is(recorded[0].path, '/hello');
     assert.equal(await run.json('verify'), { matched: 1, total: 1 });
     assert.match(await run.sentinel('verify_bad_json'), /Unable to parse body as JSON/);
+    assert.equal(await run.json('verify_inject'), { matched: 1, total: 1 }, 'inject predicates are not gated in svc_verify');
     assert.equal(await run.json('stub_warnings'), []);
     assert.is(await run.next('add_stub'), '0');
     assert.is(await run.next('add_stub_at_0'), '0');
