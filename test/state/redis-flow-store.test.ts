@@ -99,6 +99,28 @@ test('operations are counted by operation and result', async () => {
   await store.clear('g');
 });
 
+test('svc_active_flows follows the server within its refresh period, and drops to 0 on close', async () => {
+  let gauge = 0;
+  const backends = new Set<string>();
+  const onActiveFlows = (backend: string, delta: number): void => {
+    backends.add(backend);
+    gauge += delta;
+  };
+  const own = await RedisFlowStore.open({ url: redis.url, poolSize: 1, keyPrefix: 'gauge:', ttlSeconds: 5, metrics: { onFlowStateOp: () => undefined, onActiveFlows } });
+  const waitFor = async (wanted: number): Promise<void> => {
+    for (let i = 0; i < 50 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is(gauge, wanted);
+  };
+  await own.set('g1', 'k', 1);
+  await own.set('g2', 'k', 1);
+  await waitFor(2);
+  await own.clear('g1');
+  await waitFor(1);
+  await own.close();
+  assert.is(gauge, 0);
+  assert.equal([...backends], ['redis']);
+});
+
 test('an unreachable server fails open; a stopped one makes calls reject (never a default)', async () => {
   const other = await startRedis();
   const doomed = await RedisFlowStore.open({ url: other.url, poolSize: 2, keyPrefix: 't:', ttlSeconds: 5 });
