@@ -9,7 +9,13 @@ import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { AbiRun, buildAbiProgram, buildDir, childrenOf } from './abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-');
-let program = '';
+// Built by the first test that needs it (not in a before hook: uvu reports a hook's error as nothing
+// at all, and a missing gcc must fail every test with the install hint).
+let built: string | undefined;
+function abiProgram(): string {
+  built ??= buildAbiProgram(temp.path);
+  return built;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -32,14 +38,11 @@ function viaProxy(proxyPort: number, url: string): Promise<string> {
     req.end();
   });
 }
-test.before(() => {
-  program = buildAbiProgram(temp.path);
-});
 
 test('every C ABI function, checked from outside at each pause', async () => {
   const [port, port2] = [await freePort(), await freePort()];
   const truststore = join(temp.path, 'truststore.p12');
-  const run = new AbiRun(program, ['all', String(port), String(port2), truststore]);
+  const run = new AbiRun(abiProgram(), ['all', String(port), String(port2), truststore]);
   try {
     assert.is(await run.next('abi_version'), '2');
     const info = await run.json('build_info');
@@ -211,7 +214,7 @@ test('every C ABI function, checked from outside at each pause', async () => {
 });
 
 test('two threads share a handle; each keeps its own last error', async () => {
-  const run = new AbiRun(program, ['threads']);
+  const run = new AbiRun(abiProgram(), ['threads']);
   try {
     assert.is(await run.next('thread_good'), 'ok=200 errors_right=200');
     assert.is(await run.next('thread_failing'), 'ok=0 errors_right=200');
@@ -223,7 +226,7 @@ test('two threads share a handle; each keeps its own last error', async () => {
 });
 
 test('a dead engine host turns every call into its sentinel, never a crash', async () => {
-  const run = new AbiRun(program, ['death']);
+  const run = new AbiRun(abiProgram(), ['death']);
   try {
     assert.ok(Number(await run.next('create_imposter')) > 0);
     await run.pause('kill-host');
@@ -243,7 +246,7 @@ test('a dead engine host turns every call into its sentinel, never a crash', asy
 });
 
 test('the engine host ends when the calling program dies (no orphan)', async () => {
-  const run = new AbiRun(program, ['death']);
+  const run = new AbiRun(abiProgram(), ['death']);
   try {
     assert.ok(Number(await run.next('create_imposter')) > 0);
     await run.pause('kill-host');
@@ -259,7 +262,7 @@ test('the engine host ends when the calling program dies (no orphan)', async () 
 });
 
 test('svc_start without the engine host script is NULL with a last error naming it', async () => {
-  const run = new AbiRun(program, ['threads'], { ...process.env, SVC_FFI_HOST: join(temp.path, 'missing.js') });
+  const run = new AbiRun(abiProgram(), ['threads'], { ...process.env, SVC_FFI_HOST: join(temp.path, 'missing.js') });
   try {
     assert.match(await run.sentinel('start'), /svc_start: engine host script .*missing\.js: No such file/);
     assert.is(await run.exited, 2);
@@ -269,7 +272,7 @@ test('svc_start without the engine host script is NULL with a last error naming 
 });
 
 test('svc_start without a usable node is NULL with a last error', async () => {
-  const run = new AbiRun(program, ['threads'], { ...process.env, SVC_FFI_NODE: '/nonexistent/node' });
+  const run = new AbiRun(abiProgram(), ['threads'], { ...process.env, SVC_FFI_NODE: '/nonexistent/node' });
   try {
     assert.match(await run.sentinel('start'), /svc_start: cannot start the engine host .*No such file/);
     assert.is(await run.exited, 2);
@@ -281,7 +284,7 @@ test('svc_start without a usable node is NULL with a last error', async () => {
 test('the library finds the built engine host next to it (dist/ffi/host) by default', async () => {
   const env = { ...process.env };
   delete env.SVC_FFI_HOST;
-  const run = new AbiRun(program, ['threads'], env);
+  const run = new AbiRun(abiProgram(), ['threads'], env);
   try {
     assert.is(await run.next('thread_good'), 'ok=200 errors_right=200');
     assert.is(await run.next('thread_failing'), 'ok=0 errors_right=200');
@@ -294,7 +297,7 @@ test('serve_admin: apiKey, metrics port, injection gating of configFile, inline 
   const scripted = temp.file('scripted.json', JSON.stringify({
     imposters: [{ port: await freePort(), protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
   }));
-  const gated = new AbiRun(program, ['serve', JSON.stringify({ configFile: scripted })]);
+  const gated = new AbiRun(abiProgram(), ['serve', JSON.stringify({ configFile: scripted })]);
   try {
     assert.match(await gated.sentinel('serve_admin'), /injection/i);
     assert.equal(await gated.json('list_imposters'), { imposters: [] }, 'a refused configFile applies nothing');
@@ -310,7 +313,7 @@ test('serve_admin: apiKey, metrics port, injection gating of configFile, inline 
     port: await freePort(), metricsPort: await freePort(), apiKey: 'secret',
     config: { imposters: [{ port: inlinePort, protocol: 'http', stubs: [{ responses: [{ inject: "function () { return { body: 'inline' }; }" }] }] }] },
   };
-  const serving = new AbiRun(program, ['serve', JSON.stringify(options)]);
+  const serving = new AbiRun(abiProgram(), ['serve', JSON.stringify(options)]);
   try {
     const served = await serving.json('serve_admin');
     assert.equal(served, { adminPort: options.port, adminUrl: `http://127.0.0.1:${options.port}`, metricsPort: options.metricsPort });
@@ -335,6 +338,7 @@ test('serve_admin: apiKey, metrics port, injection gating of configFile, inline 
 });
 
 test('the build leaves the release artifact, its sha256 and ffi-manifest.json (SPEC §9.4)', () => {
+  abiProgram();
   const manifest = JSON.parse(readFileSync(join(buildDir, 'ffi-manifest.json'), 'utf8'));
   assert.is(manifest.abi, 'v2');
   assert.is(manifest.version, JSON.parse(readFileSync(join(buildDir, '..', '..', 'package.json'), 'utf8')).version);
