@@ -68,9 +68,12 @@ export function spaceStubs(imposter: Imposter, flowId: string): SpaceStubs {
   return { space: flowId, stubs: imposter.stubConfigs().filter((config) => config.space === flowId) };
 }
 
-/** Recorded requests whose flow id (resolved as when they arrived) is the space's. */
+/**
+ * The flow's recorded requests as the polling filter (`savedRequests?match=flow_id=`) finds them: for
+ * a header-sourced imposter, those that carried the header with that value.
+ */
 export function spaceRecorded(imposter: Imposter, flowId: string): RecordedRequest[] {
-  return imposter.journal.all().map((entry) => entry.value).filter((request) => imposter.flowIdOf(request) === flowId);
+  return imposter.journal.all().map((entry) => entry.value).filter((request) => imposter.recordedFlowId(request) === flowId);
 }
 
 export async function spaceDetail(imposter: Imposter, flowId: string): Promise<SpaceDetail> {
@@ -86,7 +89,7 @@ export async function deleteSpace(imposter: Imposter, flowId: string, setStubs: 
   const scenarioNames = scenarioNamesFor(configs(imposter), flowId);
   const kept = imposter.stubs.filter((stub) => stub.config.space !== flowId);
   if (kept.length !== imposter.stubs.length) setStubs(kept);
-  const removed = imposter.journal.clear((request) => imposter.flowIdOf(request) === flowId);
+  const removed = imposter.journal.clear((request) => imposter.recordedFlowId(request) === flowId);
   imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
   await fromStore(resetScenarioStates(imposter.flowStore, flowId, scenarioNames));
   return { space: flowId, tornDown: true };

@@ -55,6 +55,10 @@ test('add, list and get a space; its stubs serve only its flow and go before the
   assert.equal(detail.json, { ...second.json, scenarios: [], numberOfRequests: 2 }, 'the two recorded tenant-a requests');
   const empty = await svc.admin('GET', `/imposters/${port}/spaces/nobody`);
   assert.equal(empty.json, { space: 'nobody', stubs: [], scenarios: [], numberOfRequests: 0 });
+  const portSpace = await svc.admin('GET', `/imposters/${port}/spaces/${port}`);
+  assert.is(portSpace.json.numberOfRequests, 0, 'a header-less request has no flow id for the polling filters (SPEC §6), as savedRequests?match=flow_id= counts it');
+  const polled = await svc.admin('GET', `/imposters/${port}/savedRequests?match=flow_id=${port}`);
+  assert.is(polled.json.length, 0);
 });
 
 test('{} and {predicates: []} are a space-wide default: the flow gets the default response, not the shared stubs', async () => {
