@@ -15,7 +15,7 @@ export interface AdminSettings {
   datadir?: string;
   /** Root for `file:` scripts of admin-created imposters. */
   scriptsDir?: string;
-  /** `--front-door` listen address. */
+  /** Where the front door listens (`host:port`, as bound); absent without `--front-door`. */
   frontDoor?: string;
   runtime?: 'single' | 'per-core';
 }

@@ -43,6 +43,7 @@ export function miscRoutes(router: Router, manager: ImposterManager, settings: A
           config: settings.rcFile ?? null,
           allowInjection: manager.allowInjection,
           requireAdminAuth: settings.requireAdminAuth,
+          frontDoor: settings.frontDoor ?? null,
           upstreamCaFile: null,
           upstreamCaPem: null,
           upstreamTlsSkipVerify: false,

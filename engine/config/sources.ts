@@ -8,6 +8,14 @@ export interface ConfigSourceOptions {
   noParse: boolean;
   /** The data directory store (present with `--datadir`). */
   store?: DataDirStore;
+  /** The wrapper's `routes` block: validated with the imposters before anything changes, applied after them. */
+  routes?: RouteTableTarget;
+}
+
+/** Where a config file's route table goes (the front door); absent, `routes` is read and not checked. */
+export interface RouteTableTarget {
+  /** Throws an SvcError naming the route when the table is invalid; otherwise returns the step that installs it. */
+  prepare(routes: unknown): () => void;
 }
 
 /** A startup that must not go on; the message names the file and port at fault. */
@@ -83,6 +91,16 @@ export class ConfigSources {
     return loaded;
   }
 
+  /** The route table's install step; its problems are prefixed with the config file. */
+  private prepareRoutes(routes: unknown): { install: () => void; invalid: ErrorEntry[] } {
+    try {
+      return { install: this.options.routes?.prepare(routes) ?? (() => undefined), invalid: [] };
+    } catch (err) {
+      const invalid = problems(err).map((entry) => ({ ...entry, message: `${this.options.configFile}: ${entry.message}` }));
+      return { install: () => undefined, invalid };
+    }
+  }
+
   /** Validation errors of one candidate, as the manager reports them. */
   private problemsOf(candidate: Candidate): ErrorEntry[] {
     try {
@@ -138,7 +156,8 @@ export class ConfigSources {
     } catch (err) {
       throw new StartupError(err instanceof ConfigFileError ? err.message : `cannot read the data directory: ${(err as Error).message}`);
     }
-    const configProblems = loaded.config.flatMap((c) => this.invalid(c));
+    const routes = this.prepareRoutes(loaded.routes);
+    const configProblems = [...loaded.config.flatMap((c) => this.invalid(c)), ...routes.invalid];
     if (configProblems.length > 0) throw new StartupError(configProblems.map((p) => p.message).join('\n'));
     // At startup the config file wins a port both sources declare, as mountebank's --configfile
     // overwrites what its data directory restored; the persisted file is left as it is.
@@ -165,6 +184,7 @@ export class ConfigSources {
     for (const failure of report.failed) {
       loaded.skipped.push({ file: persisted.get(failure.port)!, reason: `failed to start: ${failure.error}` });
     }
+    routes.install();
     return {
       report,
       fromConfigFile: loaded.config.length,
@@ -198,8 +218,12 @@ export class ConfigSources {
       })));
     }
     const all = [...loaded.config, ...loaded.dataDir];
-    const invalid = [...all.flatMap((c) => this.invalid(c)), ...this.duplicates(all)];
+    const routes = this.prepareRoutes(loaded.routes);
+    const invalid = [...all.flatMap((c) => this.invalid(c)), ...this.duplicates(all), ...routes.invalid];
     if (invalid.length > 0) throw new SvcError(400, invalid);
-    return this.apply(loaded.config, loaded.dataDir);
+    const report = await this.apply(loaded.config, loaded.dataDir);
+    // The table is swapped whole once the imposters are applied, even when some failed to bind.
+    routes.install();
+    return report;
   }
 }

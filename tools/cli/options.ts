@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isLogLevel, type LogLevel } from '../../engine/log/index.js';
 import { isObject } from '../../engine/model/index.js';
+import { parseListenAddress } from '../../admin/front-door/index.js';
 import { parseLogFilter } from './log-filter.js';
 
 /** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */
@@ -126,8 +127,8 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       layer.runtime = value;
       return;
     case 'frontDoor':
-      if (!/^(?:\[[0-9a-fA-F:.]+\]:|[^\s:]+:)?\d{1,5}$/.test(value) || Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) {
-        throw new UsageError(`${source} must be [host:]port, got '${value}'`);
+      if (parseListenAddress(value) === undefined) {
+        throw new UsageError(`${source} must be [host:]port or :port, got '${value}'`);
       }
       layer.frontDoor = value;
       return;

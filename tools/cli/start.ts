@@ -5,6 +5,7 @@ import { connectionFilter } from '../../engine/transport/index.js';
 import { isSvcError } from '../../engine/model/index.js';
 import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '../../engine/config/index.js';
 import { createAdminServer, listenAdmin, startMetricsServer, type AdminSettings } from '../../admin/index.js';
+import { FrontDoorRoutes, startFrontDoor, type FrontDoor } from '../../admin/front-door/index.js';
 import type { CliOptions } from './options.js';
 import { removeOwnPidFile, writePidFile } from './pidfile.js';
 import { VERSION } from './version.js';
@@ -29,7 +30,6 @@ function settingsOf(options: CliOptions, host: string | undefined): AdminSetting
     rcFile: options.rcFile,
     datadir: options.datadir,
     scriptsDir: options.scriptsDir,
-    frontDoor: options.frontDoor,
     runtime: options.runtime,
   };
 }
@@ -73,7 +73,8 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
     beforeDelete: store && ((port) => store?.beforeDelete(port)),
   });
   store?.attach(manager);
-  const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: options.noParse, store });
+  const routes = new FrontDoorRoutes();
+  const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: options.noParse, store, routes });
   try {
     logSummary(log, options, await sources.loadAtStartup());
   } catch (err) {
@@ -81,13 +82,28 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
     await manager.close();
     return 1;
   }
+  let frontDoor: FrontDoor | undefined;
+  if (options.frontDoor !== undefined) {
+    try {
+      frontDoor = await startFrontDoor({ manager, address: options.frontDoor, routes });
+    } catch (err) {
+      log.error(`cannot start the front door on ${options.frontDoor}: ${describe(err)}`);
+      await manager.close();
+      return 1;
+    }
+    log.info(`front door listening on ${frontDoor.address} with ${routes.current.size} route(s)`);
+  } else if (routes.current.size > 0) {
+    log.warn(`${options.configFile}: ${routes.current.size} front-door route(s) loaded, but no --front-door listener serves them`);
+  }
 
-  const server = createAdminServer({ manager, log, settings: settingsOf(options, host), reloader: sources, allowConnection });
+  const settings: AdminSettings = { ...settingsOf(options, host), frontDoor: frontDoor?.address };
+  const server = createAdminServer({ manager, log, settings, reloader: sources, allowConnection });
   let admin;
   try {
     admin = await listenAdmin(server, options.port, host);
   } catch (err) {
     log.error(`cannot bind admin port ${options.port}: ${describe(err)}`);
+    await frontDoor?.close();
     await manager.close();
     return 1;
   }
@@ -112,6 +128,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
     stopping = true;
     log.info('Adios - see you soon?');
     try {
+      await frontDoor?.close();
       await manager.close();
       await metrics?.close();
       await admin.close();

@@ -1,4 +1,5 @@
-import { readConfigFile, ConfigFileError } from '../../engine/config/index.js';
+import { readConfigFile, ConfigFileError, type ConfigDocument } from '../../engine/config/index.js';
+import { parseRoutes, type Route } from '../../admin/front-door/index.js';
 import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
 import type { CliOptions } from './options.js';
 
@@ -8,16 +9,18 @@ function label(body: unknown, index: number): string {
 
 /**
  * `svc --validate <file>`: renders and parses the config file and validates every imposter as startup
- * would (same injection permission, same template step). Exit 0 when valid, 1 with every problem listed.
+ * would (same injection permission, same template step), plus its front-door routes. Exit 0 when valid,
+ * 1 with every problem listed.
  */
 export function validateCommand(options: CliOptions, file: string): number {
-  let imposters: unknown[];
+  let doc: ConfigDocument;
   try {
-    imposters = readConfigFile(file, { noParse: options.noParse }).imposters;
+    doc = readConfigFile(file, { noParse: options.noParse });
   } catch (err) {
     process.stderr.write(`${err instanceof ConfigFileError ? err.message : `${file}: ${(err as Error).message}`}\n`);
     return 1;
   }
+  const { imposters } = doc;
   const problems: string[] = [];
   const ports = new Set<number>();
   imposters.forEach((body, index) => {
@@ -30,10 +33,18 @@ export function validateCommand(options: CliOptions, file: string): number {
       for (const message of messages) problems.push(`${file}: ${label(body, index)}: ${message}`);
     }
   });
+  let routes: Route[] = [];
+  try {
+    routes = parseRoutes(doc.routes);
+  } catch (err) {
+    const messages = isSvcError(err) ? err.entries.map((e) => e.message) : [(err as Error).message];
+    for (const message of messages) problems.push(`${file}: ${message}`);
+  }
   if (problems.length > 0) {
     process.stderr.write(`${problems.join('\n')}\n`);
     return 1;
   }
-  process.stdout.write(`${file}: valid, ${imposters.length} imposter(s)\n`);
+  const routeCount = doc.routes === undefined ? '' : `, ${routes.length} route(s)`;
+  process.stdout.write(`${file}: valid, ${imposters.length} imposter(s)${routeCount}\n`);
   return 0;
 }
