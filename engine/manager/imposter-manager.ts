@@ -126,7 +126,7 @@ export class ImposterManager {
   /** The `_svc.script` workers, started by the first script run. */
   private svcRunner: SvcScriptRunner | undefined;
   private readonly svcScripts = (): SvcScriptRunner =>
-    (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`) }));
+    (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`), javascript: this.scripts }));
 
   constructor(readonly options: ManagerOptions) {}
 
@@ -137,11 +137,6 @@ export class ImposterManager {
 
   get allowInjection(): boolean {
     return this.options.allowInjection;
-  }
-
-  /** Request body cap of imposter ports (also what the front door enforces). */
-  get maxBodyBytes(): number {
-    return this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {

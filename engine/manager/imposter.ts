@@ -102,6 +102,7 @@ export class Imposter {
     if (svcRunner) {
       this.scope.svc = {
         settings: this.scriptSettings,
+        scope: port,
         runner: svcRunner,
         store: () => this.store,
         flowIdOf: (request) => this.flowIdOf(request),

@@ -17,6 +17,8 @@ import type { PreparedResponse } from './is-response.js';
 /** What an imposter lends its `_svc.script` steps. */
 export interface SvcScripts {
   settings: ScriptSettings;
+  /** The imposter's port: its JavaScript sandbox. */
+  scope: number;
   runner(): SvcScriptRunner;
   store(): FlowStore;
   flowIdOf(request: MockRequest): string;
@@ -76,7 +78,7 @@ export async function runScript(script: CompiledScript, scripts: SvcScripts, cal
       if (state !== undefined) stub.scenarioState = state;
     }
     outcome = await scripts.runner().run({
-      source: script.source.code, placement: script.placement, request: scriptRequest(call.request, script.pathParams),
+      engine: script.source.engine, scope: scripts.scope, source: script.source.code, placement: script.placement, request: scriptRequest(call.request, script.pathParams),
       response: call.response, flowId, stub, timeoutMs: scripts.settings.timeoutMs, store: scripts.store(),
     });
   } catch (err) {

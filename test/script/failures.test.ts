@@ -19,6 +19,31 @@ test('a compile error is a 400 at create naming line:col', async () => {
   assert.match(res.json.errors[0].message, /line 1:9/);
 });
 
+test('a javascript syntax error is a 400 at create naming line:col', async () => {
+  const res = await svc.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [script('return 1;\nlet x = ;', 'js')] }] });
+  assert.is(res.status, 400);
+  assert.match(res.json.errors[0].message, /line 2:9/);
+});
+
+test('javascript: a runtime error is a 500 and an endless loop a 504, both marked', async () => {
+  const port = await svc.createImposter({
+    // Long enough for the sandbox worker's cold start on a loaded machine.
+    _svc: { scriptEngine: { timeoutMs: 2500 } },
+    stubs: [
+      { predicates: [{ equals: { path: '/boom' } }], responses: [script('throw new Error("boom");', 'javascript')] },
+      { responses: [script('for (;;) {}', 'javascript')] },
+    ],
+  });
+  const boom = await call(port, 'GET', '/boom');
+  assert.is(boom.status, 500);
+  assert.is(boom.headers['x-svc-script-error'], 'true');
+  assert.match(boom.body, /boom/);
+  const spin = await call(port, 'GET', '/spin');
+  assert.is(spin.status, 504);
+  assert.is(spin.headers['x-svc-script-timeout'], 'true');
+  assert.is(spin.headers['x-svc-script-error'], 'true');
+});
+
 test('a runtime error is a 500 envelope with x-svc-script-error', async () => {
   const port = await svc.createImposter({ stubs: [{ responses: [script('throw "boom"')] }] });
   const res = await call(port, 'GET', '/');

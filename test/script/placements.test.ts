@@ -10,14 +10,37 @@ test.after(async () => {
   await svc.stop();
 });
 
-const holder = (code: string, engine = 'rhai') => ({ _svc: { script: { engine, code } } });
+const holder = (code: string, engine: string) => ({ _svc: { script: { engine, code } } });
 
-for (const engine of ['rhai']) {
-  test(`${engine}: predicate placement matches(ctx), also nested in not/and`, async () => {
+/** The same scripts in both engines (JavaScript: the script is a function body, so bare code `return`s). */
+const CODE = {
+  rhai: {
+    vip: 'fn matches(ctx) { ctx.request.query.vip == "1" }',
+    pub: 'ctx.request.path.starts_with("/pub")',
+    notBoolean: '42',
+    transform: 'fn transform(ctx) { http(ctx.response.status + 1, #{ n: ctx.response.json.n + 1, h: ctx.response.header("x-orig") }) }',
+    pass: 'pass()',
+    delay: 'fn delay(ctx) { 150 }',
+    fail: 'throw "no"',
+  },
+  javascript: {
+    vip: 'function matches(ctx) { return ctx.request.query.vip === "1"; }',
+    pub: 'return ctx.request.path.startsWith("/pub");',
+    notBoolean: 'return 42;',
+    transform: 'function transform(ctx) { return http(ctx.response.status + 1, { n: ctx.response.json.n + 1, h: ctx.response.header("x-orig") }); }',
+    pass: 'return pass();',
+    delay: 'function delay(ctx) { return 150; }',
+    fail: 'throw new Error("no");',
+  },
+};
+
+for (const engine of ['rhai', 'javascript'] as const) {
+  const code = CODE[engine];
+  test(`${engine}: predicate placement matches(ctx), also nested in not`, async () => {
     const port = await svc.createImposter({
       stubs: [
-        { predicates: [holder('fn matches(ctx) { ctx.request.query.vip == "1" }', engine)], responses: [{ is: { body: 'vip' } }] },
-        { predicates: [{ not: holder('ctx.request.path.starts_with("/pub")', engine) }], responses: [{ is: { body: 'private' } }] },
+        { predicates: [holder(code.vip, engine)], responses: [{ is: { body: 'vip' } }] },
+        { predicates: [{ not: holder(code.pub, engine) }], responses: [{ is: { body: 'private' } }] },
         { responses: [{ is: { body: 'public' } }] },
       ],
     });
@@ -26,21 +49,21 @@ for (const engine of ['rhai']) {
     assert.is((await call(port, 'GET', '/pub/x')).body, 'public');
   });
 
-  test(`${engine}: a predicate script that fails or returns a non-boolean is a 500 script error`, async () => {
-    const port = await svc.createImposter({ stubs: [{ predicates: [holder('42', engine)], responses: [{ is: {} }] }] });
+  test(`${engine}: a predicate script returning a non-boolean is a 500 script error`, async () => {
+    const port = await svc.createImposter({ stubs: [{ predicates: [holder(code.notBoolean, engine)], responses: [{ is: {} }] }] });
     const res = await call(port, 'GET', '/');
     assert.is(res.status, 500);
     assert.is(res.headers['x-svc-script-error'], 'true');
   });
 
-  test(`${engine}: decorate placement transform(ctx) sees ctx.response and replaces it`, async () => {
+  test(`${engine}: decorate placement transform(ctx) sees ctx.response and replaces it; pass() keeps it`, async () => {
     const port = await svc.createImposter({
       stubs: [
         { predicates: [{ equals: { path: '/replace' } }], responses: [{
           is: { statusCode: 201, headers: { 'X-Orig': 'o' }, body: '{"n":1}' },
-          _behaviors: { decorate: holder('fn transform(ctx) { http(ctx.response.status + 1, #{ n: ctx.response.json.n + 1, h: ctx.response.header("x-orig") }) }', engine) },
+          _behaviors: { decorate: holder(code.transform, engine) },
         }] },
-        { responses: [{ is: { body: 'kept' }, _behaviors: { decorate: holder('pass()', engine) } }] },
+        { responses: [{ is: { body: 'kept' }, _behaviors: { decorate: holder(code.pass, engine) } }] },
       ],
     });
     const res = await call(port, 'GET', '/replace');
@@ -51,7 +74,7 @@ for (const engine of ['rhai']) {
 
   test(`${engine}: wait placement delay(ctx) returns milliseconds`, async () => {
     const port = await svc.createImposter({
-      stubs: [{ responses: [{ is: { body: 'late' }, _behaviors: { wait: holder('fn delay(ctx) { 150 }', engine) } }] }],
+      stubs: [{ responses: [{ is: { body: 'late' }, _behaviors: { wait: holder(code.delay, engine) } }] }],
     });
     const started = Date.now();
     const res = await call(port, 'GET', '/');
@@ -61,7 +84,7 @@ for (const engine of ['rhai']) {
 
   test(`${engine}: a failing decorate script is a 500 with x-svc-script-error`, async () => {
     const port = await svc.createImposter({
-      stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder('throw "no"', engine) } }] }],
+      stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder(code.fail, engine) } }] }],
     });
     const res = await call(port, 'GET', '/');
     assert.is(res.status, 500);

@@ -18,6 +18,9 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { workerSpawner } from '../spawn-worker.js';
+import { StateChannel } from '../svc/state-bridge.js';
+import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../svc/protocol.js';
+import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
 import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
@@ -42,7 +45,32 @@ export interface ScriptCallOptions {
   timeoutMs?: number;
 }
 
+/** A `_svc.script` run with the JavaScript engine (engine/script/svc): `ctx` data and the store `ctx.state` uses. */
+export interface SvcJsCall {
+  placement: Placement;
+  request: ScriptRequestData;
+  response?: ScriptResponseData;
+  flowId: string;
+  stub: StubInfo;
+  store: FlowStore;
+}
+
+/** The entry point each placement calls when the script defines it (SPEC §2.7). */
+const SVC_ENTRY: Record<Placement, string> = { respond: 'respond', matches: 'matches', transform: 'transform', delay: 'delay' };
+
+/**
+ * A `_svc.script` source as the function the sandbox compiles once: the script is the body of
+ * `function (ctx)`, so a bare script `return`s its result, and an entry point it declares is called.
+ * (`delay` is also a global result constructor: only a declaration of the script's own counts.)
+ */
+export function svcFunctionSource(code: string, placement: Placement): string {
+  const entry = SVC_ENTRY[placement];
+  return `function (ctx) {\n${code}\n;return typeof ${entry} === 'function' && ${entry} !== globalThis.${entry} ? ${entry}(ctx) : undefined;\n}`;
+}
+
 export interface JsScriptHost {
+  /** `_svc.script` with the JavaScript engine; resolves to the JSON value the script returned (result constructors are tagged `__svc`). */
+  svc(scope: number, code: string, call: SvcJsCall, options?: ScriptCallOptions): Promise<unknown>;
   /** Response inject; resolves to what the function returned or passed to its callback. */
   inject(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<unknown>;
   /** Predicate inject; resolves to the truthiness of the function's result. */
@@ -67,19 +95,23 @@ interface PendingCall {
   message: RunMessage;
   /** The worker slot the call was posted to (changes when a stuck worker is replaced). */
   slot: WorkerSlot;
+  /** `_svc.script` runs: the flow store their `ctx.state` calls reach. */
+  store?: FlowStore;
 }
 
 class WorkerSlot {
   readonly pending = new Map<number, PendingCall>();
   scopes = 0;
   private worker: Worker | undefined;
+  /** `_svc.script` ctx.state answers for the current worker. */
+  private state: StateChannel | undefined;
   /** Messages of this event-loop turn, posted together: one wake-up of the worker per turn, not per call. */
   private outbox = new WireBatch();
   /** Sources the current worker has been sent, by number. */
   private sources = new Map<string, number>();
   private flushScheduled = false;
 
-  constructor(private readonly spawn: () => Worker, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
+  constructor(private readonly spawn: (state: StateChannel) => Worker, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
     private readonly onExit: (slot: WorkerSlot, error: Error) => void) {}
 
   run(message: RunMessage): void {
@@ -106,11 +138,20 @@ class WorkerSlot {
 
   private ensureWorker(): void {
     if (this.worker) return;
-    const worker = this.spawn();
-    worker.on('message', (batch: string) => { for (const reply of readReplies(batch)) this.onReply(this, reply); });
+    const state = new StateChannel();
+    const worker = this.spawn(state);
+    worker.on('message', (batch: string | StateMessage) => {
+      if (typeof batch !== 'string') {
+        const call = this.pending.get(batch.id);
+        state.serve(call && !call.released ? call.store : undefined, batch);
+        return;
+      }
+      for (const reply of readReplies(batch)) this.onReply(this, reply);
+    });
     worker.on('error', (err) => this.exited(worker, err));
     worker.on('exit', (code) => this.exited(worker, new Error(`script worker exited with code ${code}`)));
     this.worker = worker;
+    this.state = state;
   }
 
   private scheduleFlush(): void {
@@ -148,6 +189,8 @@ class WorkerSlot {
   private detach(): Worker | undefined {
     const worker = this.worker;
     this.worker = undefined;
+    this.state?.close();
+    this.state = undefined;
     this.outbox = new WireBatch();
     this.sources = new Map();
     return worker;
@@ -162,7 +205,9 @@ class WorkerScriptHost implements JsScriptHost {
 
   constructor(private readonly options: JsScriptHostOptions) {
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-    const spawn = workerSpawner(import.meta.url, 'worker', { workerData: { memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT } });
+    const spawnWorker = workerSpawner(import.meta.url, 'worker');
+    const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT;
+    const spawn = (state: StateChannel) => spawnWorker({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
     this.slots = Array.from({ length: count }, () => new WorkerSlot(spawn, onReply, onExit));
@@ -182,6 +227,12 @@ class WorkerScriptHost implements JsScriptHost {
 
   async wait(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<number> {
     return Number(await this.run(scope, 'wait', source, request, undefined, options));
+  }
+
+  svc(scope: number, code: string, call: SvcJsCall, options?: ScriptCallOptions): Promise<unknown> {
+    const meta = JSON.stringify({ placement: call.placement, flowId: call.flowId, stub: call.stub });
+    return this.run(scope, 'svc', svcFunctionSource(code, call.placement), call.request as unknown as ScriptRequest, call.response as unknown as ScriptResponse, options,
+      { meta, store: call.store });
   }
 
   forget(scope: number): void {
@@ -211,7 +262,7 @@ class WorkerScriptHost implements JsScriptHost {
   }
 
   private run(scope: number, kind: HookKind, source: string, request: ScriptRequest, response: ScriptResponse | undefined,
-    options: ScriptCallOptions | undefined): Promise<unknown> {
+    options: ScriptCallOptions | undefined, svc?: { meta: string; store: FlowStore }): Promise<unknown> {
     if (this.closed) return Promise.reject(new ScriptError('script host closed', 'host'));
     const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const slot = this.slotFor(scope);
@@ -222,8 +273,9 @@ class WorkerScriptHost implements JsScriptHost {
       deadline: Date.now() + timeoutMs,
     };
     if (response !== undefined) message.response = JSON.stringify(response);
+    if (svc) message.meta = svc.meta;
     return new Promise((resolve, reject) => {
-      const call: PendingCall = { resolve, reject, released: false, timeoutMs, message, slot, timer: setTimeout(() => this.release(call), timeoutMs) };
+      const call: PendingCall = { resolve, reject, released: false, timeoutMs, message, slot, timer: setTimeout(() => this.release(call), timeoutMs), store: svc?.store };
       slot.pending.set(id, call);
       slot.run(message);
     });

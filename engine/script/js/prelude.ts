@@ -12,8 +12,11 @@
  * - decorate:  fn(config, response, logger), config = {request, response, logger, state}; the returned
  *              value, or the response as mutated in place when nothing truthy is returned.
  * - wait:      fn(), the milliseconds to wait.
+ * - svc:       `_svc.script` (SPEC §2.7): fn(ctx), where fn wraps the script (host.ts svcFunction); the
+ *              result constructors http/delay/reset/pass are globals, and ctx.state methods forward to
+ *              the host (hostState), which blocks on the imposter's flow store.
  */
-export const PRELUDE = String.raw`(function (hostLog) {
+export const PRELUDE = String.raw`(function (hostLog, hostState) {
   'use strict';
   const parse = JSON.parse, stringify = JSON.stringify, assign = Object.assign;
   const text = (value) => {
@@ -70,6 +73,54 @@ export const PRELUDE = String.raw`(function (hostLog) {
     const json = stringify(target.value);
     return json === undefined ? '' : json;
   };
+  // _svc.script result constructors (SPEC §2.7); the host reads them by their __svc tag.
+  const httpResult = (status, body) => {
+    const result = { __svc: 'http', status, headers: [], body: body === undefined ? null : body };
+    Object.defineProperty(result, 'header', { value(name, value) { result.headers.push([String(name), String(value)]); return result; } });
+    return result;
+  };
+  globalThis.http = httpResult;
+  globalThis.delay = (ms) => ({ __svc: 'delay', ms });
+  globalThis.reset = () => ({ __svc: 'reset' });
+  globalThis.pass = () => ({ __svc: 'pass' });
+  const STATE_METHODS = ['get', 'get_or', 'getOr', 'set', 'exists', 'delete', 'incr', 'incr_by', 'incrBy', 'cas', 'ttl', 'clear'];
+  const stateOf = (flowId) => {
+    const handle = {};
+    for (const method of STATE_METHODS) {
+      handle[method] = function () {
+        const args = [];
+        for (let i = 0; i < arguments.length; i++) args.push(arguments[i]);
+        const json = hostState(String(flowId), method, stringify(args));
+        return json === '' ? undefined : parse(json);
+      };
+    }
+    return handle;
+  };
+  const lowerKeys = (headers) => {
+    const out = {};
+    for (const name of Object.keys(headers || {})) out[name.toLowerCase()] = headers[name];
+    return out;
+  };
+  const withHeaderAndJson = (target, headers, body) => {
+    target.headers = headers;
+    target.header = (name) => {
+      const value = headers[String(name).toLowerCase()];
+      return Array.isArray(value) ? (value.length > 0 ? value[0] : null) : value === undefined ? null : value;
+    };
+    let parsed, tried = false;
+    Object.defineProperty(target, 'json', { enumerable: true, get() {
+      if (!tried) { tried = true; try { parsed = body ? parse(body) : undefined; } catch (e) { parsed = undefined; } }
+      return parsed;
+    } });
+    return target;
+  };
+  const svcCtx = (request, meta, response) => {
+    const req = withHeaderAndJson({ method: request.method, path: request.path, query: request.query, pathParams: request.pathParams, body: request.body }, lowerKeys(request.headers), request.isBinary ? '' : request.body);
+    if (request.isBinary !== undefined) req.isBinary = request.isBinary;
+    const ctx = { request: req, state: stateOf(meta.flowId), store: { flow: (id) => stateOf(id) }, flowId: meta.flowId, stub: meta.stub, logger };
+    if (response) ctx.response = withHeaderAndJson({ status: response.status, body: response.body }, lowerKeys(response.headers), response.body);
+    return ctx;
+  };
   // Each runner answers at once when the script settled synchronously (the common case), so the
   // host needs one call into the sandbox per request.
   return {
@@ -100,6 +151,11 @@ export const PRELUDE = String.raw`(function (hostLog) {
     wait(fn) {
       const target = begin();
       settle(target, fn());
+      return resultOf(target);
+    },
+    svc(fn, requestJson, metaJson, responseJson) {
+      const target = begin();
+      settle(target, fn(svcCtx(parse(requestJson), parse(metaJson), responseJson ? parse(responseJson) : undefined)));
       return resultOf(target);
     },
     /** The current call's result after its promise jobs ran. */

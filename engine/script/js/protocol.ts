@@ -4,8 +4,8 @@
  * once per worker, then only its number.
  */
 
-/** The four places user JavaScript runs, each with mountebank's function signature. */
-export type HookKind = 'inject' | 'predicate' | 'decorate' | 'wait';
+/** The places user JavaScript runs: mountebank's four hooks, and `svc` for `_svc.script` (engine/script/svc). */
+export type HookKind = 'inject' | 'predicate' | 'decorate' | 'wait' | 'svc';
 
 export interface RunMessage {
   id: number;
@@ -14,8 +14,10 @@ export interface RunMessage {
   source: string;
   /** `config.request` as JSON text (parsed inside the sandbox, never crossing as an object graph). */
   request: string;
-  /** decorate only: the response being decorated, as JSON text. */
+  /** decorate, and svc in the decorate placement: the response, as JSON text. */
   response?: string;
+  /** svc only: `{placement, flowId, stub}` as JSON text. */
+  meta?: string;
   /** Epoch milliseconds; the sandbox interrupts the script there. */
   deadline: number;
   timeoutMs: number;
@@ -99,7 +101,7 @@ export class WireBatch {
 
   run(message: RunMessage, sourceId: number): void {
     this.writer.add(RUN).add(message.id).add(message.scope).add(message.kind).add(sourceId)
-      .add(message.request).add(message.response ?? '').add(message.deadline).add(message.timeoutMs);
+      .add(message.request).add(message.response ?? '').add(message.deadline).add(message.timeoutMs).add(message.meta ?? '');
   }
 
   forget(scope: number): void {
@@ -143,7 +145,9 @@ export function createWireReader(handlers: WireHandlers): (batch: string) => voi
         const request = reader.next();
         const response = reader.next();
         const run: RunMessage = { id, scope, kind, source, request, deadline: reader.number(), timeoutMs: reader.number() };
-        if (kind === 'decorate') run.response = response;
+        const meta = reader.next();
+        if (kind === 'decorate' || (kind === 'svc' && response !== '')) run.response = response;
+        if (kind === 'svc') run.meta = meta;
         handlers.run(run);
       }
     }

@@ -43,6 +43,9 @@ const MAX_MESSAGE = 2000;
 
 type Interrupt = 'timeout' | 'loop-bound' | undefined;
 
+/** A `ctx.state.<method>(...args)` call of a `_svc.script` run (engine/script/svc), answered synchronously. */
+export type SvcStateCall = (message: RunMessage, flowId: string, method: string, args: unknown[]) => unknown;
+
 class ScopeSandbox {
   private readonly runtime: QuickJSRuntime;
   private readonly context: QuickJSContext;
@@ -53,10 +56,12 @@ class ScopeSandbox {
   private deadline = Number.POSITIVE_INFINITY;
   private polls = 0;
   private interrupted: Interrupt;
+  /** The run in progress: what a `ctx.state` call belongs to. */
+  private current: RunMessage | undefined;
   logs: LogLine[] = [];
 
   constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly onPoll: () => void,
-    private readonly heapFull: () => boolean) {
+    private readonly heapFull: () => boolean, private readonly svcState: SvcStateCall) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(memoryLimitBytes);
     this.runtime.setMaxStackSize(STACK_BYTES);
@@ -66,15 +71,22 @@ class ScopeSandbox {
     const hostLog = ctx.newFunction('hostLog', (level, args) => {
       this.logs.push([ctx.getString(level) as LogLine[0], JSON.parse(ctx.getString(args)) as string[]]);
     });
+    const hostState = ctx.newFunction('hostState', (flowId, method, args) => {
+      if (this.current?.kind !== 'svc') throw new Error('ctx.state is only available to _svc.script');
+      const value = this.svcState(this.current, ctx.getString(flowId), ctx.getString(method), JSON.parse(ctx.getString(args)) as unknown[]);
+      return ctx.newString(value === undefined ? '' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
+    });
     const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'svc-prelude.js'));
-    this.runners = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, hostLog));
+    this.runners = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, hostLog, hostState));
     factory.dispose();
     hostLog.dispose();
+    hostState.dispose();
     this.hooks = {
       inject: ctx.getProp(this.runners, 'inject'),
       predicate: ctx.getProp(this.runners, 'predicate'),
       decorate: ctx.getProp(this.runners, 'decorate'),
       wait: ctx.getProp(this.runners, 'wait'),
+      svc: ctx.getProp(this.runners, 'svc'),
       result: ctx.getProp(this.runners, 'result'),
     };
   }
@@ -127,9 +139,12 @@ class ScopeSandbox {
     const args: QuickJSHandle[] = [fn];
     const owned: QuickJSHandle[] = [];
     if (message.kind !== 'wait') owned.push(ctx.newString(message.request));
+    if (message.kind === 'svc') owned.push(ctx.newString(message.meta ?? '{}'), ctx.newString(message.response ?? ''));
     if (message.kind === 'decorate') owned.push(ctx.newString(message.response ?? '{}'));
     args.push(...owned);
+    this.current = message;
     const call = ctx.callFunction(this.hooks[message.kind], ctx.undefined, ...args);
+    this.current = undefined;
     for (const handle of owned) handle.dispose();
     if (call.error) return this.failure(message, call.error);
     let settled = this.text(call.value);
@@ -212,16 +227,17 @@ export class SandboxSet {
   private readonly heapFull: () => boolean;
 
   /** `onPoll` runs at every interrupt poll of a running script (well under a millisecond apart). */
-  static async create(memoryLimitBytes = DEFAULT_MEMORY_LIMIT, onPoll: () => void = () => undefined): Promise<SandboxSet> {
+  static async create(memoryLimitBytes = DEFAULT_MEMORY_LIMIT, onPoll: () => void = () => undefined,
+    svcState: SvcStateCall = () => { throw new Error('ctx.state is not available'); }): Promise<SandboxSet> {
     const initial = BASE_MEMORY / WASM_PAGE;
     const maximum = initial + Math.ceil(memoryLimitBytes / WASM_PAGE);
     const memory = new WebAssembly.Memory({ initial, maximum });
     const module = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
-    return new SandboxSet(module, memoryLimitBytes, onPoll, memory, maximum * WASM_PAGE);
+    return new SandboxSet(module, memoryLimitBytes, onPoll, memory, maximum * WASM_PAGE, svcState);
   }
 
   private constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes: number,
-    private readonly onPoll: () => void, memory: WebAssembly.Memory, maximumBytes: number) {
+    private readonly onPoll: () => void, memory: WebAssembly.Memory, maximumBytes: number, private readonly svcState: SvcStateCall) {
     // Allocations grow by doubling, so the one that fails can leave a tenth of the ceiling unused.
     this.heapFull = () => memory.buffer.byteLength >= maximumBytes * 0.9;
   }
@@ -229,7 +245,7 @@ export class SandboxSet {
   run(message: RunMessage): { outcome: RunOutcome; logs: LogLine[] } {
     let sandbox = this.scopes.get(message.scope);
     if (!sandbox) {
-      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes, this.onPoll, this.heapFull);
+      sandbox = new ScopeSandbox(this.module, this.memoryLimitBytes, this.onPoll, this.heapFull, this.svcState);
       this.scopes.set(message.scope, sandbox);
     }
     sandbox.logs = [];

@@ -9,12 +9,14 @@ import { platform, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxSet } from './sandbox.js';
 import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
+import { stateHandle } from '../svc/ctx.js';
+import { StateBridge, type StateWiring } from '../svc/state-bridge.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */
 const SCRIPT_NICENESS = 5;
 const port = parentPort;
 if (!port) throw new Error('engine/script/js/worker must run as a worker thread');
-const { memoryLimitBytes } = workerData as { memoryLimitBytes: number };
+const { memoryLimitBytes, state } = workerData as { memoryLimitBytes: number; state: StateWiring };
 // On Linux this lowers only this thread (elsewhere it would be the whole process): when a script
 // spins, the scheduler still favours the thread serving imposter traffic.
 if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
@@ -23,7 +25,14 @@ const replies = new ReplyBatch();
 const flush = (): void => {
   if (!replies.empty) port.postMessage(replies.take());
 };
-const sandboxes = await SandboxSet.create(memoryLimitBytes, flush);
+// `_svc.script` ctx.state: the same handle as the Rhai engine's, blocking on the host's flow store.
+const bridge = new StateBridge((message) => port.postMessage(message), state);
+const sandboxes = await SandboxSet.create(memoryLimitBytes, flush, (message, flowId, method, args) => {
+  const handle = stateHandle(flowId, (f, op, a) => bridge.call(message.id, message.deadline, f, op, a));
+  const call = handle[method];
+  if (!call) throw new Error(`ctx.state.${method} is not a function`);
+  return call(...args);
+});
 
 function run(message: RunMessage): void {
   try {

@@ -2,7 +2,7 @@
  * What each placement's entry point must return (SPEC §2.7 table), checked where the script ran.
  */
 import type { Placement, RunOutcome } from './protocol.js';
-import { DelayResult, resultOf } from './results.js';
+import { DelayResult, HttpResult, PassResult, ResetResult, checkedDelay, checkedStatus, resultOf } from './results.js';
 
 const CONSTRUCTORS = 'http(status[, body]), delay(ms), reset(), pass() or nothing';
 
@@ -23,5 +23,32 @@ export function outcomeOf(placement: Placement, value: unknown): RunOutcome {
       if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) return { ok: true, value: ms };
       return { ok: false, errorType: 'runtime', message: 'delay(ctx) must return a non-negative number of milliseconds' };
     }
+  }
+}
+
+/** A JavaScript-engine result (JSON, constructors tagged `__svc` by the sandbox prelude) as the Rhai side's classes. */
+function fromTagged(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || !('__svc' in value)) return value;
+  const tagged = value as Record<string, unknown>;
+  switch (tagged.__svc) {
+    case 'http': {
+      const result = new HttpResult(checkedStatus(tagged.status), tagged.body);
+      for (const [name, header] of (tagged.headers as Array<[string, string]>) ?? []) result.header(name, header);
+      return result;
+    }
+    case 'delay':
+      return new DelayResult(checkedDelay(tagged.ms));
+    case 'reset':
+      return new ResetResult();
+    default:
+      return new PassResult();
+  }
+}
+
+export function jsOutcomeOf(placement: Placement, value: unknown): RunOutcome {
+  try {
+    return outcomeOf(placement, fromTagged(value));
+  } catch (err) {
+    return { ok: false, errorType: 'runtime', message: (err as Error).message };
   }
 }

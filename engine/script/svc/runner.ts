@@ -12,15 +12,22 @@
  * worker still silent GRACE_MS after that is replaced.
  */
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { FlowStore } from '../../state/index.js';
+import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
+import { jsOutcomeOf } from './placement.js';
+import type { ScriptEngineName } from './spec.js';
 import { workerSpawner } from '../spawn-worker.js';
-import type { LogLevel, StateOp } from './ctx.js';
-import type { DoneMessage, Placement, RunMessage, RunOutcome, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo, WorkerMessage } from './protocol.js';
+import type { LogLevel } from './ctx.js';
+import { StateChannel } from './state-bridge.js';
+import type { DoneMessage, Placement, RunMessage, RunOutcome, ScriptErrorType, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo, WorkerMessage } from './protocol.js';
 
 const GRACE_MS = 1000;
 
 export interface ScriptRun {
+  engine: ScriptEngineName;
+  /** The imposter (JavaScript sandboxes are per imposter). */
+  scope: number;
   source: string;
   placement: Placement;
   request: ScriptRequestData;
@@ -36,7 +43,13 @@ export interface SvcScriptRunnerOptions {
   log: (level: LogLevel, message: string) => void;
   /** Worker threads (default: min(2, available cores)). */
   workers?: number;
+  /** The JavaScript sandbox host, for engine `javascript` (its own workers and deadline machinery). */
+  javascript?: () => JsScriptHost;
 }
+
+const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
+  compile: 'compile', runtime: 'runtime', 'loop-bound': 'limit', recursion: 'limit', memory: 'limit', host: 'host',
+};
 
 interface Pending {
   run: ScriptRun;
@@ -49,40 +62,33 @@ interface Pending {
 class Slot {
   readonly pending = new Map<number, Pending>();
   worker: Worker;
-  private statePort: MessagePort;
-  private readonly wake = new Int32Array(new SharedArrayBuffer(4));
+  state: StateChannel;
 
   constructor(private readonly spawn: ReturnType<typeof workerSpawner>, private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
     private readonly onExit: (slot: Slot, reason: string) => void) {
-    [this.worker, this.statePort] = this.start();
+    [this.worker, this.state] = this.start();
   }
 
-  private start(): [Worker, MessagePort] {
-    const { port1, port2 } = new MessageChannel();
-    const worker = this.spawn({ workerData: { signal: this.wake.buffer, statePort: port2 }, transferList: [port2] });
+  private start(): [Worker, StateChannel] {
+    const state = new StateChannel();
+    const worker = this.spawn({ workerData: state.wiring, transferList: state.transferList });
     worker.on('message', (message: WorkerMessage) => this.onMessage(this, message));
     worker.on('error', (err) => this.exited(worker, err.message));
     worker.on('exit', (code) => this.exited(worker, `exited with code ${code}`));
     worker.unref();
-    return [worker, port1];
+    return [worker, state];
   }
 
   private exited(worker: Worker, reason: string): void {
     if (worker !== this.worker) return;
     this.onExit(this, reason);
-    this.statePort.close();
-    [this.worker, this.statePort] = this.start();
+    this.state.close();
+    [this.worker, this.state] = this.start();
   }
 
   post(message: RunMessage): void {
     this.worker.postMessage(message);
     this.worker.ref();
-  }
-
-  answer(seq: number, ok: boolean, valueOrMessage: unknown): void {
-    this.statePort.postMessage(ok ? { seq, ok, value: valueOrMessage } : { seq, ok, message: String(valueOrMessage) });
-    Atomics.store(this.wake, 0, 1);
-    Atomics.notify(this.wake, 0);
   }
 
   settled(): void {
@@ -92,14 +98,14 @@ class Slot {
   /** Replaces a worker stuck past a deadline. */
   restart(): void {
     const worker = this.worker;
-    this.statePort.close();
-    [this.worker, this.statePort] = this.start();
+    this.state.close();
+    [this.worker, this.state] = this.start();
     void worker.terminate();
   }
 
   async stop(): Promise<void> {
     const worker = this.worker;
-    this.statePort.close();
+    this.state.close();
     worker.removeAllListeners('exit');
     await worker.terminate();
   }
@@ -119,6 +125,7 @@ export class SvcScriptRunner {
   /** Runs a script; resolves with its outcome (never rejects): a timeout at the deadline at the latest. */
   run(run: ScriptRun): Promise<RunOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });
+    if (run.engine === 'javascript') return this.runJavaScript(run);
     const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
     const id = this.nextId++;
     const message: RunMessage = {
@@ -131,6 +138,18 @@ export class SvcScriptRunner {
       slot.pending.set(id, pending);
       slot.post(message);
     });
+  }
+
+  private async runJavaScript(run: ScriptRun): Promise<RunOutcome> {
+    if (!this.options.javascript) return { ok: false, errorType: 'host', message: 'the javascript engine is not available' };
+    try {
+      const value = await this.options.javascript().svc(run.scope, run.source, run, { timeoutMs: run.timeoutMs });
+      return jsOutcomeOf(run.placement, value);
+    } catch (err) {
+      if (err instanceof ScriptTimeoutError) return { ok: false, errorType: 'timeout', message: err.message };
+      if (err instanceof ScriptError) return { ok: false, errorType: JS_ERRORS[err.kind], message: err.message };
+      return { ok: false, errorType: 'host', message: (err as Error)?.message ?? String(err) };
+    }
   }
 
   private release(id: number, pending: Pending): void {
@@ -162,14 +181,7 @@ export class SvcScriptRunner {
 
   private state(slot: Slot, message: StateMessage): void {
     const pending = slot.pending.get(message.id);
-    if (!pending || pending.released) {
-      slot.answer(message.seq, false, 'script already released');
-      return;
-    }
-    callStore(pending.run.store, message.op, message.flowId, message.args).then(
-      (value) => slot.answer(message.seq, true, value),
-      (err: unknown) => slot.answer(message.seq, false, (err as Error)?.message ?? String(err)),
-    );
+    slot.state.serve(pending && !pending.released ? pending.run.store : undefined, message);
   }
 
   /** The worker is gone: its runs fail as the host's fault, not the script's. */
@@ -186,23 +198,5 @@ export class SvcScriptRunner {
     this.closed = true;
     for (const slot of this.slots) this.lost(slot, 'closed');
     await Promise.all(this.slots.map((slot) => slot.stop()));
-  }
-}
-
-function callStore(store: FlowStore, op: StateOp, flowId: string, args: unknown[]): Promise<unknown> {
-  try {
-    switch (op) {
-      case 'get': return store.get(flowId, String(args[0]));
-      case 'set': return store.set(flowId, String(args[0]), args[1]);
-      case 'exists': return store.exists(flowId, String(args[0]));
-      case 'delete': return store.delete(flowId, String(args[0]));
-      case 'incrBy': return store.incrBy(flowId, String(args[0]), Number(args[1]));
-      case 'cas': return store.cas(flowId, String(args[0]), args[1], args[2]);
-      case 'expireFlow': return store.expireFlow(flowId, Number(args[0]));
-      case 'expireKey': return store.expireKey(flowId, String(args[0]), Number(args[1]));
-      case 'clear': return store.clear(flowId);
-    }
-  } catch (err) {
-    return Promise.reject(err);
   }
 }

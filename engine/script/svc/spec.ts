@@ -8,9 +8,10 @@
  * Rhai sources are compiled here, so a syntax error is a 400 naming line and column.
  */
 import { readFileSync } from 'node:fs';
+import { Script } from 'node:vm';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { compileRhai, RhaiError } from '../rhai/index.js';
-import { scriptTimeoutOf } from '../js/index.js';
+import { scriptTimeoutOf, svcFunctionSource } from '../js/index.js';
 
 export type ScriptEngineName = 'rhai' | 'javascript';
 
@@ -57,10 +58,8 @@ export function scriptSettingsOf(config: Record<string, unknown>, base: ScriptBa
   if (svc.scriptEngine !== undefined) {
     if (!isObject(svc.scriptEngine)) problems.push("'_svc.scriptEngine' must be an object");
     else {
-      const { timeoutMs, defaultEngine: given } = svc.scriptEngine;
-      if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-        problems.push("'_svc.scriptEngine.timeoutMs' must be a positive number");
-      }
+      // A timeoutMs that is not a positive number reads as the default (scriptTimeoutOf), as for inject.
+      const given = svc.scriptEngine.defaultEngine;
       if (given !== undefined) {
         const engine = typeof given === 'string' ? ENGINES[given] : undefined;
         if (engine) defaultEngine = engine;
@@ -111,9 +110,30 @@ function readScriptFile(file: string, base: ScriptBase, where: string): string {
   }
 }
 
-/** Rhai syntax errors surface at create time with their position. */
+/**
+ * JavaScript is parsed (never run) by V8 as the function the sandbox will compile; the error's line is
+ * the script's own (the wrapper adds one line before it).
+ */
+function checkJavaScript(code: string, where: string): void {
+  try {
+    new Script(`'use strict';(${svcFunctionSource(code, 'respond')})`, { filename: 'svc-script.js' });
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    // V8's stack starts "svc-script.js:<line>", the source line, then a caret under the column.
+    const [first = '', , caret = ''] = (err.stack ?? '').split('\n');
+    const line = /svc-script\.js:(\d+)/.exec(first)?.[1];
+    const column = caret.indexOf('^') + 1;
+    const at = line === undefined ? '' : ` at line ${Math.max(1, Number(line) - 1)}${column > 0 ? `:${column}` : ''}`;
+    throw new ScriptSpecError(`${where}: script does not compile${at}: ${err.message}`);
+  }
+}
+
+/** Syntax errors surface at create time with their position. */
 function checkCompiles(source: ScriptSource, where: string): void {
-  if (source.engine !== 'rhai') return;
+  if (source.engine === 'javascript') {
+    checkJavaScript(source.code, where);
+    return;
+  }
   try {
     compileRhai(source.code);
   } catch (err) {

@@ -5,12 +5,13 @@
  * and every wait for the store.
  */
 import { platform, setPriority } from 'node:os';
-import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
 import { buildCtx, type LogLevel, type StateCall } from './ctx.js';
-import type { RunMessage, RunOutcome, ScriptErrorType, StateAnswer } from './protocol.js';
+import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
 import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
+import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from './state-bridge.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
 const SCRIPT_NICENESS = 5;
@@ -19,8 +20,7 @@ const MAX_PROGRAMS = 1024;
 
 const port = parentPort;
 if (!port) throw new Error('engine/script/svc/worker must run as a worker thread');
-const { signal, statePort } = workerData as { signal: SharedArrayBuffer; statePort: MessagePort };
-const wake = new Int32Array(signal);
+const bridge = new StateBridge((message) => port.postMessage(message), workerData as StateWiring);
 if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
 
 let logs: Array<[LogLevel, string]> = [];
@@ -46,35 +46,6 @@ function programOf(source: string): RhaiProgram | RhaiError {
   return program;
 }
 
-class StateTimeout extends Error {}
-class BackendFailure extends Error {}
-
-let seq = 0;
-
-/** Asks the main thread and sleeps until its answer arrives or the deadline passes. */
-function stateCall(id: number, deadline: number): StateCall {
-  return (flowId, op, args) => {
-    const mine = ++seq;
-    Atomics.store(wake, 0, 0);
-    port!.postMessage({ type: 'state', id, seq: mine, flowId, op, args });
-    for (;;) {
-      let answer: StateAnswer | undefined;
-      for (let m = receiveMessageOnPort(statePort); m; m = receiveMessageOnPort(statePort)) {
-        if ((m.message as StateAnswer).seq === mine) answer = m.message as StateAnswer;
-      }
-      if (answer) {
-        if (answer.ok) return answer.value;
-        logs.push(['error', `state.${op} failed: ${answer.message}`]);
-        throw new BackendFailure(`flow state ${op} failed: ${answer.message}`);
-      }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new StateTimeout('deadline passed while waiting for the flow store');
-      Atomics.wait(wake, 0, 0, remaining);
-      Atomics.store(wake, 0, 0);
-    }
-  };
-}
-
 function failure(errorType: ScriptErrorType, message: string): RunOutcome {
   return { ok: false, errorType, message };
 }
@@ -92,13 +63,15 @@ function run(message: RunMessage): RunOutcome {
   if (program instanceof RhaiError) return failure('compile', program.message);
   let backendFailed = false;
   let stateTimedOut = false;
-  const call = stateCall(message.id, message.deadline);
   const state: StateCall = (flowId, op, args) => {
     try {
-      return call(flowId, op, args);
+      return bridge.call(message.id, message.deadline, flowId, op, args);
     } catch (err) {
       if (err instanceof StateTimeout) stateTimedOut = true;
-      if (err instanceof BackendFailure) backendFailed = true;
+      if (err instanceof BackendFailure) {
+        backendFailed = true;
+        logs.push(['error', (err as Error).message]);
+      }
       throw err;
     }
   };
