@@ -59,12 +59,16 @@ export class StubGates {
   }
 }
 
+/** Every hook of MatchContext but `isEligible`, each required to be present, so a new hook is not dropped silently. */
+type BaseHooks = { [K in Exclude<keyof MatchContext, 'isEligible'>]-?: MatchContext[K] };
+
 /**
  * One request's gates; it is its own match context (`isEligible` is a method, so a request costs
- * one object and no closures). It carries the base context's `injectPredicate` along.
+ * one object and no closures), carrying the base context's hooks along.
  */
-class GatedMatch implements GatedRequest, MatchContext {
+class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
   readonly injectPredicate: MatchContext['injectPredicate'];
+  readonly scriptPredicate: MatchContext['scriptPredicate'];
 
   constructor(
     private readonly gates: ReadonlyArray<Gate | undefined>,
@@ -77,6 +81,7 @@ class GatedMatch implements GatedRequest, MatchContext {
     private readonly known: ReadonlyMap<string, string> | undefined,
   ) {
     this.injectPredicate = base.injectPredicate;
+    this.scriptPredicate = base.scriptPredicate;
   }
 
   get context(): MatchContext {

@@ -31,4 +31,18 @@ test('the stubs after a pass skip other spaces and wrong states, and the one tha
   assert.is((await call(port, 'GET', '/', { headers: { 'X-Flow': 'b' } })).body, 'space b');
 });
 
+test('predicate scripts and injections still run on an imposter with gated stubs', async () => {
+  const port = await svc.createImposter({
+    stubs: [
+      { space: 'elsewhere', responses: text('never') },
+      { predicates: [{ _svc: { script: { code: 'fn matches(ctx) { ctx.request.query.vip == "1" }' } } }], responses: text('vip') },
+      { predicates: [{ inject: 'function (config) { return config.request.query.js === "1"; }' }], responses: text('js') },
+      { responses: text('plain') },
+    ],
+  });
+  assert.is((await call(port, 'GET', '/?vip=1')).body, 'vip');
+  assert.is((await call(port, 'GET', '/?js=1')).body, 'js');
+  assert.is((await call(port, 'GET', '/')).body, 'plain');
+});
+
 test.run();
