@@ -7,17 +7,17 @@ import type { CasResult, FlowStore } from './flow-store.js';
 export class NoopFlowStore implements FlowStore {
   readonly backend = 'noop' as const;
 
-  async get(): Promise<unknown> {
+  async get(_flowId: string, _key: string): Promise<unknown> {
     return undefined;
   }
 
-  async set(): Promise<void> {}
+  async set(_flowId: string, _key: string, _value: unknown): Promise<void> {}
 
-  async exists(): Promise<boolean> {
+  async exists(_flowId: string, _key: string): Promise<boolean> {
     return false;
   }
 
-  async delete(): Promise<boolean> {
+  async delete(_flowId: string, _key: string): Promise<boolean> {
     return false;
   }
 
@@ -25,17 +25,17 @@ export class NoopFlowStore implements FlowStore {
     return by;
   }
 
-  async cas(_flowId: string, _key: string, expected: unknown): Promise<CasResult> {
+  async cas(_flowId: string, _key: string, expected: unknown, _next: unknown): Promise<CasResult> {
     return expected === null || expected === undefined ? { applied: true } : { applied: false, current: null };
   }
 
-  async expireFlow(): Promise<void> {}
+  async expireFlow(_flowId: string, _seconds: number): Promise<void> {}
 
-  async expireKey(): Promise<boolean> {
+  async expireKey(_flowId: string, _key: string, _seconds: number): Promise<boolean> {
     return false;
   }
 
-  async clear(): Promise<void> {}
+  async clear(_flowId: string): Promise<void> {}
 
   async activeFlows(): Promise<number> {
     return 0;

@@ -1,24 +1,27 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RedisFlowStore, type FlowStoreMetrics } from '../../engine/state/index.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { startRedis, SuiteSetup, type RedisServer } from './redis-server.js';
 
 const test = suite('state: redis flow store (real redis-server)');
-let redis: RedisServer;
-let store: RedisFlowStore;
+let redis: RedisServer | undefined;
+let store: RedisFlowStore | undefined;
 const ops: string[] = [];
 const metrics: FlowStoreMetrics = { onFlowStateOp: (op, result) => ops.push(`${op}:${result}`), onActiveFlows: () => undefined };
 
-test.before(async () => {
+const setup = new SuiteSetup(async () => {
   redis = await startRedis();
   store = await RedisFlowStore.open({ url: redis.url, poolSize: 3, keyPrefix: 't:', ttlSeconds: 5, metrics });
+  return { redis, store };
 });
+test.before(setup.run);
 test.after(async () => {
   await store?.close();
   await redis?.stop();
 });
 
 test('set/get/exists/delete round-trip JSON values per flow', async () => {
+  const { store } = setup.get();
   await store.set('a', 'k', { n: [1, 'two', null], ok: true });
   assert.equal(await store.get('a', 'k'), { n: [1, 'two', null], ok: true });
   assert.is(await store.get('b', 'k'), undefined);
@@ -29,6 +32,7 @@ test('set/get/exists/delete round-trip JSON values per flow', async () => {
 });
 
 test('flow ids with ":" do not collide with other flows', async () => {
+  const { store } = setup.get();
   await store.set('x:k:y', 'z', 1);
   await store.set('x', 'y:z', 2);
   assert.is(await store.get('x:k:y', 'z'), 1);
@@ -39,6 +43,7 @@ test('flow ids with ":" do not collide with other flows', async () => {
 });
 
 test('incrBy is atomic across the pool, starts from 0 and rejects a non-number', async () => {
+  const { store } = setup.get();
   const results = await Promise.all(Array.from({ length: 50 }, () => store.incrBy('c', 'n', 1)));
   assert.is(Math.max(...results), 50);
   assert.is(new Set(results).size, 50);
@@ -55,6 +60,7 @@ test('incrBy is atomic across the pool, starts from 0 and rejects a non-number',
 });
 
 test('cas compares JSON (key order aside), reports the current value, and treats absent as null', async () => {
+  const { store } = setup.get();
   assert.equal(await store.cas('d', 'k', null, { a: 1, b: 2 }), { applied: true });
   assert.equal(await store.cas('d', 'k', { a: 9 }, 'x'), { applied: false, current: { a: 1, b: 2 } });
   assert.equal(await store.cas('d', 'k', { b: 2, a: 1 }, 'x'), { applied: true });
@@ -65,6 +71,7 @@ test('cas compares JSON (key order aside), reports the current value, and treats
 });
 
 test('writes carry the TTL; expireKey/expireFlow re-stamp or delete; clear empties the flow', async () => {
+  const { store } = setup.get();
   await store.set('e', 'a', 1);
   await store.set('e', 'b', 2);
   assert.is(await store.expireKey('e', 'missing', 5), false);
@@ -81,6 +88,7 @@ test('writes carry the TTL; expireKey/expireFlow re-stamp or delete; clear empti
 });
 
 test('activeFlows counts flows holding a live key', async () => {
+  const { store } = setup.get();
   const before = await store.activeFlows();
   await store.set('f1', 'k', 1);
   await store.set('f2', 'k', 1);
@@ -91,6 +99,7 @@ test('activeFlows counts flows holding a live key', async () => {
 });
 
 test('operations are counted by operation and result', async () => {
+  const { store } = setup.get();
   ops.length = 0;
   await store.get('g', 'absent');
   await store.set('g', 'k', 1);
@@ -100,6 +109,7 @@ test('operations are counted by operation and result', async () => {
 });
 
 test('svc_active_flows follows the server within its refresh period, and drops to 0 on close', async () => {
+  const { redis } = setup.get();
   let gauge = 0;
   const backends = new Set<string>();
   const onActiveFlows = (backend: string, delta: number): void => {
@@ -122,6 +132,7 @@ test('svc_active_flows follows the server within its refresh period, and drops t
 });
 
 test('an unreachable server fails open; a stopped one makes calls reject (never a default)', async () => {
+  setup.get();
   const other = await startRedis();
   const doomed = await RedisFlowStore.open({ url: other.url, poolSize: 2, keyPrefix: 't:', ttlSeconds: 5 });
   await doomed.set('h', 'k', 1);

@@ -2,14 +2,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
 import { freePort } from '../helpers/servers.js';
-import { startRedis, type RedisServer } from './redis-server.js';
+import { startRedis, SuiteSetup, type RedisServer } from './redis-server.js';
 
 const test = suite('state: imposters on the redis backend (real redis-server)');
 let svc: InProcessSvc;
-let redis: RedisServer;
+let redis: RedisServer | undefined;
 
+const setup = new SuiteSetup(async () => (redis = await startRedis()));
 test.before(async () => {
-  redis = await startRedis();
+  await setup.run();
   svc = await startInProcess();
 });
 test.after(async () => {
@@ -22,6 +23,7 @@ const path = (port: number, flow: string, key?: string) => `/admin/imposters/${p
 const counter = { responses: [{ is: { body: 'counted' }, _svc: { stateOps: [{ op: 'increment', key: 'n' }] } }] };
 
 test('stateOps and the admin routes share the redis store; state survives a replacement', async () => {
+  const redis = setup.get();
   const flowState = { backend: 'redis', url: redis.url, poolSize: 2, keyPrefix: 'e2e:', flowIdSource: 'header:X-Flow' };
   const port = await svc.createImposter({ _svc: { flowState }, stubs: [counter] });
   assert.is(svc.manager.require(port).flowStore.backend, 'redis');
@@ -37,6 +39,7 @@ test('stateOps and the admin routes share the redis store; state survives a repl
 });
 
 test('an unreachable redis server fails creation with 400 and binds nothing', async () => {
+  setup.get();
   const port = await freePort();
   const url = `redis://127.0.0.1:${await freePort()}`;
   const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', _svc: { flowState: { backend: 'redis', url } } });
@@ -46,6 +49,7 @@ test('an unreachable redis server fails creation with 400 and binds nothing', as
 });
 
 test('a stopped redis: admin flow-state routes answer 503, stateOps requests 500, and nothing crashes', async () => {
+  setup.get();
   const doomed = await startRedis();
   try {
     const port = await svc.createImposter({ _svc: { flowState: { backend: 'redis', url: doomed.url, poolSize: 1 } }, stubs: [counter] });

@@ -44,3 +44,29 @@ export async function startRedis(): Promise<RedisServer> {
   await exited;
   throw new Error(`redis-server did not start on port ${port}`);
 }
+
+/**
+ * Setup whose failure fails every test: uvu swallows an error thrown by a `before` hook (the suite
+ * then reports 0 of N passed, with nothing printed and exit status 0).
+ */
+export class SuiteSetup<T> {
+  private value: T | undefined;
+  private error: unknown;
+
+  constructor(private readonly setup: () => Promise<T>) {}
+
+  /** For `test.before`: never throws. */
+  readonly run = async (): Promise<void> => {
+    try {
+      this.value = await this.setup();
+    } catch (err) {
+      this.error = err;
+    }
+  };
+
+  /** What setup made; throws its error (e.g. the install hint) in each test when it failed. */
+  get(): T {
+    if (this.error !== undefined) throw this.error;
+    return this.value as T;
+  }
+}
