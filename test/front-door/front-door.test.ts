@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { connect as connectH2 } from 'node:http2';
 import { join } from 'node:path';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { freePort, http, startSvc, type HttpResponse, type RunningServer } from '../helpers/servers.js';
@@ -166,6 +167,23 @@ test('keep-alive and pipelining: two requests for two imposters on one connectio
     socket.write('GET /a HTTP/1.1\r\nHost: alpha.test\r\n\r\nGET /b HTTP/1.1\r\nHost: x.beta.test\r\n\r\n');
   });
   assert.ok(answers.indexOf('alpha') < answers.indexOf('beta'), answers);
+});
+
+test('cleartext HTTP/2 with prior knowledge routes by :authority like HTTP/1 by Host', async () => {
+  const client = connectH2(door);
+  try {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const stream = client.request({ ':path': '/h2', ':authority': 'eu.beta.test' });
+      let body = '';
+      stream.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      stream.on('end', () => resolve(body));
+      stream.on('error', reject);
+      stream.end();
+    });
+    assert.is(answer, 'beta');
+  } finally {
+    client.close();
+  }
 });
 
 test('GET /config reports the front door address', async () => {
