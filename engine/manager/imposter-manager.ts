@@ -16,7 +16,7 @@ import { clearFlowState, deleteFlowState, getFlowState, putFlowState } from './f
 import { flowStateOf, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
-import { SvcScriptRunner } from '../script/svc/index.js';
+import { SvcScriptRunner, type ScriptBase } from '../script/svc/index.js';
 import { spaceInsertIndex, spaceStub } from '../state/index.js';
 import {
   deleteSpace, flowIdOrDefault, listScenarios, putScenarioState, resetScenarios, spaceDetail, spaceRecorded as recordedInSpace, spaceStubs,
@@ -159,8 +159,10 @@ export class ImposterManager {
     return imposter;
   }
 
-  parse(body: unknown, generateIds = true): ImposterDefinition {
-    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: { dir: this.options.scriptsDir ?? process.cwd(), confined: true } });
+  /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
+  parse(body: unknown, generateIds = true, scriptBase?: ScriptBase): ImposterDefinition {
+    const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
+    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base });
   }
 
   /** POST /imposters. */
@@ -316,9 +318,9 @@ export class ImposterManager {
    * changed replaced (or stub-patched when only stubs differ), unchanged kept with their journal and
    * cycling state; explicit ports first, then auto-assigned ones.
    */
-  applyAll(bodies: unknown, generateIds = true): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+  applyAll(bodies: unknown, generateIds = true, scriptBases: ReadonlyArray<ScriptBase | undefined> = []): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
     if (!Array.isArray(bodies)) throw errors.badData("'imposters' must be an array");
-    const definitions = bodies.map((body) => this.parse(body, false));
+    const definitions = bodies.map((body, i) => this.parse(body, false, scriptBases[i]));
     const seen = new Set<number>();
     for (const d of definitions) {
       if (d.port === 0) continue;

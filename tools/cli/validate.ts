@@ -1,6 +1,7 @@
 import { readConfigFile, ConfigFileError, type ConfigDocument } from '../../engine/config/index.js';
 import { parseRoutes, type Route } from '../../admin/front-door/index.js';
 import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
+import { dirname } from 'node:path';
 import type { CliOptions } from './options.js';
 
 function label(body: unknown, index: number): string {
@@ -25,7 +26,8 @@ export function validateCommand(options: CliOptions, file: string): number {
   const ports = new Set<number>();
   imposters.forEach((body, index) => {
     try {
-      const definition = parseImposter(body, { allowInjection: options.allowInjection, generateIds: false });
+      const scriptBase = { dir: dirname(file), confined: false };
+      const definition = parseImposter(body, { allowInjection: options.allowInjection, generateIds: false, scriptBase });
       if (definition.port !== 0 && ports.has(definition.port)) problems.push(`${file}: duplicate port ${definition.port}`);
       ports.add(definition.port);
     } catch (err) {
