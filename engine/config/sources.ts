@@ -2,8 +2,6 @@ import { isObject, isSvcError, SvcError, type ErrorEntry } from '../model/index.
 import type { ApplyReport, ImposterManager } from '../manager/index.js';
 import { readConfigFile, ConfigFileError } from './config-file.js';
 import { scanDataDir, type DataDirStore, type SkippedFile } from './datadir.js';
-import { dirname } from 'node:path';
-import type { ScriptBase } from '../script/svc/index.js';
 
 export interface ConfigSourceOptions {
   configFile?: string;
@@ -29,7 +27,6 @@ export interface StartupSummary {
   fromDataDir: number;
   /** Data-directory files left alone (misnamed, port-less, unreadable, invalid). */
   skipped: SkippedFile[];
-  routes?: unknown;
 }
 
 interface Candidate {
@@ -47,11 +44,6 @@ interface LoadedSources {
 
 function portOf(body: unknown): number {
   return isObject(body) && typeof body.port === 'number' ? body.port : 0;
-}
-
-/** SPEC §2.7: `file:` scripts of file-loaded imposters resolve against their file's directory. */
-function scriptBaseOf(candidate: Candidate): ScriptBase {
-  return { dir: dirname(candidate.origin), confined: false };
 }
 
 function describe(candidate: Candidate): string {
@@ -111,7 +103,7 @@ export class ConfigSources {
   /** Validation errors of one candidate, as the manager reports them. */
   private problemsOf(candidate: Candidate): ErrorEntry[] {
     try {
-      this.manager.parse(candidate.body, false, scriptBaseOf(candidate));
+      this.manager.parse(candidate.body, false);
       return [];
     } catch (err) {
       return problems(err);
@@ -144,8 +136,7 @@ export class ConfigSources {
     store?.beginLoad([...configPorts, ...dataDir.map((c) => c.port)], configPorts);
     let created: number[] = [];
     try {
-      const all = [...config, ...dataDir];
-      const { report } = await this.manager.applyAll(all.map((c) => c.body), false, all.map(scriptBaseOf));
+      const { report } = await this.manager.applyAll([...config, ...dataDir].map((c) => c.body), false);
       created = report.created;
       return report;
     } finally {
@@ -198,7 +189,6 @@ export class ConfigSources {
       fromConfigFile: loaded.config.length,
       fromDataDir: dataDir.length - (report.failed.length - fatal.length),
       skipped: loaded.skipped.sort((a, b) => a.file.localeCompare(b.file)),
-      routes: loaded.routes,
     };
   }
 
