@@ -2,6 +2,8 @@ import { isObject, isSvcError, SvcError, type ErrorEntry } from '../model/index.
 import type { ApplyReport, ImposterManager } from '../manager/index.js';
 import { readConfigFile, ConfigFileError } from './config-file.js';
 import { scanDataDir, type DataDirStore, type SkippedFile } from './datadir.js';
+import { dirname } from 'node:path';
+import type { ScriptBase } from '../script/svc/index.js';
 
 export interface ConfigSourceOptions {
   configFile?: string;
@@ -44,6 +46,11 @@ interface LoadedSources {
 
 function portOf(body: unknown): number {
   return isObject(body) && typeof body.port === 'number' ? body.port : 0;
+}
+
+/** SPEC §2.7: `file:` scripts of file-loaded imposters resolve against their file's directory. */
+function scriptBaseOf(candidate: Candidate): ScriptBase {
+  return { dir: dirname(candidate.origin), confined: false };
 }
 
 function describe(candidate: Candidate): string {
@@ -103,7 +110,7 @@ export class ConfigSources {
   /** Validation errors of one candidate, as the manager reports them. */
   private problemsOf(candidate: Candidate): ErrorEntry[] {
     try {
-      this.manager.parse(candidate.body, false);
+      this.manager.parse(candidate.body, false, scriptBaseOf(candidate));
       return [];
     } catch (err) {
       return problems(err);
@@ -136,7 +143,8 @@ export class ConfigSources {
     store?.beginLoad([...configPorts, ...dataDir.map((c) => c.port)], configPorts);
     let created: number[] = [];
     try {
-      const { report } = await this.manager.applyAll([...config, ...dataDir].map((c) => c.body), false);
+      const all = [...config, ...dataDir];
+      const { report } = await this.manager.applyAll(all.map((c) => c.body), false, all.map(scriptBaseOf));
       created = report.created;
       return report;
     } finally {
