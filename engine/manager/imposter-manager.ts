@@ -139,6 +139,11 @@ export class ImposterManager {
     return this.options.allowInjection;
   }
 
+  /** Request body cap of imposter ports (also what the front door enforces). */
+  get maxBodyBytes(): number {
+    return this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  }
+
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
