@@ -1,5 +1,6 @@
 import { isObject, parseFlowIdSource } from '../model/index.js';
 import type { FlowIdSource } from './flow-store.js';
+import { stubScripts } from '../script/svc/index.js';
 
 /** Redis connection settings of `_svc.flowState` (SPEC §2.8). */
 export interface RedisSettings {
@@ -53,7 +54,9 @@ const SCENARIO_FIELDS = ['scenarioName', 'requiredScenarioState', 'newScenarioSt
 /** A `_svc.script` response, or one with `_svc.stateOps` (which would do nothing on the noop store). */
 function hasStatefulResponse(stub: Record<string, unknown>): boolean {
   const responses = Array.isArray(stub.responses) ? stub.responses : [];
-  return responses.some((r) => isObject(r) && isObject(r._svc) && (r._svc.script !== undefined || r._svc.stateOps !== undefined));
+  // Scripts in any placement (predicate, decorate, wait) may use ctx.state too.
+  return responses.some((r) => isObject(r) && isObject(r._svc) && (r._svc.script !== undefined || r._svc.stateOps !== undefined))
+    || stubScripts(stub).length > 0;
 }
 
 /**

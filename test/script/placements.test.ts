@@ -92,4 +92,12 @@ for (const engine of ['rhai', 'javascript'] as const) {
   });
 }
 
+test('a decorate script alone gets the implicit in-memory flow store (state persists)', async () => {
+  const port = await svc.createImposter({
+    stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder('http(200, `${ctx.state.incr("n")}`)', 'rhai') } }] }],
+  });
+  assert.is((await call(port, 'GET', '/')).body, '1');
+  assert.is((await call(port, 'GET', '/')).body, '2');
+});
+
 test.run();
