@@ -6,7 +6,7 @@ export {
 export { MemoryFlowStore, type MemoryFlowStoreOptions } from './memory-flow-store.js';
 export { NoopFlowStore } from './noop-flow-store.js';
 export { headerFlowId, requestFlowId } from './request-flow-id.js';
-export { implicitFlowStore, localFlowStore, openRemoteFlowStore, warnImplicitFlowStore } from './open-flow-store.js';
+export { implicitFlowStore, localFlowStore, openRemoteFlowStore } from './open-flow-store.js';
 export { RedisFlowStore, type RedisFlowStoreOptions } from './redis-flow-store.js';
 export type { FlowStoreMetrics } from './flow-metrics.js';
 export { applyStateOps, compileStateOps, type StateOp } from './state-ops.js';

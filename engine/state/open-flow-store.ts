@@ -6,14 +6,9 @@ import { MemoryFlowStore } from './memory-flow-store.js';
 import { NoopFlowStore } from './noop-flow-store.js';
 import { RedisFlowStore } from './redis-flow-store.js';
 
-/** SPEC §2.8 rule 2's warning (target `svc::script`), logged when an implicit store is made. */
-export function warnImplicitFlowStore(log: Logger, port: number): void {
-  log.warn(`svc::script imposter ${port}: script or scenario stubs without _svc.flowState; using an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS})`);
-}
-
-/** The implicit in-memory store of SPEC §2.8 rule 2, with its warning. */
+/** The implicit in-memory store of SPEC §2.8 rule 2, announced by a warning at target `svc::script`. */
 export function implicitFlowStore(log: Logger, port: number, metrics?: FlowStoreMetrics): FlowStore {
-  warnImplicitFlowStore(log, port);
+  log.warn(`svc::script imposter ${port}: script or scenario stubs without _svc.flowState; using an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS})`);
   return new MemoryFlowStore({ ttlSeconds: DEFAULT_TTL_SECONDS, metrics });
 }
 
