@@ -114,6 +114,33 @@ test('clear is per flow and idempotent; activeFlows counts flows with a live key
   await store.close();
 });
 
+test('metrics: every operation by result, and active flows as +1/-1 deltas (expiry included)', async () => {
+  let now = 0;
+  const ops: string[] = [];
+  let active = 0;
+  const store = new MemoryFlowStore({
+    ttlSeconds: 10, now: () => now,
+    metrics: { onFlowStateOp: (op, result) => ops.push(`${op}:${result}`), onActiveFlows: (backend, delta) => { if (backend === 'inmemory') active += delta; } },
+  });
+  await store.set('a', 'k', 1);
+  await store.set('b', 'k', 'text');
+  assert.is(active, 2);
+  await store.get('a', 'k');
+  await store.get('a', 'missing');
+  await store.cas('a', 'k', 2, 3);
+  await store.incrBy('b', 'k', 1).catch(() => undefined);
+  store.getNow('a', 'k');
+  await store.delete('a', 'k');
+  assert.is(active, 1, 'deleting the last key ends the flow');
+  assert.equal(ops, ['set:ok', 'set:ok', 'get:ok', 'get:miss', 'cas:conflict', 'incr:error', 'get:ok', 'delete:ok']);
+  now += 10_000;
+  assert.is(await store.activeFlows(), 0);
+  assert.is(active, 0, 'an expired flow stops counting');
+  await store.set('c', 'k', 1);
+  await store.close();
+  assert.is(active, 0, 'close drops the rest');
+});
+
 test('noop store keeps nothing', async () => {
   const store = new NoopFlowStore();
   await store.set('f', 'k', 1);
