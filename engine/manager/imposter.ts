@@ -306,7 +306,8 @@ export class Imposter {
     const fail = (err: unknown): void => {
       this.log.error(`imposter ${this.port}: debug matching failed: ${(err as Error)?.message ?? String(err)}`);
       // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
-      const response = err instanceof ScriptTimeoutError
+      const timedOut = err instanceof ScriptTimeoutError || (err instanceof ScriptFailure && err.response.statusCode === 504);
+      const response = timedOut
         ? { ...errorResponse(504, '504', 'debug_timeout', 'Debug matching timed out'), headers: TIMEOUT_HEADERS }
         : errorResponse(500, '500', 'internal_error', 'Debug matching failed');
       this.send(sink, response);

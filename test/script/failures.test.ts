@@ -85,6 +85,25 @@ test('loop {} answers 504 with both headers while another imposter keeps answeri
   assert.is(JSON.parse(res.body).errors[0].type, 'script_timeout');
 });
 
+test('debug matching runs predicate scripts: a looping one answers 504 "Debug matching timed out", a matching one reports _svc', async () => {
+  const port = await svc.createImposter({
+    _svc: { scriptEngine: { timeoutMs: 300 } },
+    stubs: [
+      { predicates: [{ equals: { path: '/loop' } }, { _svc: { script: { code: 'loop {}' } } }], responses: [{ is: {} }] },
+      { predicates: [{ _svc: { script: { code: 'ctx.request.path == "/yes"' } } }], responses: [script('http(200)')] },
+    ],
+  });
+  const debug = { headers: { 'X-Svc-Debug': 'true' } };
+  const loop = await call(port, 'GET', '/loop', debug);
+  assert.is(loop.status, 504);
+  assert.is(JSON.parse(loop.body).errors[0].message, 'Debug matching timed out');
+  const yes = await call(port, 'GET', '/yes', debug);
+  assert.is(yes.status, 200);
+  const report = JSON.parse(yes.body);
+  assert.is(report.matchResult.stubIndex, 1);
+  assert.is(report.matchResult.responsePreview.responseType, '_svc');
+});
+
 test('without --allowInjection a script is 400 invalid injection', async () => {
   const locked = await startInProcess({ allowInjection: false });
   try {
