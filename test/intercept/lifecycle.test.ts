@@ -46,6 +46,20 @@ test('a second start is 409 and leaves the running proxy alone', async () => {
   assert.is((await svc.admin('GET', '/intercept')).json.interceptPort, first.interceptPort);
 });
 
+test('concurrent starts: exactly one is 201, the other 409', async () => {
+  const answers = await Promise.all([svc.admin('POST', '/intercept', {}), svc.admin('POST', '/intercept', {})]);
+  assert.equal(answers.map((res) => res.status).sort(), [201, 409]);
+});
+
+test('the URL is derived from the bound address: a wildcard bind is reported verbatim, IPv6 in brackets', async () => {
+  const wildcard = await svc.startIntercept({ host: '0.0.0.0' });
+  assert.is(wildcard.interceptUrl, `http://0.0.0.0:${wildcard.interceptPort}`);
+  await svc.admin('DELETE', '/intercept');
+  const v6 = await svc.admin('POST', '/intercept', { host: '::1' });
+  if (v6.status === 400) assert.match(v6.json.errors[0].message, /::1/, 'only a host without IPv6 loopback may refuse');
+  else assert.is(v6.json.interceptUrl, `http://[::1]:${v6.json.interceptPort}`);
+});
+
 test('DELETE /intercept is 204, releases the port, and is idempotent', async () => {
   const port = await freePort();
   const started = await svc.startIntercept({ port });
