@@ -6,4 +6,4 @@ export { type ConfigSource } from './config-source.js';
 export { PlaneLifecycle, parseListenAddr, type ListenAddr, type SocketAddr } from './lifecycle.js';
 export { watchAcceptLoop } from './accept-loop.js';
 export { ServerBuilder, StartupFailure, type RunningServer } from './server-builder.js';
-export { DEFAULT_PIDFILE, stopServer, stopForRestart, saveImposters, type AdminTarget } from '../../tools/cli/index.js';
+export { applyRcfileDefaults, DEFAULT_PIDFILE, stopServer, stopForRestart, saveImposters, type AdminTarget } from '../../tools/cli/index.js';

@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_PIDFILE, saveImposters, stopForRestart, stopServer } from '../../engine/embed/index.js';
+import { applyRcfileDefaults, DEFAULT_PIDFILE, saveImposters, stopForRestart, stopServer } from '../../engine/embed/index.js';
+import { parseCliOptions } from '../../tools/cli/options.js';
 import { startInProcess } from '../helpers/in-process.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 
@@ -67,6 +68,16 @@ test('saveImposters writes the replayable configuration; a refused call writes n
   } finally {
     await svc.stop();
   }
+});
+
+test('applyRcfileDefaults fills only the options still at their defaults, and warns about unknown keys', () => {
+  const rcFile = dir.file('svcrc.json', JSON.stringify({ port: 4000, host: '127.0.0.2', allowInjection: true, colour: 'blue' }));
+  const options = { ...parseCliOptions([], {}), port: 3000, rcFile };
+  applyRcfileDefaults(options);
+  assert.is(options.port, 3000, 'explicit port wins');
+  assert.is(options.host, '127.0.0.2');
+  assert.is(options.allowInjection, true);
+  assert.ok(options.warnings.some((w) => w.includes("unknown key 'colour'")), options.warnings.join('; '));
 });
 
 test.run();

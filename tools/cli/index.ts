@@ -6,7 +6,7 @@ import { VERSION } from './version.js';
 // use engine/embed, so the two never form a static import cycle.
 export { VERSION };
 export type { CliOptions };
-export { DEFAULT_PIDFILE } from './options.js';
+export { applyRcfileDefaults, DEFAULT_PIDFILE } from './options.js';
 export { stopServer, stopForRestart } from './process-control.js';
 export { saveImposters, type AdminTarget } from './snapshot.js';
 

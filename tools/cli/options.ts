@@ -262,6 +262,21 @@ function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
 }
 
 /**
+ * For hosts that build CliOptions themselves (parseCliOptions already layers the rcfile): fills each
+ * option still at its default from `options.rcFile`, so explicit settings win as on the command line.
+ * Unknown keys and an unreadable file are added to `options.warnings`; a bad value throws UsageError.
+ */
+export function applyRcfileDefaults(options: CliOptions): CliOptions {
+  if (options.rcFile === undefined) return options;
+  const base = defaults();
+  const fromRc = rcLayer(options.rcFile, options.warnings);
+  for (const key of Object.keys(fromRc) as Key[]) {
+    if (options[key] === base[key]) Object.assign(options, { [key]: fromRc[key] });
+  }
+  return options;
+}
+
+/**
  * Parses a subcommand's arguments. Precedence: explicit flags, then environment variables, then the
  * rcfile, then defaults. Unknown flags are warned, never fatal (mountebank command lines must work).
  */
