@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -193,6 +194,9 @@ static int reaped_within(pid_t pid, int ms) {
 
 void host_shutdown(struct SvcHandle *h) {
     if (!h->gone) {
+        /* A host that stopped answering must not hang svc_stop: past the grace period it is killed. */
+        struct timeval grace = {STOP_GRACE_MS / 1000, 0};
+        setsockopt(h->reply_fd, SOL_SOCKET, SO_RCVTIMEO, &grace, sizeof grace);
         mp_buf request = {0};
         mp_put_array(&request, 2);
         mp_put_str(&request, "stop", 4);
