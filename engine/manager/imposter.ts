@@ -372,8 +372,8 @@ export class Imposter {
   private respond(
     index: number, request: MockRequest, sink: ResponseSink,
     record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
-    /** True once the `_svc.stateOps` of the response about to be served have run (they run first). */
-    opsApplied = false,
+    /** The response taken from the cycle (and its config index) whose `_svc.stateOps` ran first. */
+    taken?: { compiled: CompiledResponse; configIndex: number },
   ): void {
     const stub = index >= 0 ? this.stubList[index] : undefined;
     if (record) {
@@ -383,17 +383,19 @@ export class Imposter {
       this.finish(request, sink, this.defaultPrepared, record, started);
       return;
     }
-    const ops = opsApplied ? undefined : stub.stateOps?.[stub.cycle.peek()];
+    const ops = taken ? undefined : stub.stateOps?.[stub.cycle.peek()];
     if (ops) {
+      // Taken now, so a request arriving while the ops await cannot get this response (or its ops).
+      const next = { configIndex: stub.cycle.peek(), compiled: stub.cycle.next() };
       applyStateOps(this.store, this.flowIdOf(request), ops).then(
-        () => this.respond(index, request, sink, record, trace, started, url, true),
+        () => this.respond(index, request, sink, record, trace, started, url, next),
         (err: unknown) => this.failStateOps(err, request, sink, record, started),
       );
       return;
     }
     const debugAt = this.debugMatches ? performance.now() : 0;
-    const configIndex = this.debugMatches ? stub.cycle.peek() : -1;
-    const compiled = stub.cycle.next();
+    const configIndex = !this.debugMatches ? -1 : taken ? taken.configIndex : stub.cycle.peek();
+    const compiled = taken?.compiled ?? stub.cycle.next();
     if (!compiled.dynamic) {
       this.finish(request, sink, compiled.prepared!, record, started);
       if (configIndex >= 0) this.recordMatch(stub, configIndex, request, undefined, debugAt);

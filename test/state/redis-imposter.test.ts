@@ -38,6 +38,20 @@ test('stateOps and the admin routes share the redis store; state survives a repl
   assert.is((await svc.admin('GET', path(port, 'r1', 'n'))).status, 404);
 });
 
+test('concurrent requests: each served response ran exactly its own stateOps', async () => {
+  const redis = setup.get();
+  const response = (name: string) => ({ is: { body: name }, _svc: { stateOps: [{ op: 'increment', key: name }] } });
+  const port = await svc.createImposter({
+    _svc: { flowState: { backend: 'redis', url: redis.url, poolSize: 4, keyPrefix: 'race:' } },
+    stubs: [{ responses: [response('one'), response('two'), response('three')] }],
+  });
+  const bodies = (await Promise.all(Array.from({ length: 30 }, () => call(port, 'GET', '/')))).map((r) => r.body);
+  for (const name of ['one', 'two', 'three']) {
+    const served = bodies.filter((b) => b === name).length;
+    assert.is((await svc.admin('GET', path(port, String(port), name))).json.value, served, name);
+  }
+});
+
 test('an unreachable redis server fails creation with 400 and binds nothing', async () => {
   setup.get();
   const port = await freePort();
