@@ -131,6 +131,27 @@ test('svc_active_flows follows the server within its refresh period, and drops t
   assert.equal([...backends], ['redis']);
 });
 
+test('a store whose server went away works again once it is back (reconnects in the background)', async () => {
+  setup.get();
+  const first = await startRedis();
+  const own = await RedisFlowStore.open({ url: first.url, poolSize: 2, keyPrefix: 'back:', ttlSeconds: 5 });
+  let second: RedisServer | undefined;
+  try {
+    await first.stop();
+    await own.set('f', 'k', 1).then(() => assert.unreachable('the server is stopped'), (err: Error) => assert.match(err.message, /^redis flow store: /));
+    second = await startRedis(first.port);
+    let answer: unknown = 'never';
+    for (let i = 0; i < 50 && answer === 'never'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await own.incrBy('f', 'n', 1).catch(() => 'never');
+    }
+    assert.is(answer, 1, 'the store answers again within 5 s');
+  } finally {
+    await own.close();
+    await second?.stop();
+  }
+});
+
 test('an unreachable server fails open; a stopped one makes calls reject (never a default)', async () => {
   setup.get();
   const other = await startRedis();

@@ -19,11 +19,11 @@ function reachable(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server; throws with the install hint when the binary is missing. */
-export async function startRedis(): Promise<RedisServer> {
+/** Starts redis-server (on `port`, e.g. to restart one, else a free one); throws with the install hint when the binary is missing. */
+export async function startRedis(port?: number): Promise<RedisServer> {
   const probe = spawnSync('redis-server', ['--version']);
   if (probe.error) throw new Error(`redis flow store tests need redis-server: ${INSTALL_HINT}`);
-  const port = await freePort();
+  port ??= await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   for (let i = 0; i < 100; i += 1) {
