@@ -182,17 +182,23 @@ void host_reply_free(host_reply *reply) {
     reply->frame = NULL;
 }
 
+/* True once the host is reaped, or is no longer our child (reaped elsewhere: never signal that pid). */
+static int reaped(pid_t pid) {
+    pid_t r = waitpid(pid, NULL, WNOHANG);
+    return r == pid || (r < 0 && errno == ECHILD);
+}
+
 static int reaped_within(pid_t pid, int ms) {
     struct timespec tick = {0, 10 * 1000 * 1000};
     for (int waited = 0; waited < ms; waited += 10) {
-        pid_t r = waitpid(pid, NULL, WNOHANG);
-        if (r == pid || (r < 0 && errno == ECHILD)) return 1;
+        if (reaped(pid)) return 1;
         nanosleep(&tick, NULL);
     }
     return 0;
 }
 
 void host_shutdown(struct SvcHandle *h) {
+    int answered = 0;
     if (!h->gone) {
         /* A host that stopped answering must not hang svc_stop: past the grace period it is killed. */
         struct timeval grace = {STOP_GRACE_MS / 1000, 0};
@@ -202,13 +208,17 @@ void host_shutdown(struct SvcHandle *h) {
         mp_put_str(&request, "stop", 4);
         mp_put_array(&request, 0);
         host_reply reply;
-        if (host_exchange(h, &request, &reply) == 0) host_reply_free(&reply);
+        if (host_exchange(h, &request, &reply) == 0) {
+            answered = 1;
+            host_reply_free(&reply);
+        }
         mp_buf_free(&request);
     }
     if (h->request_fd >= 0) close(h->request_fd);
     if (h->reply_fd >= 0) close(h->reply_fd);
     h->request_fd = h->reply_fd = -1;
-    if (h->pid > 0 && !reaped_within(h->pid, STOP_GRACE_MS)) {
+    /* A host that answered `stop` is exiting and gets the grace period; any other is killed now. */
+    if (h->pid > 0 && !(answered ? reaped_within(h->pid, STOP_GRACE_MS) : reaped(h->pid))) {
         kill(h->pid, SIGKILL);
         waitpid(h->pid, NULL, 0);
     }

@@ -6,6 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/servers.js';
+import type { TempDir } from '../helpers/temp-dir.js';
 
 export const buildDir = join(repoRoot, 'ffi', 'build');
 
@@ -27,6 +28,18 @@ export function buildAbiProgram(outDir: string): string {
     '-I', join(repoRoot, 'ffi', 'include'), '-L', buildDir, '-lsvc_ffi', `-Wl,-rpath,${buildDir}`,
   ], { stdio: 'inherit' });
   return program;
+}
+
+/**
+ * The test program, built by the first test that needs it: not in a before hook, because uvu reports a
+ * hook's error as nothing at all, and a missing gcc must fail every test with the install hint.
+ */
+export function lazyAbiProgram(temp: TempDir): () => string {
+  let built: string | undefined;
+  return () => {
+    built ??= buildAbiProgram(temp.path);
+    return built;
+  };
 }
 
 /**

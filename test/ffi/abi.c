@@ -4,12 +4,14 @@
  * `PAUSE` line, checks the engine from outside (imposter ports, the admin plane) and answers with a
  * line on stdin before the program goes on.
  *
- * Modes: `all <port> <port2> <truststore path>`, `threads`, `death`, `serve <options_json>`.
+ * Modes: `all <port> <port2> <truststore path>`, `threads`, `death`, `hang`, `serve <options_json>`.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "svc.h"
 
@@ -242,6 +244,19 @@ static int death(void) {
     return 0;
 }
 
+/* svc_stop must come back even when the host no longer answers (the test SIGSTOPs it). */
+static int hang(void) {
+    SvcHandle *h = start();
+    printf("create_imposter\t%u\n", svc_create_imposter(h, "{\"protocol\":\"http\"}"));
+    pause_for("freeze-host");
+    struct timespec before, after;
+    clock_gettime(CLOCK_MONOTONIC, &before);
+    svc_stop(h);
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    printf("stop_seconds\t%.1f\n", (double)(after.tv_sec - before.tv_sec) + (double)(after.tv_nsec - before.tv_nsec) / 1e9);
+    return 0;
+}
+
 static int serve(const char *options) {
     SvcHandle *h = start();
     text("serve_admin", svc_serve_admin(h, options));
@@ -256,7 +271,8 @@ int main(int argc, char **argv) {
     if (argc >= 5 && strcmp(argv[1], "all") == 0) return all((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4]);
     if (argc >= 2 && strcmp(argv[1], "threads") == 0) return threads();
     if (argc >= 2 && strcmp(argv[1], "death") == 0) return death();
+    if (argc >= 2 && strcmp(argv[1], "hang") == 0) return hang();
     if (argc >= 3 && strcmp(argv[1], "serve") == 0) return serve(argv[2]);
-    fprintf(stderr, "usage: abi all <port> <port2> <truststore> | threads | death | serve <options_json>\n");
+    fprintf(stderr, "usage: abi all <port> <port2> <truststore> | threads | death | hang | serve <options_json>\n");
     return 64;
 }

@@ -2,29 +2,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { freePort, http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { AbiRun, buildAbiProgram, buildDir, childrenOf } from './abi-program.js';
+import { AbiRun, buildDir, lazyAbiProgram } from './abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-');
-// Built by the first test that needs it (not in a before hook: uvu reports a hook's error as nothing
-// at all, and a missing gcc must fail every test with the install hint).
-let built: string | undefined;
-function abiProgram(): string {
-  built ??= buildAbiProgram(temp.path);
-  return built;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const abiProgram = lazyAbiProgram(temp);
 
 /** A GET through an HTTP proxy (absolute-form request target). */
 function viaProxy(proxyPort: number, url: string): Promise<string> {
@@ -225,74 +210,6 @@ test('two threads share a handle; each keeps its own last error', async () => {
   }
 });
 
-test('a dead engine host turns every call into its sentinel, never a crash', async () => {
-  const run = new AbiRun(abiProgram(), ['death']);
-  try {
-    assert.ok(Number(await run.next('create_imposter')) > 0);
-    await run.pause('kill-host');
-    const hosts = childrenOf(run.child.pid!);
-    assert.is(hosts.length, 1, 'one engine host per handle');
-    process.kill(hosts[0], 'SIGKILL');
-    run.resume();
-    assert.match(await run.sentinel('get_imposter_after_death'), /engine host (killed by signal 9|connection lost)/);
-    assert.is(await run.next('create_after_death'), '0');
-    assert.match(await run.sentinel('create_after_death_error'), /engine host/);
-    assert.match(await run.sentinel('delete_all_after_death'), /engine host/);
-    assert.is(await run.next('survived'), '0');
-    assert.is(await run.finish(), 0);
-  } finally {
-    await run.kill();
-  }
-});
-
-test('the engine host ends when the calling program dies (no orphan)', async () => {
-  const run = new AbiRun(abiProgram(), ['death']);
-  try {
-    assert.ok(Number(await run.next('create_imposter')) > 0);
-    await run.pause('kill-host');
-    const [host] = childrenOf(run.child.pid!);
-    assert.ok(host, 'the engine host runs');
-    await run.kill();
-    const deadline = Date.now() + 10000;
-    while (isAlive(host) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.not.ok(isAlive(host), 'the host saw its stdin end and exited');
-  } finally {
-    await run.kill();
-  }
-});
-
-test('svc_start without the engine host script is NULL with a last error naming it', async () => {
-  const run = new AbiRun(abiProgram(), ['threads'], { ...process.env, SVC_FFI_HOST: join(temp.path, 'missing.js') });
-  try {
-    assert.match(await run.sentinel('start'), /svc_start: engine host script .*missing\.js: No such file/);
-    assert.is(await run.exited, 2);
-  } finally {
-    await run.kill();
-  }
-});
-
-test('svc_start without a usable node is NULL with a last error', async () => {
-  const run = new AbiRun(abiProgram(), ['threads'], { ...process.env, SVC_FFI_NODE: '/nonexistent/node' });
-  try {
-    assert.match(await run.sentinel('start'), /svc_start: cannot start the engine host .*No such file/);
-    assert.is(await run.exited, 2);
-  } finally {
-    await run.kill();
-  }
-});
-
-test('the library finds the built engine host next to it (dist/ffi/host) by default', async () => {
-  const env = { ...process.env };
-  delete env.SVC_FFI_HOST;
-  const run = new AbiRun(abiProgram(), ['threads'], env);
-  try {
-    assert.is(await run.next('thread_good'), 'ok=200 errors_right=200');
-    assert.is(await run.next('thread_failing'), 'ok=0 errors_right=200');
-  } finally {
-    await run.kill();
-  }
-});
-
 test('serve_admin: apiKey, metrics port, injection gating of configFile, inline config ungated', async () => {
   const scripted = temp.file('scripted.json', JSON.stringify({
     imposters: [{ port: await freePort(), protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
@@ -334,6 +251,24 @@ test('serve_admin: apiKey, metrics port, injection gating of configFile, inline 
     assert.is(await serving.finish(), 0);
   } finally {
     await serving.kill();
+  }
+});
+
+test('serve_admin on a busy port is NULL and applies nothing', async () => {
+  const busy = createServer();
+  const port = await freePort();
+  await new Promise<void>((resolve) => busy.listen(port, '127.0.0.1', resolve));
+  const options = { port, config: { imposters: [{ port: await freePort(), protocol: 'http' }] } };
+  const run = new AbiRun(abiProgram(), ['serve', JSON.stringify(options)]);
+  try {
+    assert.match(await run.sentinel('serve_admin'), /EADDRINUSE/);
+    assert.equal(await run.json('list_imposters'), { imposters: [] });
+    await run.pause('serving');
+    run.resume();
+    assert.is(await run.finish(), 0);
+  } finally {
+    await run.kill();
+    await new Promise((resolve) => busy.close(resolve));
   }
 });
 
