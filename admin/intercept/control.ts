@@ -4,6 +4,7 @@
  * functions (`svc_start_intercept`, `svc_stop_intercept`, `svc_intercept_*`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:net';
 import { silentLogger, type Logger } from '../../engine/log/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { createJsScriptHost, type JsScriptHost } from '../../engine/script/js/index.js';
@@ -24,6 +25,9 @@ export interface InterceptControlOptions {
 export interface RuleGate {
   allowInjection?: boolean;
 }
+
+/** Follows a listening server; returns the function that stops following it. */
+export type ListenerWatch = (server: Server) => () => void;
 
 export interface InterceptAddress {
   interceptPort: number;
@@ -80,6 +84,8 @@ export class InterceptControl {
   private session: Session | undefined;
   /** Set while a start is binding, so a concurrent start is the same 409 as a running one. */
   private starting: Promise<unknown> | undefined;
+  /** Listener watchers (metrics) and the detach function of their watch of the running proxy. */
+  private readonly watchers = new Map<ListenerWatch, (() => void) | undefined>();
   /** The inject-rule sandbox, started on first use and closed with the session. */
   private scripts: JsScriptHost | undefined;
   private readonly log: Logger;
@@ -121,6 +127,7 @@ export class InterceptControl {
     }
     const address = addressOf(proxy);
     this.session = { proxy, ca, rules, address };
+    for (const watch of this.watchers.keys()) this.watchers.set(watch, watch(proxy.server));
     this.log.info(`intercept proxy listening on ${address.interceptUrl}`);
     if (options.ca.kind === 'ephemeral' && options.ca.returnKey) return { ...address, caCertPem: ca.certPem, caKeyPem: ca.keyPem };
     return { ...address };
@@ -132,11 +139,27 @@ export class InterceptControl {
     const session = this.session;
     if (!session) return;
     this.session = undefined;
+    for (const [watch, detach] of this.watchers) {
+      detach?.();
+      this.watchers.set(watch, undefined);
+    }
     await session.proxy.close();
     const scripts = this.scripts;
     this.scripts = undefined;
     await scripts?.close();
     this.log.info('intercept proxy stopped');
+  }
+
+  /**
+   * Follows the proxy's listening server of every session, from now on (the metrics plane counts its
+   * accept errors as `listener="proxy"`); returns the function that stops following.
+   */
+  watchListener(watch: ListenerWatch): () => void {
+    this.watchers.set(watch, this.session ? watch(this.session.proxy.server) : undefined);
+    return () => {
+      this.watchers.get(watch)?.();
+      this.watchers.delete(watch);
+    };
   }
 
   status(): InterceptAddress {

@@ -113,6 +113,11 @@ export class InterceptProxy {
     return this.outer.address() as AddressInfo;
   }
 
+  /** The listening server (watched for accept errors by the metrics plane). */
+  get server(): Server {
+    return this.outer;
+  }
+
   /** Stops listening and ends every connection and tunnel; resolves once the port is released. */
   close(): Promise<void> {
     return new Promise((resolve) => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ImposterManager } from '../../engine/manager/index.js';
+import type { InterceptControl } from '../intercept/index.js';
 import { acceptH2c } from '../h2c.js';
 import { SvcMetrics } from './svc-metrics.js';
 
@@ -11,6 +12,8 @@ export interface MetricsServerOptions {
   manager: ImposterManager;
   /** The admin plane's server, so its accept errors are counted under `listener="admin"`. */
   admin?: Server;
+  /** The intercept slot, so its proxy listener's accept errors are counted under `listener="proxy"`. */
+  intercept?: InterceptControl;
 }
 
 export interface RunningMetrics {
@@ -58,6 +61,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   await listen(server, options.port, options.host);
   const detachSelf = metrics.watchServer(server, 'metrics');
   const detachAdmin = options.admin ? metrics.watchServer(options.admin, 'admin') : undefined;
+  const detachProxy = options.intercept?.watchListener((proxy) => metrics.watchServer(proxy, 'proxy'));
   const unobserve = options.manager.observe(metrics);
   let closing: Promise<void> | undefined;
   return {
@@ -68,6 +72,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       closing ??= new Promise<void>((resolve) => {
         unobserve();
         detachAdmin?.();
+        detachProxy?.();
         detachSelf();
         server.close(() => resolve());
         server.closeAllConnections();

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
 import {
-  createAdminServer, listenAdmin, startMetricsServer,
+  createAdminServer, listenAdmin, startMetricsServer, InterceptControl, imposterProtocols,
   type AdminServer, type AdminServerOptions, type AdminSettings, type RunningMetrics,
 } from '../../admin/index.js';
 
@@ -14,7 +14,7 @@ export interface PlanesOptions {
   reloader?: AdminServerOptions['reloader'];
   /** `--localOnly` / `--ipWhitelist`: refused peers are dropped on accept. */
   allowConnection?: AdminServerOptions['allowConnection'];
-  /** The `/intercept*` listener slot (absent: the admin plane owns one; false: no intercept routes). */
+  /** The `/intercept*` listener slot (absent: the planes own one, stopped on close; false: no intercept routes). */
   intercept?: AdminServerOptions['intercept'];
   /** 0 asks the OS for a port. */
   adminPort: number;
@@ -39,13 +39,15 @@ export interface RunningPlanes {
  * reported in `metricsError` and leaves the admin plane serving (the CLI only logs it).
  */
 export async function servePlanes(options: PlanesOptions): Promise<RunningPlanes> {
+  // Made here rather than by the admin plane so the metrics server can watch the proxy listener too.
+  const intercept = options.intercept ?? new InterceptControl({ log: options.log, protocolOf: imposterProtocols(options.manager) });
   const server: Server = createAdminServer({
     manager: options.manager,
     log: options.log,
     settings: options.settings,
     reloader: options.reloader,
     allowConnection: options.allowConnection,
-    intercept: options.intercept,
+    intercept,
   });
   const admin = await listenAdmin(server, options.adminPort, options.adminHost);
   // What `/config` reports and links fall back to: the port actually bound (port 0 asks the OS).
@@ -54,7 +56,9 @@ export async function servePlanes(options: PlanesOptions): Promise<RunningPlanes
   let metricsError: unknown;
   if (options.metricsPort !== undefined) {
     try {
-      metrics = await startMetricsServer({ port: options.metricsPort, host: options.metricsHost, manager: options.manager, admin: server });
+      metrics = await startMetricsServer({
+        port: options.metricsPort, host: options.metricsHost, manager: options.manager, admin: server, intercept: intercept || undefined,
+      });
     } catch (err) {
       metricsError = err;
     }
@@ -68,6 +72,7 @@ export async function servePlanes(options: PlanesOptions): Promise<RunningPlanes
       closing ??= (async () => {
         await metrics?.close();
         await admin.close();
+        if (options.intercept === undefined && intercept) await intercept.stop();
       })();
       return closing;
     },

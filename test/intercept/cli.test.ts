@@ -7,13 +7,15 @@ import { freePort, httpsViaProxy } from './support.js';
 const test = suite('intercept in the svc binary (--require-admin-auth wired, proxy stopped with the server)');
 let svc: RunningServer;
 let interceptPort: number;
+let metricsPort: number;
 
 function admin(method: string, path: string, body?: unknown) {
   return http(method, `http://127.0.0.1:${svc.adminPort}${path}`, { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
 }
 
 test.before(async () => {
-  svc = await startSvc({ args: ['--require-admin-auth', '--metrics-port', String(await freePort()), '--nologfile', '--pidfile', `/tmp/svc-intercept-cli-${process.pid}.pid`] });
+  metricsPort = await freePort();
+  svc = await startSvc({ args: ['--require-admin-auth', '--metrics-port', String(metricsPort), '--nologfile', '--pidfile', `/tmp/svc-intercept-cli-${process.pid}.pid`] });
 });
 test.after(async () => { await svc.stop(); });
 
@@ -26,6 +28,12 @@ test('/config reports requireAdminAuth; a loopback client starts the proxy and i
   const ca = (await admin('GET', '/intercept/ca.pem')).body;
   const answer = await httpsViaProxy(interceptPort, 'cli.example.com:443', '/', ca);
   assert.equal(JSON.parse(answer.body), { via: 'svc' });
+});
+
+test('the metrics plane watches the proxy listener: its accept-error series are on the page', async () => {
+  const page = (await http('GET', `http://127.0.0.1:${metricsPort}/metrics`)).body;
+  assert.match(page, /svc_accept_errors_total\{[^}]*listener="proxy"[^}]*class="transient"[^}]*\} 0/);
+  assert.match(page, /svc_accept_error_outage\{listener="proxy"\} 0/);
 });
 
 test('stopping the server releases the intercept port', async () => {
