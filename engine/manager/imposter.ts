@@ -256,6 +256,7 @@ export class Imposter {
     request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number, url: string,
     gated: GatedRequest | undefined, from: number, trace: MatchTried[] | undefined,
   ): void {
+    const mark = trace?.length ?? 0;
     let found: number | Promise<number>;
     try {
       found = this.matcher.firstMatch(request, gated?.context ?? this.matchContext, from, trace);
@@ -264,20 +265,25 @@ export class Imposter {
       return;
     }
     if (typeof found === 'number') {
-      this.serve(found, request, sink, record, trace, started, url, gated);
+      this.serve(found, request, sink, record, trace, started, url, gated, from, mark);
     } else {
       found.then(
-        (index) => this.serve(index, request, sink, record, trace, started, url, gated),
+        (index) => this.serve(index, request, sink, record, trace, started, url, gated, from, mark),
         (err: unknown) => this.failMatch(err, request.method, sink, record, started),
       );
     }
   }
 
-  /** The chosen stub moves its scenario (SPEC §3) before it answers, so the client's next request sees the new state. */
+  /**
+   * The chosen stub moves its scenario (SPEC §3) before it answers, so the client's next request sees
+   * the new state. On a shared store the move is a compare-and-set from the state the stub was matched
+   * under; when that state changed meanwhile (another process, an admin call), nothing moved and the
+   * request is matched again from `from` (its `tried` entries of this attempt dropped).
+   */
   private serve(
     index: number, request: MockRequest, sink: ResponseSink,
     record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
-    gated: GatedRequest | undefined,
+    gated: GatedRequest | undefined, from: number, mark: number,
   ): void {
     const moved = gated !== undefined && index >= 0 ? gated.served(index) : undefined;
     if (moved === undefined) {
@@ -285,7 +291,14 @@ export class Imposter {
       return;
     }
     moved.then(
-      () => this.respond(index, request, sink, record, trace, started, url),
+      (applied) => {
+        if (applied) {
+          this.respond(index, request, sink, record, trace, started, url);
+          return;
+        }
+        if (trace) trace.length = mark;
+        this.gatedMatch(request, sink, record, started, url, from, trace);
+      },
       (err: unknown) => this.failFlowStore(err, request.method, sink, record, started),
     );
   }

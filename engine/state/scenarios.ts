@@ -19,7 +19,8 @@ export function scenarioKey(name: string): string {
   return KEY_PREFIX + name;
 }
 
-function stateOf(stored: unknown): string {
+/** The state a stored value stands for (absent: the initial state). */
+export function scenarioStateOf(stored: unknown): string {
   return typeof stored === 'string' ? stored : INITIAL_SCENARIO_STATE;
 }
 
@@ -29,12 +30,12 @@ export function syncStore(store: FlowStore): MemoryFlowStore | undefined {
 }
 
 export async function readScenarioState(store: FlowStore, flowId: string, name: string): Promise<string> {
-  return stateOf(await store.get(flowId, scenarioKey(name)));
+  return scenarioStateOf(await store.get(flowId, scenarioKey(name)));
 }
 
 /** States read synchronously from the in-memory backend. */
 export function readScenarioStateNow(store: MemoryFlowStore, flowId: string, name: string): string {
-  return stateOf(store.getNow(flowId, scenarioKey(name)));
+  return scenarioStateOf(store.getNow(flowId, scenarioKey(name)));
 }
 
 export function writeScenarioState(store: FlowStore, flowId: string, name: string, state: string): Promise<void> {

@@ -7,7 +7,7 @@ import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf } fro
 import type { Eligibility, MatchContext } from '../match/index.js';
 import type { FlowStore } from './flow-store.js';
 import type { MemoryFlowStore } from './memory-flow-store.js';
-import { readScenarioState, readScenarioStateNow, scenarioKey, syncStore, writeScenarioState } from './scenarios.js';
+import { readScenarioStateNow, scenarioKey, scenarioStateOf, syncStore } from './scenarios.js';
 
 interface Gate {
   readonly space: string | undefined;
@@ -20,8 +20,11 @@ interface Gate {
 export interface GatedRequest {
   readonly flowId: string;
   readonly context: MatchContext;
-  /** Moves the served stub's scenario; a Promise only for asynchronous backends. */
-  served(stubIndex: number): void | Promise<void>;
+  /**
+   * Moves the served stub's scenario: synchronously on the in-memory backend; otherwise a Promise of
+   * false when the state the stub was matched under changed meanwhile (nothing moved: match again).
+   */
+  served(stubIndex: number): void | Promise<boolean>;
 }
 
 export class StubGates {
@@ -47,14 +50,15 @@ export class StubGates {
   /**
    * The gated context for a request of `flowId`. With the in-memory store, states are read while
    * matching and written when the stub is chosen, all synchronously, so pipelined requests of one
-   * flow see each other's transitions in order. Other backends read the needed states first.
+   * flow see each other's transitions in order. Other backends read the needed states first, and a
+   * move from a required state is a compare-and-set against the value read (atomic across processes).
    */
   forRequest(base: MatchContext, flowId: string, store: FlowStore): GatedRequest | Promise<GatedRequest> {
     const memory = syncStore(store);
     if (memory !== undefined || this.required.length === 0) return new GatedMatch(this.gates, base, flowId, store, memory, undefined);
-    return Promise.all(this.required.map((name) => readScenarioState(store, flowId, name))).then((states) => {
-      const known = new Map(this.required.map((name, i) => [name, states[i]!]));
-      return new GatedMatch(this.gates, base, flowId, store, undefined, known);
+    return Promise.all(this.required.map((name) => store.get(flowId, scenarioKey(name)))).then((values) => {
+      const stored = new Map(this.required.map((name, i) => [name, values[i]]));
+      return new GatedMatch(this.gates, base, flowId, store, undefined, stored);
     });
   }
 }
@@ -77,8 +81,8 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
     private readonly store: FlowStore,
     /** The in-memory backend, read and written synchronously. */
     private readonly memory: MemoryFlowStore | undefined,
-    /** Otherwise the states read before matching. */
-    private readonly known: ReadonlyMap<string, string> | undefined,
+    /** Otherwise the stored values of the required scenarios, read before matching. */
+    private readonly stored: ReadonlyMap<string, unknown> | undefined,
   ) {
     this.injectPredicate = base.injectPredicate;
     this.scriptPredicate = base.scriptPredicate;
@@ -88,8 +92,8 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
     return this;
   }
 
-  private stateOf(scenario: string): string | undefined {
-    return this.memory ? readScenarioStateNow(this.memory, this.flowId, scenario) : this.known?.get(scenario);
+  private stateOf(scenario: string): string {
+    return this.memory ? readScenarioStateNow(this.memory, this.flowId, scenario) : scenarioStateOf(this.stored?.get(scenario));
   }
 
   isEligible(stubIndex: number): Eligibility {
@@ -100,10 +104,16 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
     return 'ok';
   }
 
-  served(stubIndex: number): void | Promise<void> {
+  served(stubIndex: number): void | Promise<boolean> {
     const gate = this.gates[stubIndex];
     if (gate?.next === undefined || gate.scenario === undefined) return undefined;
-    if (this.memory) this.memory.setNow(this.flowId, scenarioKey(gate.scenario), gate.next);
-    else return writeScenarioState(this.store, this.flowId, gate.scenario, gate.next);
+    const key = scenarioKey(gate.scenario);
+    if (this.memory) {
+      this.memory.setNow(this.flowId, key, gate.next);
+      return undefined;
+    }
+    if (gate.required === undefined) return this.store.set(this.flowId, key, gate.next).then(() => true);
+    // An absent key compares equal to null in every backend's cas.
+    return this.store.cas(this.flowId, key, this.stored?.get(gate.scenario) ?? null, gate.next).then((result) => result.applied);
   }
 }

@@ -65,9 +65,22 @@ test('asynchronous store: states are read before matching, moves are awaited', a
   assert.equal(eligibility(gated), ['ok', 'ok', 'skippedScenarioState', 'ok']);
   const moved = gated.served(1);
   assert.instance(moved, Promise);
-  await moved;
+  assert.is(await moved, true);
   assert.is(gated.served(3), undefined, 'a stub that moves nothing');
   assert.equal(eligibility(await gates.forRequest({}, 'a', store)), ['ok', 'skippedScenarioState', 'ok', 'ok']);
+  await store.close();
+});
+
+test('asynchronous store: a move from a state that changed meanwhile does not apply (compare-and-set)', async () => {
+  const store = new AsyncStore();
+  const gates = StubGates.compile(stubs)!;
+  const first = await gates.forRequest({}, 'a', store);
+  const second = await gates.forRequest({}, 'a', store);
+  assert.is(await first.served(1), true, 'Started -> Next');
+  assert.is(await second.served(1), false, 'matched under Started, which is gone');
+  await store.set('a', '__scenario:s', 'Started');
+  const third = await gates.forRequest({}, 'a', store);
+  assert.is(await third.served(1), true, 'an explicitly stored Started is the state it was read as');
   await store.close();
 });
 

@@ -42,6 +42,14 @@ test('two imposters on one redis (as two svc processes would be) share a flow\'s
   assert.equal(reset.json, { flowId: 'a', reset: true });
   assert.is(await get(second, 'a'), 'created');
 
+  // Both imposters may read Started before either moves; the move is a compare-and-set, so the loser
+  // matches again under Paid instead of answering `created` twice.
+  for (let round = 0; round < 10; round++) {
+    await svc.admin('POST', `/imposters/${first}/scenarios/reset`, { flowId: 'race' });
+    const answers = await Promise.all([get(first, 'race'), get(second, 'race')]);
+    assert.equal(answers.sort(), ['created', 'paid'], `round ${round}`);
+  }
+
   await redis.stop();
   const down = await call(first, 'GET', '/', { headers: { 'X-Flow': 'a' } });
   assert.is(down.status, 503);
