@@ -28,7 +28,7 @@ export function port(args: Argument[]): number {
   return value;
 }
 
-export function parseJson(source: string): unknown {
+function parseJson(source: string): unknown {
   try {
     return JSON.parse(source);
   } catch {
