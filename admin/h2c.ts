@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { isHttp2Disabled } from '../engine/transport/index.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+const SILENT_CLIENT_MS = 60_000;
 
 /** RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (node's compat layer throws on them). */
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
@@ -70,6 +71,11 @@ export function acceptH2c(server: Server, handler: Handler): void {
   h2.on('sessionError', () => {});
   server.prependListener('connection', (socket: Socket) => {
     let seen: Buffer | null = null;
+    // Until node:http or node:http2 owns the socket, its errors (a client's RST) and silence are ours.
+    const onError = (): void => { socket.destroy(); };
+    socket.on('error', onError);
+    const onSilent = (): void => { socket.destroy(); };
+    socket.setTimeout(server.headersTimeout || SILENT_CLIENT_MS, onSilent);
     const onData = (chunk: Buffer): void => {
       const bytes = seen === null ? chunk : Buffer.concat([seen, chunk]);
       const n = Math.min(bytes.length, PREFACE.length);
@@ -79,6 +85,9 @@ export function acceptH2c(server: Server, handler: Handler): void {
         return;
       }
       socket.off('data', onData);
+      socket.off('timeout', onSilent);
+      socket.off('error', onError);
+      socket.setTimeout(0);
       socket.pause();
       socket.unshift(bytes);
       if (isPreface) {

@@ -3,6 +3,7 @@
  * next to HTTP/1, on the same port, unless SVC_DISABLE_HTTP2 is truthy.
  */
 import http2 from 'node:http2';
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMetricsServer, type RunningMetrics } from '../../admin/index.js';
@@ -117,6 +118,17 @@ test('GET /metrics over h2c on the admin plane and on the metrics server', async
   const scraped = await h2(metrics.port, 'GET', '/metrics');
   assert.is(scraped.status, 200);
   assert.match(scraped.body, 'svc_requests_total');
+});
+
+test('a client resetting before its first byte does not take the process down', async () => {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(svc.adminPort, '127.0.0.1', () => { socket.resetAndDestroy(); resolve(); });
+      socket.on('error', reject);
+    });
+  }
+  await new Promise((done) => setTimeout(done, 100));
+  assert.is((await svc.admin('GET', '/imposters')).status, 200);
 });
 
 test('HTTP/1 keeps working on the same ports', async () => {
