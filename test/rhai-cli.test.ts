@@ -99,10 +99,23 @@ test('a runaway script hits the deadline and exits 1', () => {
   assert.match(r.stderr, /timeout error: Script terminated/);
 });
 
-test('--engine javascript is not available yet (exit 2); usage errors exit 2', () => {
-  const r = svc(file('x.rhai', '1'), '--engine', 'javascript');
-  assert.is(r.code, 2);
-  assert.match(r.stderr, /javascript engine not available in this build yet/);
+test('--engine javascript runs the script as a _svc.script body: returned values and result constructors print as JSON', () => {
+  const value = svc(file('x.js', 'return [1 + 1, "a"];'));
+  assert.is(value.code, 0, value.stderr);
+  assert.equal(JSON.parse(value.stdout), [2, 'a']);
+  const req = file('js-req.json', JSON.stringify({ method: 'post', path: '/users', body: { name: 'ann' } }));
+  const script = file('respond.js', 'function respond(ctx) { ctx.state.incr("n"); return http(201, { hi: ctx.request.json.name, n: ctx.state.get("n") }).header("X-A", "1"); }');
+  const r = svc(script, '--request', req);
+  assert.is(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal([out.status, out.headers, JSON.parse(out.body)], [201, { 'X-A': '1', 'Content-Type': 'application/json' }, { hi: 'ann', n: 1 }]);
+  const broken = svc(file('broken.js', 'throw new Error("nope");'), '--engine', 'js');
+  assert.is(broken.code, 1);
+  assert.match(broken.stderr, /runtime error: Error: nope/);
+});
+
+test('usage errors exit 2', () => {
+  assert.is(svc(file('x.rhai', '1'), '--engine', 'lua').code, 2);
   assert.is(svc().code, 2);
   assert.is(svc(join(dir, 'missing.rhai')).code, 2);
 });

@@ -5,12 +5,14 @@
  * builds a `ctx` from the request file and calls `respond(ctx)` (or runs the top level with `ctx` in
  * scope when no `respond` is defined), printing the result. `print`/`debug` and `ctx.logger` write to
  * stderr so stdout stays JSON. Exit codes: 0 ok, 1 script error (message with line:column on stderr),
- * 2 usage or I/O error.
+ * 2 usage or I/O error. With the JavaScript engine (`--engine javascript`, or a `.js` file) the script is
+ * the body of `function (ctx)` as in a served `_svc.script`: it `return`s its value or defines `respond`.
  */
 import { readFile } from 'node:fs/promises';
 import { RhaiEngine, RhaiError, formatJson, type RhaiValue } from '../../engine/script/rhai/index.js';
 import { registerResults } from '../../engine/script/svc/index.js';
 import { cliCtx, memoryState, type RequestFile } from './ctx.js';
+import { evalJavaScript } from './eval-js.js';
 
 const USAGE = 'usage: svc script eval <file> [--engine rhai|javascript] [--request <json-file>] [--deadline-ms <ms>]';
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -62,11 +64,8 @@ export async function scriptCommand(argv: string[]): Promise<number> {
     process.stderr.write(`svc script: ${(e as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  if (args.engine === 'javascript' || args.engine === 'js') {
-    process.stderr.write('svc script: javascript engine not available in this build yet\n');
-    return 2;
-  }
-  if (args.engine !== 'rhai') {
+  const javascript = args.engine === 'javascript' || args.engine === 'js';
+  if (!javascript && args.engine !== 'rhai') {
     process.stderr.write(`svc script: unknown engine '${args.engine}' (expected rhai or javascript)\n`);
     return 2;
   }
@@ -81,6 +80,7 @@ export async function scriptCommand(argv: string[]): Promise<number> {
     return 2;
   }
 
+  if (javascript) return evalJavaScript(args.file, source, request, args.deadlineMs);
   const err = (line: string): void => void process.stderr.write(line + '\n');
   const engine = new RhaiEngine({ print: err, debug: (text, pos) => err(`[${args.file}:${pos.line}:${pos.col}] ${text}`) });
   registerResults(engine);

@@ -17,3 +17,4 @@ export { buildCtx, stateHandle, type StateCall, type StateOp, type LogLevel, typ
 export { resolveScript, scriptSettingsOf, ScriptSpecError, type ScriptBase, type ScriptSettings, type ScriptSource, type ScriptEngineName } from './spec.js';
 export { stubScripts, stubScriptProblems, scriptSpecOf, isScriptPredicate, type StubScript } from './stub-scripts.js';
 export { compileRoutePattern, type PathParams } from './route-pattern.js';
+export { jsOutcomeOf } from './placement.js';
