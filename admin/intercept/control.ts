@@ -94,10 +94,6 @@ export class InterceptControl {
     this.log = options.log ?? silentLogger;
   }
 
-  get running(): boolean {
-    return this.session !== undefined;
-  }
-
   /** Validates the options, seeds the rules, loads or mints the CA and binds; 400/409/429 as SPEC §4.9. */
   async start(body: unknown, gate: RuleGate = {}): Promise<InterceptStarted> {
     if (this.session) throw interceptErrors.alreadyRunning(this.session.address.interceptUrl);

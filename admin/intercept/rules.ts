@@ -179,7 +179,7 @@ export function parseRule(value: unknown, where: string, nextId: () => string): 
 }
 
 /** One rule object or an array of them (SPEC §2.14). */
-export function rulesArray(body: unknown): unknown[] {
+function rulesArray(body: unknown): unknown[] {
   return Array.isArray(body) ? body : [body];
 }
 
