@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runSvc, type CliRun } from '../cli/run-svc.js';
 import { startInProcess } from '../helpers/in-process.js';
+import { verifyCommand } from '../../tools/verify/index.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 
 const test = suite('svc verify');
@@ -40,6 +41,20 @@ test('static stubs: PASS when every step meets its expect, exit 0, one line per 
   assert.match(line(run, 0), /^PASS imposter 4545 stub 0 \(hello\): 3 step\(s\)$/);
   assert.match(line(run, 1), /^SKIP .*no _verify sequence/);
   assert.match(run.stdout, /1 passed, 0 failed, 1 skipped\n$/);
+});
+
+test('https imposters and YAML files are verified too', async () => {
+  const file = dir.file('secure.yaml', [
+    '- protocol: https',
+    '  port: 4545',
+    '  stubs:',
+    '    - responses: [{ is: { statusCode: 202, body: secure } }]',
+    '      _verify: { sequence: [{ request: { path: /x }, expect: { status: 202, bodyEquals: secure } }] }',
+    '',
+  ].join('\n'));
+  const run = await runSvc(['verify', file]);
+  assert.is(run.status, 0, run.stdout + run.stderr);
+  assert.match(line(run, 0), /^PASS .*1 step\(s\)/);
 });
 
 test('a failed expectation and a malformed _verify are FAILs with reasons, exit 1', async () => {
@@ -105,15 +120,24 @@ test('--verify-dynamic: a fault the request never reaches is a FAIL', async () =
   assert.match(line(run, 2), /^FAIL .*expected the connection reset, got status 200/);
 });
 
-test('usage errors exit 2; an unreadable file exits 1', async () => {
-  const both = await runSvc(['verify', 'x.json', '--skip-dynamic', '--verify-dynamic']);
-  assert.is(both.status, 2);
-  assert.match(both.stderr, 'exclude each other');
-  const none = await runSvc(['verify']);
-  assert.is(none.status, 2);
-  const missing = await runSvc(['verify', dir.path + '/missing.json']);
-  assert.is(missing.status, 1);
-  assert.match(missing.stderr, 'missing.json');
+test('usage errors exit 2; an unreadable file exits 1 (in-process, stderr captured)', async () => {
+  const written: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => { written.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  let statuses: number[];
+  try {
+    statuses = [
+      await verifyCommand(['x.json', '--skip-dynamic', '--verify-dynamic']),
+      await verifyCommand([]),
+      await verifyCommand(['x.json', '--bogus']),
+      await verifyCommand([dir.path + '/missing.json']),
+    ];
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.equal(statuses, [2, 2, 2, 1]);
+  assert.match(written.join(''), 'exclude each other');
+  assert.match(written.join(''), 'missing.json');
 });
 
 test('the admin API accepts _verify on stubs and gives it back, replayable too', async () => {
