@@ -11,19 +11,30 @@
 #include "host.h"
 
 static __thread char *last_error;
+static pthread_key_t error_owner;
+static pthread_once_t error_owner_once = PTHREAD_ONCE_INIT;
+
+static void make_error_owner(void) { pthread_key_create(&error_owner, free); }
+
+static void keep_error(char *message) {
+    free(last_error);
+    last_error = message;
+    /* Also held by a thread key, whose destructor frees the message of a thread that exits. */
+    pthread_once(&error_owner_once, make_error_owner);
+    pthread_setspecific(error_owner, message);
+}
 
 void ffi_set_error(const char *fmt, ...) {
-    free(last_error);
-    last_error = NULL;
+    char *message = NULL;
     va_list args;
     va_start(args, fmt);
-    if (vasprintf(&last_error, fmt, args) < 0) last_error = NULL;
+    if (vasprintf(&message, fmt, args) < 0) message = NULL;
     va_end(args);
+    keep_error(message);
 }
 
 static void clear_error(void) {
-    free(last_error);
-    last_error = NULL;
+    if (last_error) keep_error(NULL);
 }
 
 /*
