@@ -37,6 +37,15 @@ test('ctx.request members: method, path, query, headers (lowercased), header(), 
   assert.equal([json(plain.body).hasJson, json(plain.body).name], [false, '-']);
 });
 
+test('a binary body arrives base64 with isBinary true and no json', async () => {
+  const port = await svc.createImposter({
+    stubs: [{ responses: [script('http(200, #{ bin: ctx.request.isBinary, body: ctx.request.body, hasJson: "json" in ctx.request })')] }],
+  });
+  const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x7b]);
+  const res = await call(port, 'POST', '/', { body: bytes });
+  assert.equal(json(res.body), { bin: true, body: bytes.toString('base64'), hasJson: false });
+});
+
 test('routePattern exposes pathParams ({id} and :id spellings)', async () => {
   const port = await svc.createImposter({
     stubs: [

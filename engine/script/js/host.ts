@@ -55,16 +55,14 @@ export interface SvcJsCall {
   store: FlowStore;
 }
 
-/** The entry point each placement calls when the script defines it (SPEC §2.7). */
-const SVC_ENTRY: Record<Placement, string> = { respond: 'respond', matches: 'matches', transform: 'transform', delay: 'delay' };
-
 /**
  * A `_svc.script` source as the function the sandbox compiles once: the script is the body of
  * `function (ctx)`, so a bare script `return`s its result, and an entry point it declares is called.
  * (`delay` is also a global result constructor: only a declaration of the script's own counts.)
  */
 export function svcFunctionSource(code: string, placement: Placement): string {
-  const entry = SVC_ENTRY[placement];
+  // A placement is named by its entry point (SPEC §2.7).
+  const entry = placement;
   return `function (ctx) {\n${code}\n;return typeof ${entry} === 'function' && ${entry} !== globalThis.${entry} ? ${entry}(ctx) : undefined;\n}`;
 }
 

@@ -56,8 +56,6 @@ function errorTypeOf(err: RhaiError, backendFailed: boolean): ScriptErrorType {
   return backendFailed ? 'backend' : 'runtime';
 }
 
-const ENTRY = { respond: 'respond', matches: 'matches', transform: 'transform', delay: 'delay' } as const;
-
 function run(message: RunMessage): RunOutcome {
   const program = programOf(message.source);
   if (program instanceof RhaiError) return failure('compile', program.message);
@@ -76,7 +74,8 @@ function run(message: RunMessage): RunOutcome {
     }
   };
   const ctx = buildCtx({ ...message, state, log: (level, text) => logs.push([level, text]) });
-  const entry = ENTRY[message.placement];
+  // A placement is named by its entry point.
+  const entry = message.placement;
   const deadlineMs = Math.max(0, message.deadline - Date.now());
   try {
     const value = program.hasFunction(entry, 1)
