@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { ImposterManager } from '../engine/manager/index.js';
 import type { WireRequest } from '../engine/model/index.js';
@@ -24,6 +25,24 @@ function sinkFor(response: ServerResponse): ResponseSink {
     },
     writeRawAndClose(bytes: Buffer) {
       socket?.end(bytes);
+    },
+  };
+}
+
+/**
+ * Over h2c the response is node:http2's compat object: the stream, not the connection, is what a fault
+ * ends (as on an imposter's own HTTP/2 port), and raw bytes cannot be written beneath the framing.
+ */
+function h2SinkFor(response: ServerResponse): ResponseSink {
+  const stream = (response as unknown as Http2ServerResponse).stream;
+  return {
+    ...sinkFor(response),
+    protocol: 'h2',
+    closeEmpty() {
+      stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    },
+    writeRawAndClose() {
+      stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
     },
   };
 }
@@ -60,6 +79,6 @@ export function dispatchGateway(manager: ImposterManager, port: number, rest: st
     remoteAddress: request.socket.remoteAddress ?? '',
     remotePort: request.socket.remotePort ?? 0,
   };
-  imposter.handle(wire, sinkFor(response));
+  imposter.handle(wire, request.httpVersionMajor === 2 ? h2SinkFor(response) : sinkFor(response));
   return true;
 }

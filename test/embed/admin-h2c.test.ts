@@ -104,6 +104,18 @@ test('the gateway relays an imposter answer over h2c without its HTTP/1-only hea
   assert.equal(answer.headers['set-cookie'], ['a=1', 'b=2']);
 });
 
+test('gateway TCP faults over h2c end the request without an answer, and the admin plane serves on', async () => {
+  const faulty = await svc.createImposter({
+    stubs: ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE', 'MALFORMED_RESPONSE_CHUNK']
+      .map((fault) => ({ predicates: [{ equals: { path: `/${fault}` } }], responses: [{ fault }] })),
+  });
+  for (const fault of ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE', 'MALFORMED_RESPONSE_CHUNK']) {
+    const outcome = await h2(svc.adminPort, 'GET', `/__svc/${faulty}/${fault}`).then((answer) => `answered ${answer.status}`, () => 'no answer');
+    assert.ok(outcome === 'no answer' || outcome === 'answered 0', `${fault}: ${outcome}`);
+  }
+  assert.is((await h2(svc.adminPort, 'GET', '/imposters')).status, 200);
+});
+
 test('the event stream (SSE) starts with hello over h2c', async () => {
   const first = await h2FirstEvent(svc.adminPort, '/events');
   assert.is(first.status, 200);
