@@ -123,7 +123,7 @@ export class InterceptProxy {
     return new Promise((resolve) => {
       this.outer.close(() => resolve());
       this.outer.closeAllConnections();
-      this.inner.closeAllConnections();
+      // Every connection the inner server reads is a tunnel socket (raw or TLS) listed here.
       for (const socket of this.tunnels.keys()) socket.destroy();
       this.tunnels.clear();
       this.httpAgent.destroy();

@@ -8,7 +8,7 @@ import { ImposterManager } from '../../engine/manager/index.js';
 import { startInProcess } from '../helpers/in-process.js';
 import { http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { freePort, httpsViaProxy, opensslCertificate, startInterceptServer, type InterceptServer } from './support.js';
+import { connectTunnel, freePort, httpsViaProxy, opensslCertificate, startInterceptServer, tlsTunnel, type InterceptServer } from './support.js';
 
 const test = suite('intercept: start, stop, options and CA sources (SPEC §4.9, §2.14)');
 const dir = tempDirForSuite(test, 'svc-intercept-');
@@ -71,6 +71,16 @@ test('DELETE /intercept is 204, releases the port, and is idempotent', async () 
   assert.is((await svc.admin('DELETE', '/intercept')).status, 204);
   const rebound = await listenOn(port);
   rebound.close();
+});
+
+test('DELETE /intercept also ends open tunnels', async () => {
+  const started = await svc.startIntercept({ returnCaKey: true });
+  const secure = await tlsTunnel(started.interceptPort, 'open.example.com:443', started.caCertPem!);
+  const plain = await connectTunnel(started.interceptPort, 'plain.example.com:80');
+  const closed = Promise.all([new Promise((resolve) => secure.once('close', resolve)), new Promise((resolve) => plain.socket.once('close', resolve))]);
+  assert.is((await svc.admin('DELETE', '/intercept')).status, 204);
+  await closed;
+  assert.ok(secure.destroyed && plain.socket.destroyed);
 });
 
 test('routes that need a running proxy answer 404 when it is not running', async () => {
