@@ -3,7 +3,8 @@ import { createLogger, type Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
 import { configSourcesFor, type ConfigSource } from './config-source.js';
-import { parseListenAddr, PlaneLifecycle, type ListenAddr, type SocketAddr } from './lifecycle.js';
+import { PlaneLifecycle } from './lifecycle.js';
+import { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr.js';
 import { servePlanes } from './planes.js';
 
 export interface RunningAdminApi {

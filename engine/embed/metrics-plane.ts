@@ -1,9 +1,10 @@
 import { startMetricsServer } from '../../admin/index.js';
 import type { ImposterManager } from '../manager/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
-import { parseListenAddr, PlaneLifecycle, type ListenAddr, type SocketAddr } from './lifecycle.js';
+import { PlaneLifecycle } from './lifecycle.js';
+import { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr.js';
 
-export interface RunningMetricsPlane {
+export interface RunningMetrics {
   readonly localAddr: SocketAddr;
   shutdown(): Promise<void>;
   /** Resolves once the server has ended; rejects (first caller) with a fatal accept-loop error. */
@@ -11,7 +12,7 @@ export interface RunningMetricsPlane {
 }
 
 /** The metrics server (SPEC §4.13) following `manager`'s engine; port 0 is OS-assigned. */
-export async function bindMetricsServer(addr: ListenAddr, manager: ImposterManager): Promise<RunningMetricsPlane> {
+export async function bindMetricsServer(addr: ListenAddr, manager: ImposterManager): Promise<RunningMetrics> {
   const { host, port } = parseListenAddr(addr);
   const running = await startMetricsServer({ port, host, manager });
   const lifecycle = new PlaneLifecycle();

@@ -8,7 +8,8 @@ import { ImposterManager } from '../manager/index.js';
 import { isSvcError } from '../model/index.js';
 import { connectionFilter } from '../transport/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
-import { PlaneLifecycle, type SocketAddr } from './lifecycle.js';
+import { PlaneLifecycle } from './lifecycle.js';
+import type { SocketAddr } from './listen-addr.js';
 import { servePlanes, type RunningPlanes } from './planes.js';
 
 /** A server that could not start; the message is the one line the CLI logs. */
