@@ -10,10 +10,11 @@ import { parseExposition, type Family } from '../helpers/prom-text.js';
 let svc: InProcessSvc;
 let metrics: RunningMetrics;
 let runner: SvcScriptRunner;
+const logged: string[] = [];
 test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager, admin: svc.server });
-  runner = new SvcScriptRunner({ log: () => undefined, workers: 1 });
+  runner = new SvcScriptRunner({ log: (level, message) => logged.push(`${level} ${message}`), workers: 1 });
 });
 test.after(async () => {
   await runner.close();
@@ -44,7 +45,7 @@ test('script runs feed svc_script_execution_duration_ms{rule_id,result} and svc_
 
 const request = { method: 'GET', path: '/', query: {}, pathParams: {}, headers: {}, body: '' };
 
-test('a flow-store failure inside a script is a script error (error_type backend), never a silent default', async () => {
+test('a flow-store failure inside a script is a logged script error (error_type backend), never a silent default', async () => {
   const failing = new MemoryFlowStore({ ttlSeconds: 300 }) as FlowStore;
   const broken: FlowStore = Object.assign(Object.create(failing) as FlowStore, { get: () => Promise.reject(new Error('backend down')) });
   const outcome = await runner.run({
@@ -55,6 +56,7 @@ test('a flow-store failure inside a script is a script error (error_type backend
     assert.is(outcome.errorType, 'backend');
     assert.match(outcome.message, /backend down/);
   }
+  assert.ok(logged.some((line) => line === 'error flow state get failed: backend down'), logged.join('\n'));
 });
 
 test('ctx.state calls of one run see each other and reach the store synchronously', async () => {

@@ -109,7 +109,7 @@ class WorkerSlot {
   private sources = new Map<string, number>();
   private flushScheduled = false;
 
-  constructor(private readonly spawn: (state: StateChannel) => Worker, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
+  constructor(private readonly spawn: () => { worker: Worker; state: StateChannel }, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
     private readonly onExit: (slot: WorkerSlot, error: Error) => void) {}
 
   run(message: RunMessage): void {
@@ -136,8 +136,7 @@ class WorkerSlot {
 
   private ensureWorker(): void {
     if (this.worker) return;
-    const state = new StateChannel();
-    const worker = this.spawn(state);
+    const { worker, state } = this.spawn();
     worker.on('message', (batch: string | StateMessage) => {
       if (typeof batch !== 'string') {
         const call = this.pending.get(batch.id);
@@ -205,7 +204,10 @@ class WorkerScriptHost implements JsScriptHost {
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     const spawnWorker = workerSpawner(import.meta.url, 'worker');
     const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT;
-    const spawn = (state: StateChannel) => spawnWorker({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
+    const spawn = () => {
+      const state = new StateChannel((message) => options.log.error(`svc::script ${message}`));
+      return { worker: spawnWorker({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList }), state };
+    };
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
     this.slots = Array.from({ length: count }, () => new WorkerSlot(spawn, onReply, onExit));

@@ -64,14 +64,13 @@ class Slot {
   worker: Worker;
   state: StateChannel;
 
-  constructor(private readonly spawn: ReturnType<typeof workerSpawner>, private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
+  constructor(private readonly spawn: () => [Worker, StateChannel], private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
     private readonly onExit: (slot: Slot, reason: string) => void) {
     [this.worker, this.state] = this.start();
   }
 
   private start(): [Worker, StateChannel] {
-    const state = new StateChannel();
-    const worker = this.spawn({ workerData: state.wiring, transferList: state.transferList });
+    const [worker, state] = this.spawn();
     worker.on('message', (message: WorkerMessage) => this.onMessage(this, message));
     worker.on('error', (err) => this.exited(worker, err.message));
     worker.on('exit', (code) => this.exited(worker, `exited with code ${code}`));
@@ -117,7 +116,11 @@ export class SvcScriptRunner {
   private closed = false;
 
   constructor(private readonly options: SvcScriptRunnerOptions) {
-    const spawn = workerSpawner(import.meta.url, 'worker');
+    const spawnWorker = workerSpawner(import.meta.url, 'worker');
+    const spawn = (): [Worker, StateChannel] => {
+      const state = new StateChannel((message) => options.log('error', message));
+      return [spawnWorker({ workerData: state.wiring, transferList: state.transferList }), state];
+    };
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.slots = Array.from({ length: count }, () => new Slot(spawn, (slot, m) => this.received(slot, m), (slot, reason) => this.lost(slot, reason)));
   }

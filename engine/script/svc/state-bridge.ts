@@ -60,7 +60,8 @@ export class StateChannel {
   readonly wiring: StateWiring;
   readonly transferList: TransferListItem[];
 
-  constructor() {
+  /** `onFailure` hears every store failure (SPEC §2.7: logged, and a script error for the script). */
+  constructor(private readonly onFailure: (message: string) => void = () => undefined) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.wiring = { signal: this.wake.buffer as SharedArrayBuffer, statePort: port2 };
@@ -75,7 +76,11 @@ export class StateChannel {
     }
     callStore(store, message.op, message.flowId, message.args).then(
       (value) => this.answer({ seq: message.seq, ok: true, value }),
-      (err: unknown) => this.answer({ seq: message.seq, ok: false, message: (err as Error)?.message ?? String(err) }),
+      (err: unknown) => {
+        const text = (err as Error)?.message ?? String(err);
+        this.onFailure(`flow state ${message.op} failed: ${text}`);
+        this.answer({ seq: message.seq, ok: false, message: text });
+      },
     );
   }
 

@@ -66,10 +66,7 @@ function run(message: RunMessage): RunOutcome {
       return bridge.call(message.id, message.deadline, flowId, op, args);
     } catch (err) {
       if (err instanceof StateTimeout) stateTimedOut = true;
-      if (err instanceof BackendFailure) {
-        backendFailed = true;
-        logs.push(['error', (err as Error).message]);
-      }
+      if (err instanceof BackendFailure) backendFailed = true;
       throw err;
     }
   };
