@@ -19,6 +19,11 @@ export interface StubVerdict {
 /** What a check against a fresh imposter copy concluded: a FAIL reason, or the PASS note. */
 type Check = { pass: true; note: string } | { pass: false; reason: string };
 
+/** A stub that is not checked, and why. */
+interface Skip {
+  skip: string;
+}
+
 function describe(err: unknown): string {
   if (isSvcError(err)) return err.entries.map((e) => e.message).join('; ');
   return err instanceof Error ? err.message : String(err);
@@ -92,7 +97,7 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
     return { pass: true, note: notes.join(', ') };
   });
 
-  async function verdictOf(body: Record<string, unknown>, stub: Record<string, unknown>): Promise<Check | string> {
+  async function verdictOf(body: Record<string, unknown>, stub: Record<string, unknown>): Promise<Check | Skip> {
     let steps: VerifyStep[];
     try {
       steps = parseVerify(stub._verify);
@@ -100,17 +105,17 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
       return { pass: false, reason: `malformed _verify: ${(err as Error).message}` };
     }
     const kinds = dynamicKinds(stub);
-    if (kinds.length === 0) return steps.length > 0 ? sequence(body, steps) : 'no _verify sequence';
+    if (kinds.length === 0) return steps.length > 0 ? sequence(body, steps) : { skip: 'no _verify sequence' };
     const what = `dynamic (${kinds.join(', ')})`;
-    if (mode === 'skip') return `${what}: --skip-dynamic`;
-    if (mode === 'default') return steps.length > 0 ? sequence(body, steps) : `${what}: nothing to verify with (--verify-dynamic checks proxies and deterministic faults)`;
+    if (mode === 'skip') return { skip: `${what}: --skip-dynamic` };
+    if (mode === 'default') return steps.length > 0 ? sequence(body, steps) : { skip: `${what}: nothing to verify with (--verify-dynamic checks proxies and deterministic faults)` };
     const request = steps[0]?.request ?? requestFromPredicates(stub.predicates);
     if (kinds.includes('proxy')) return proxied(body, request);
     if (steps.length > 0) return sequence(body, steps);
     const fault = faultExpectation(stub);
-    if (fault === 'probabilistic') return `${what}: probabilistic fault, nothing certain to check`;
+    if (fault === 'probabilistic') return { skip: `${what}: probabilistic fault, nothing certain to check` };
     if (fault !== undefined) return faulted(body, request, fault);
-    return `${what}: nothing to verify with`;
+    return { skip: `${what}: nothing to verify with` };
   }
 
   try {
@@ -125,7 +130,7 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
         const id = isObject(stub) && typeof stub.id === 'string' ? ` (${stub.id})` : '';
         const label = `${name} stub ${stubIndex}${id}`;
         const result = isObject(stub) ? await verdictOf(body, stub) : { pass: false as const, reason: 'stub is not an object' };
-        if (typeof result === 'string') report({ verdict: 'SKIP', label, reason: result });
+        if ('skip' in result) report({ verdict: 'SKIP', label, reason: result.skip });
         else if (result.pass) report({ verdict: 'PASS', label, reason: result.note });
         else report({ verdict: 'FAIL', label, reason: result.reason });
       }
