@@ -1,6 +1,7 @@
 import { readConfigFile, ConfigFileError, type ConfigDocument } from '../../engine/config/index.js';
 import { parseRoutes, type Route } from '../../admin/front-door/index.js';
 import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
+import { DEFAULT_TTL_SECONDS, needsImplicitFlowStore } from '../../engine/state/index.js';
 import { dirname } from 'node:path';
 import type { CliOptions } from './options.js';
 
@@ -23,6 +24,8 @@ export function validateCommand(options: CliOptions, file: string): number {
   }
   const { imposters } = doc;
   const problems: string[] = [];
+  /** Lint findings that do not fail validation (SPEC §2.8 rule 2: E042). */
+  const warnings: string[] = [];
   const ports = new Set<number>();
   imposters.forEach((body, index) => {
     try {
@@ -30,6 +33,9 @@ export function validateCommand(options: CliOptions, file: string): number {
       const definition = parseImposter(body, { allowInjection: options.allowInjection, generateIds: false, scriptBase });
       if (definition.port !== 0 && ports.has(definition.port)) problems.push(`${file}: duplicate port ${definition.port}`);
       ports.add(definition.port);
+      if (needsImplicitFlowStore({ _svc: definition.config._svc, stubs: definition.stubs.map((s) => s.config) })) {
+        warnings.push(`${file}: ${label(body, index)}: warning E042: script or scenario stubs without _svc.flowState; an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS}) will be used`);
+      }
     } catch (err) {
       const messages = isSvcError(err) ? err.entries.map((e) => `${e.code}: ${e.message}`) : [(err as Error).message];
       for (const message of messages) problems.push(`${file}: ${label(body, index)}: ${message}`);
@@ -42,6 +48,7 @@ export function validateCommand(options: CliOptions, file: string): number {
     const messages = isSvcError(err) ? err.entries.map((e) => e.message) : [(err as Error).message];
     for (const message of messages) problems.push(`${file}: ${message}`);
   }
+  if (warnings.length > 0) process.stderr.write(`${warnings.join('\n')}\n`);
   if (problems.length > 0) {
     process.stderr.write(`${problems.join('\n')}\n`);
     return 1;
