@@ -31,7 +31,8 @@ test('javascript: a runtime error is a 500 and an endless loop a 504, both marke
     _svc: { scriptEngine: { timeoutMs: 2500 } },
     stubs: [
       { predicates: [{ equals: { path: '/boom' } }], responses: [script('throw new Error("boom");', 'javascript')] },
-      { responses: [script('for (;;) {}', 'javascript')] },
+      // Slow iterations: the deadline comes long before the sandbox's loop-iteration bound (a 500).
+      { responses: [script('for (;;) { JSON.stringify({ a: [1, 2, 3] }); }', 'javascript')] },
     ],
   });
   const boom = await call(port, 'GET', '/boom');
