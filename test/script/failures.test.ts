@@ -28,7 +28,7 @@ test('a javascript syntax error is a 400 at create naming line:col', async () =>
 test('javascript: a runtime error is a 500 and an endless loop a 504, both marked', async () => {
   const port = await svc.createImposter({
     // Long enough for the sandbox worker's cold start on a loaded machine.
-    _svc: { scriptEngine: { timeoutMs: 2500 } },
+    _svc: { scriptEngine: { timeoutMs: 4000 } },
     stubs: [
       { predicates: [{ equals: { path: '/boom' } }], responses: [script('throw new Error("boom");', 'javascript')] },
       // Slow iterations: the deadline comes long before the sandbox's loop-iteration bound (a 500).
@@ -88,7 +88,7 @@ test('loop {} answers 504 with both headers while another imposter keeps answeri
 
 test('debug matching runs predicate scripts: a looping one answers 504 "Debug matching timed out", a matching one reports _svc', async () => {
   const port = await svc.createImposter({
-    _svc: { scriptEngine: { timeoutMs: 300 } },
+    _svc: { scriptEngine: { timeoutMs: 1000 } },
     stubs: [
       { predicates: [{ equals: { path: '/loop' } }, { _svc: { script: { code: 'loop {}' } } }], responses: [{ is: {} }] },
       { predicates: [{ _svc: { script: { code: 'ctx.request.path == "/yes"' } } }], responses: [script('http(200)')] },
