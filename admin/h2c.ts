@@ -1,9 +1,8 @@
 import http2, { type Http2ServerRequest, type Http2Session, type OutgoingHttpHeaders } from 'node:http2';
 import type { IncomingMessage, OutgoingHttpHeader, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isHttp2Disabled } from '../engine/transport/index.js';
+import { isHttp2Disabled, sniffHttp2Preface } from '../engine/transport/index.js';
 
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 const SILENT_CLIENT_MS = 60_000;
 
 /** RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (node's compat layer throws on them). */
@@ -70,34 +69,30 @@ export function acceptH2c(server: Server, handler: Handler): void {
   // Session failures concern one client only.
   h2.on('sessionError', () => {});
   server.prependListener('connection', (socket: Socket) => {
-    let seen: Buffer | null = null;
     // Until node:http or node:http2 owns the socket, its errors (a client's RST) and silence are ours.
     const onError = (): void => { socket.destroy(); };
     socket.on('error', onError);
     const onSilent = (): void => { socket.destroy(); };
     socket.setTimeout(server.headersTimeout || SILENT_CLIENT_MS, onSilent);
-    const onData = (chunk: Buffer): void => {
-      const bytes = seen === null ? chunk : Buffer.concat([seen, chunk]);
-      const n = Math.min(bytes.length, PREFACE.length);
-      const isPreface = bytes.compare(PREFACE, 0, n, 0, n) === 0;
-      if (isPreface && bytes.length < PREFACE.length) {
-        seen = bytes;
-        return;
-      }
-      socket.off('data', onData);
+    const handOver = (bytes: Buffer): void => {
       socket.off('timeout', onSilent);
       socket.off('error', onError);
       socket.setTimeout(0);
       socket.pause();
       socket.unshift(bytes);
-      if (isPreface) {
+    };
+    sniffHttp2Preface(
+      socket,
+      (bytes) => {
+        handOver(bytes);
         h2.emit('connection', socket);
-      } else {
+      },
+      (bytes) => {
+        handOver(bytes);
         for (const listener of http1) listener.call(server, socket);
         socket.resume();
-      }
-    };
-    socket.on('data', onData);
+      },
+    );
   });
   // closeAllConnections covers only the connections node:http parses; HTTP/2 sessions close with them.
   const closeHttp1 = server.closeAllConnections.bind(server);

@@ -10,4 +10,5 @@ export { createListener } from './listener.js';
 export { connectionFilter, type ConnectionFilter } from './ip-filter.js';
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
+export { sniffHttp2Preface } from './preface-sniff.js';
 export { reasonPhrase } from './status-text.js';

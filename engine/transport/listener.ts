@@ -4,35 +4,24 @@ import type { Listener, ListenerOptions, RequestHandler } from './contract.js';
 import { H2Bridge } from './h2-bridge.js';
 import { Http1Connection, type ConnectionOptions } from './http1-connection.js';
 import { tlsServerOptions } from './tls-options.js';
-
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+import { sniffHttp2Preface } from './preface-sniff.js';
 
 function ignore(): void {}
 
 /**
- * Plain port with HTTP/2 enabled: look at the first bytes; the HTTP/2 preface hands the socket to
- * node:http2 (paused, bytes unshifted, never resumed here), anything else is HTTP/1.
+ * Plain port with HTTP/2 enabled: the HTTP/2 preface hands the socket to node:http2 (paused, bytes
+ * unshifted, never resumed here), anything else is HTTP/1.
  */
 function sniffPreface(socket: Socket, h2: H2Bridge, options: ConnectionOptions): void {
-  let seen: Buffer | null = null;
-  const onData = (chunk: Buffer): void => {
-    const bytes = seen === null ? chunk : Buffer.concat([seen, chunk]);
-    const n = Math.min(bytes.length, PREFACE.length);
-    const isPreface = bytes.compare(PREFACE, 0, n, 0, n) === 0;
-    if (isPreface && bytes.length < PREFACE.length) {
-      seen = bytes;
-      return;
-    }
-    socket.off('data', onData);
-    if (isPreface) {
+  sniffHttp2Preface(
+    socket,
+    (bytes) => {
       socket.pause();
       socket.unshift(bytes);
       h2.adopt(socket, socket);
-    } else {
-      new Http1Connection(socket, socket, options).onData(bytes);
-    }
-  };
-  socket.on('data', onData);
+    },
+    (bytes) => new Http1Connection(socket, socket, options).onData(bytes),
+  );
 }
 
 function listen(server: net.Server, port: number, host: string | undefined): Promise<void> {

@@ -1,0 +1,25 @@
+import type { Socket } from 'node:net';
+
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+
+/**
+ * Reads a plain connection's first bytes until they either are the HTTP/2 preface (h2c with prior
+ * knowledge) or cannot be, then calls exactly one of the two with everything read so far. The
+ * socket's 'data' listener is gone by then; the caller decides whether to pause and unshift.
+ */
+export function sniffHttp2Preface(socket: Socket, onHttp2: (bytes: Buffer) => void, onHttp1: (bytes: Buffer) => void): void {
+  let seen: Buffer | null = null;
+  const onData = (chunk: Buffer): void => {
+    const bytes = seen === null ? chunk : Buffer.concat([seen, chunk]);
+    const n = Math.min(bytes.length, PREFACE.length);
+    const isPreface = bytes.compare(PREFACE, 0, n, 0, n) === 0;
+    if (isPreface && bytes.length < PREFACE.length) {
+      seen = bytes;
+      return;
+    }
+    socket.off('data', onData);
+    if (isPreface) onHttp2(bytes);
+    else onHttp1(bytes);
+  };
+  socket.on('data', onData);
+}
