@@ -17,6 +17,22 @@ const COMMAND_TIMEOUT_MS = 2_000;
 /** How often `svc_active_flows` is refreshed from the server (expiry happens there, unseen). */
 const GAUGE_INTERVAL_MS = 2_000;
 
+/**
+ * Stores that share a server and key prefix share its flows set (and so its count): per metrics sink,
+ * only the first of them refreshes `svc_active_flows`, and the next takes over when it closes, so no
+ * flow counts twice.
+ */
+const gaugeGroups = new WeakMap<FlowStoreMetrics, Map<string, RedisFlowStore[]>>();
+
+function gaugeGroupsOf(metrics: FlowStoreMetrics): Map<string, RedisFlowStore[]> {
+  let groups = gaugeGroups.get(metrics);
+  if (!groups) {
+    groups = new Map();
+    gaugeGroups.set(metrics, groups);
+  }
+  return groups;
+}
+
 /** Rejections name the backend, so a 503 or script error says what failed. */
 function storeError(err: unknown): Error {
   return new Error(`redis flow store: ${(err as Error)?.message ?? String(err)}`);
@@ -40,15 +56,20 @@ export class RedisFlowStore implements FlowStore {
   readonly backend = 'redis' as const;
   private next = 0;
   private readonly ttlMs: number;
-  private readonly gauge: NodeJS.Timeout | undefined;
+  private gauge: NodeJS.Timeout | undefined;
   private reported = 0;
   private closed = false;
+  private readonly gaugeGroup: string;
 
   private constructor(private readonly pool: Redis[], private readonly options: RedisFlowStoreOptions) {
     this.ttlMs = options.ttlSeconds * 1000;
+    this.gaugeGroup = `${options.url}\n${options.keyPrefix}`;
     if (options.metrics) {
-      this.gauge = setInterval(() => void this.refreshGauge(), GAUGE_INTERVAL_MS);
-      this.gauge.unref();
+      const groups = gaugeGroupsOf(options.metrics);
+      const group = groups.get(this.gaugeGroup) ?? [];
+      groups.set(this.gaugeGroup, group);
+      group.push(this);
+      if (group.length === 1) this.startGauge();
     }
   }
 
@@ -177,6 +198,26 @@ export class RedisFlowStore implements FlowStore {
     return Number(await this.run('svcFlowActive', this.flowsKey()));
   }
 
+  private startGauge(): void {
+    this.gauge = setInterval(() => void this.refreshGauge(), GAUGE_INTERVAL_MS);
+    this.gauge.unref();
+  }
+
+  /** Leaves the gauge group, withdrawing what this store reported and handing the refresh on. */
+  private leaveGauge(): void {
+    if (!this.options.metrics) return;
+    const groups = gaugeGroupsOf(this.options.metrics);
+    const group = groups.get(this.gaugeGroup)!;
+    const wasReporting = group[0] === this;
+    group.splice(group.indexOf(this), 1);
+    if (group.length === 0) groups.delete(this.gaugeGroup);
+    if (!wasReporting) return;
+    clearInterval(this.gauge);
+    this.options.metrics.onActiveFlows(this.backend, -this.reported);
+    this.reported = 0;
+    group[0]?.startGauge();
+  }
+
   /** Reports the change since the last refresh; a failed refresh leaves the gauge as it was. */
   private async refreshGauge(): Promise<void> {
     try {
@@ -189,11 +230,11 @@ export class RedisFlowStore implements FlowStore {
     }
   }
 
+  /** Idempotent. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    if (this.gauge) clearInterval(this.gauge);
-    this.options.metrics?.onActiveFlows(this.backend, -this.reported);
-    this.reported = 0;
+    this.leaveGauge();
     await Promise.all(this.pool.map((connection) => connection.quit().catch(() => connection.disconnect())));
   }
 }

@@ -131,6 +131,31 @@ test('svc_active_flows follows the server within its refresh period, and drops t
   assert.equal([...backends], ['redis']);
 });
 
+test('stores sharing a server and prefix count their shared flows once, and hand the count over on close', async () => {
+  const { redis } = setup.get();
+  let gauge = 0;
+  const shared: FlowStoreMetrics = { onFlowStateOp: () => undefined, onActiveFlows: (_backend, delta) => { gauge += delta; } };
+  const options = { url: redis.url, poolSize: 1, keyPrefix: 'shared:', ttlSeconds: 60, metrics: shared };
+  const [first, second] = [await RedisFlowStore.open(options), await RedisFlowStore.open(options)];
+  const waitFor = async (wanted: number): Promise<void> => {
+    for (let i = 0; i < 50 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is(gauge, wanted);
+  };
+  try {
+    await first.set('s1', 'k', 1);
+    await second.set('s2', 'k', 1);
+    await waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.is(gauge, 2, 'still 2 after another refresh period: not counted per store');
+    await first.close();
+    await waitFor(2);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+  assert.is(gauge, 0);
+});
+
 test('a store whose server went away works again once it is back (reconnects in the background)', async () => {
   setup.get();
   const first = await startRedis();
