@@ -33,15 +33,19 @@ export interface StubInfo {
   scenarioState?: string;
 }
 
-export interface RunMessage {
-  type: 'run';
-  id: number;
+/** What one script run is given, whichever engine runs it. */
+export interface ScriptInput {
   source: string;
   placement: Placement;
   request: ScriptRequestData;
   response?: ScriptResponseData;
   flowId: string;
   stub: StubInfo;
+}
+
+export interface RunMessage extends ScriptInput {
+  type: 'run';
+  id: number;
   /** Epoch milliseconds: the script is interrupted there. */
   deadline: number;
 }

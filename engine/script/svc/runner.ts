@@ -20,20 +20,14 @@ import type { ScriptEngineName } from './spec.js';
 import { workerSpawner } from '../spawn-worker.js';
 import type { LogLevel } from './ctx.js';
 import { StateChannel } from './state-bridge.js';
-import type { DoneMessage, Placement, RunMessage, RunOutcome, ScriptErrorType, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo, WorkerMessage } from './protocol.js';
+import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 
 const GRACE_MS = 1000;
 
-export interface ScriptRun {
+export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
   /** The imposter (JavaScript sandboxes are per imposter). */
   scope: number;
-  source: string;
-  placement: Placement;
-  request: ScriptRequestData;
-  response?: ScriptResponseData;
-  flowId: string;
-  stub: StubInfo;
   timeoutMs: number;
   store: FlowStore;
 }
