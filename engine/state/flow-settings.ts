@@ -60,9 +60,9 @@ function hasStatefulResponse(stub: Record<string, unknown>): boolean {
 }
 
 /**
- * SPEC §2.8 rule 2: an imposter without `_svc.flowState` whose stubs use a `_svc.script` response or a
- * scenario field (or `_svc.stateOps`, which needs somewhere to write) still needs state, so it gets an implicit in-memory store (rule 3: otherwise noop).
- * `config.stubs` are the imposter's stubs (raw configs).
+ * SPEC §2.8 rule 2: an imposter without `_svc.flowState` whose stubs use `_svc.script` or a scenario
+ * field (or `_svc.stateOps`, which needs somewhere to write) still needs state, so it gets an implicit
+ * in-memory store (rule 3: otherwise noop). `config.stubs` are the imposter's stubs (raw configs).
  */
 export function needsImplicitFlowStore(config: { stubs?: unknown; _svc?: unknown }): boolean {
   if (isObject(config._svc) && config._svc.flowState !== undefined) return false;

@@ -1,7 +1,7 @@
 import type { Logger } from '../log/index.js';
 import type { FlowStore } from './flow-store.js';
 import type { FlowStoreMetrics } from './flow-metrics.js';
-import { DEFAULT_TTL_SECONDS, flowStateOf, flowStateSettings, stubsNeedFlowStore } from './flow-settings.js';
+import { DEFAULT_TTL_SECONDS, flowStateSettings, stubsNeedFlowStore } from './flow-settings.js';
 import { MemoryFlowStore } from './memory-flow-store.js';
 import { NoopFlowStore } from './noop-flow-store.js';
 import { RedisFlowStore } from './redis-flow-store.js';
@@ -20,7 +20,7 @@ export function localFlowStore(config: Record<string, unknown>, stubs: readonly 
   const settings = flowStateSettings(config);
   if (settings?.backend === 'redis') throw new Error('a redis flow store must be opened with openRemoteFlowStore');
   if (settings) return new MemoryFlowStore({ ttlSeconds: settings.ttlSeconds, metrics });
-  if (flowStateOf(config) === undefined && stubsNeedFlowStore(stubs)) return implicitFlowStore(log, port, metrics);
+  if (stubsNeedFlowStore(stubs)) return implicitFlowStore(log, port, metrics);
   return new NoopFlowStore();
 }
 
