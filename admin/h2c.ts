@@ -1,12 +1,9 @@
 import http2, { type Http2ServerRequest, type Http2Session, type OutgoingHttpHeaders } from 'node:http2';
 import type { IncomingMessage, OutgoingHttpHeader, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isHttp2Disabled, sniffHttp2Preface } from '../engine/transport/index.js';
+import { CONNECTION_SPECIFIC_HEADERS, isHttp2Disabled, sniffHttp2Preface } from '../engine/transport/index.js';
 
 const SILENT_CLIENT_MS = 60_000;
-
-/** RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2 (node's compat layer throws on them). */
-const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
 
 type HeaderInput = OutgoingHttpHeaders | readonly OutgoingHttpHeader[] | readonly (readonly string[])[];
 
@@ -15,7 +12,7 @@ function h2HeadersOf(headers: HeaderInput | undefined): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const add = (name: string, value: OutgoingHttpHeader | undefined): void => {
     const lower = name.toLowerCase();
-    if (value === undefined || CONNECTION_SPECIFIC.has(lower)) return;
+    if (value === undefined || CONNECTION_SPECIFIC_HEADERS.has(lower)) return;
     const previous = out[lower];
     if (previous === undefined) out[lower] = value;
     else out[lower] = [...(Array.isArray(previous) ? previous : [String(previous)]), ...(Array.isArray(value) ? value : [String(value)])];
@@ -37,7 +34,7 @@ function h2HeadersOf(headers: HeaderInput | undefined): OutgoingHttpHeaders {
 /** The compat response with HTTP/1-only headers dropped, so handlers written for node:http run unchanged. */
 class AdminH2Response extends http2.Http2ServerResponse {
   override setHeader(name: string, value: number | string | readonly string[]): void {
-    if (!CONNECTION_SPECIFIC.has(name.toLowerCase())) super.setHeader(name, value);
+    if (!CONNECTION_SPECIFIC_HEADERS.has(name.toLowerCase())) super.setHeader(name, value);
   }
 
   override writeHead(statusCode: number, ...rest: unknown[]): this {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { WireRequest } from '../model/request.js';
 import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import { errorEnvelope } from './envelope.js';
+import { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 
 /** Per-socket facts a stream needs; stored on the socket because `session.socket` is a proxy to it. */
 interface SocketInfo {
@@ -17,9 +18,6 @@ interface SocketInfo {
 const INFO = Symbol('svc.h2.socketInfo');
 type TaggedSocket = Socket & { [INFO]?: SocketInfo };
 
-/** RFC 9113 §8.2.2: connection-specific fields are malformed in HTTP/2; dropped instead of failing. */
-const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
-
 const { NGHTTP2_NO_ERROR } = http2.constants;
 
 function messageOf(error: unknown): string {
@@ -31,7 +29,8 @@ function toHttp2Headers(statusCode: number, headers: OutgoingHeaders, bodyLength
   let hasLength = false;
   for (const [name, value] of headers) {
     const lower = name.toLowerCase();
-    if (CONNECTION_SPECIFIC.has(lower) || (lower === 'te' && value.toLowerCase() !== 'trailers')) continue;
+    // Connection-specific fields are dropped instead of failing the response.
+    if (CONNECTION_SPECIFIC_HEADERS.has(lower) || (lower === 'te' && value.toLowerCase() !== 'trailers')) continue;
     if (lower === 'content-length') hasLength = true;
     const previous = out[lower];
     if (previous === undefined) out[lower] = value;

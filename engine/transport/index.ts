@@ -11,4 +11,5 @@ export { connectionFilter, type ConnectionFilter } from './ip-filter.js';
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
 export { sniffHttp2Preface } from './preface-sniff.js';
+export { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 export { reasonPhrase } from './status-text.js';
