@@ -2,8 +2,7 @@ import type { RouteTableTarget } from '../../engine/config/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { WireRequest } from '../../engine/model/index.js';
 import { errors, SvcError } from '../../engine/model/index.js';
-import { createListener, isHttp2Disabled, type OutgoingHeaders, type ResponseSink } from '../../engine/transport/index.js';
-import { formatListenAddress, parseListenAddress } from './address.js';
+import { createListener, formatListenAddress, isHttp2Disabled, parseListenAddress, type OutgoingHeaders, type ResponseSink } from '../../engine/transport/index.js';
 import { pathOf, RouteMatcher } from './route-matcher.js';
 import { parseRoutes, type Route } from './route-table.js';
 

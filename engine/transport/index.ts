@@ -12,4 +12,5 @@ export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
 export { sniffHttp2Preface } from './preface-sniff.js';
 export { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
+export { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
 export { reasonPhrase } from './status-text.js';

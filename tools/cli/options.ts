@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isLogLevel, type LogLevel } from '../../engine/log/index.js';
 import { isObject } from '../../engine/model/index.js';
-import { parseListenAddress } from '../../admin/front-door/index.js';
+import { parseListenAddress } from '../../engine/transport/index.js';
 import { parseLogFilter } from './log-filter.js';
 
 /** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */

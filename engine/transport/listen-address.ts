@@ -1,10 +1,10 @@
-/** Where the front door listens; no host binds every interface, as imposters do. */
+/** Where a listener (front door, embedded planes) binds; no host binds every interface, as imposters do. */
 export interface ListenAddress {
   host?: string;
   port: number;
 }
 
-/** `host:port`, `[v6]:port`, `:port` or a bare port (the `--front-door` forms); undefined when malformed. */
+/** `host:port`, `[v6]:port`, `:port` or a bare port (`--front-door`, the embedding API); undefined when malformed. */
 export function parseListenAddress(text: string): ListenAddress | undefined {
   const found = /^(?:(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+)?:)?(\d{1,5})$/.exec(text);
   if (found === null) return undefined;
