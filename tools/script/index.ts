@@ -10,7 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RhaiEngine, RhaiError, formatJson, type RhaiValue } from '../../engine/script/rhai/index.js';
-import { registerResults } from '../../engine/script/svc/index.js';
+import { registerResults, scriptEngineNamed, scriptEngineOfFile } from '../../engine/script/svc/index.js';
 import { cliCtx, memoryState, type RequestFile } from './ctx.js';
 import { evalJavaScript } from './eval-js.js';
 
@@ -48,7 +48,7 @@ function parseArgs(argv: string[]): EvalArgs {
     else throw new UsageError(`unexpected argument ${a}`);
   }
   if (file === undefined) throw new UsageError('missing <file>');
-  return { file, engine: engine ?? (file.endsWith('.js') ? 'javascript' : 'rhai'), request, deadlineMs };
+  return { file, engine: engine ?? scriptEngineOfFile(file) ?? 'rhai', request, deadlineMs };
 }
 
 export async function scriptCommand(argv: string[]): Promise<number> {
@@ -64,8 +64,8 @@ export async function scriptCommand(argv: string[]): Promise<number> {
     process.stderr.write(`svc script: ${(e as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  const javascript = args.engine === 'javascript' || args.engine === 'js';
-  if (!javascript && args.engine !== 'rhai') {
+  const engineName = scriptEngineNamed(args.engine);
+  if (engineName === undefined) {
     process.stderr.write(`svc script: unknown engine '${args.engine}' (expected rhai or javascript)\n`);
     return 2;
   }
@@ -80,7 +80,7 @@ export async function scriptCommand(argv: string[]): Promise<number> {
     return 2;
   }
 
-  if (javascript) return evalJavaScript(args.file, source, request, args.deadlineMs);
+  if (engineName === 'javascript') return evalJavaScript(args.file, source, request, args.deadlineMs);
   const err = (line: string): void => void process.stderr.write(line + '\n');
   const engine = new RhaiEngine({ print: err, debug: (text, pos) => err(`[${args.file}:${pos.line}:${pos.col}] ${text}`) });
   registerResults(engine);

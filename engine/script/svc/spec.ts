@@ -42,7 +42,19 @@ export class ScriptSpecError extends Error {}
 
 const ENGINES: Record<string, ScriptEngineName> = { rhai: 'rhai', javascript: 'javascript', js: 'javascript' };
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** An `engine` value (`rhai`, `javascript` or its alias `js`) as the engine it names; undefined when unknown. */
+export function scriptEngineNamed(name: string): ScriptEngineName | undefined {
+  return Object.hasOwn(ENGINES, name) ? ENGINES[name] : undefined;
+}
+
+/** The engine a script file's extension implies (`.rhai`, `.js`); undefined for any other name. */
+export function scriptEngineOfFile(file: string): ScriptEngineName | undefined {
+  if (file.endsWith('.rhai')) return 'rhai';
+  if (file.endsWith('.js')) return 'javascript';
+  return undefined;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -61,7 +73,7 @@ export function scriptSettingsOf(config: Record<string, unknown>, base: ScriptBa
       // A timeoutMs that is not a positive number reads as the default (scriptTimeoutOf), as for inject.
       const given = svc.scriptEngine.defaultEngine;
       if (given !== undefined) {
-        const engine = typeof given === 'string' ? ENGINES[given] : undefined;
+        const engine = typeof given === 'string' ? scriptEngineNamed(given) : undefined;
         if (engine) defaultEngine = engine;
         else problems.push("'_svc.scriptEngine.defaultEngine' must be rhai or javascript");
       }
@@ -86,13 +98,11 @@ export function scriptSettingsOf(config: Record<string, unknown>, base: ScriptBa
 
 function engineOf(spec: Record<string, unknown>, file: string | undefined, settings: ScriptSettings, where: string): ScriptEngineName {
   if (spec.engine !== undefined) {
-    const engine = typeof spec.engine === 'string' ? ENGINES[spec.engine] : undefined;
+    const engine = typeof spec.engine === 'string' ? scriptEngineNamed(spec.engine) : undefined;
     if (!engine) throw new ScriptSpecError(`${where}: 'engine' must be rhai, javascript or js`);
     return engine;
   }
-  if (file?.endsWith('.rhai')) return 'rhai';
-  if (file?.endsWith('.js')) return 'javascript';
-  return settings.defaultEngine;
+  return (file === undefined ? undefined : scriptEngineOfFile(file)) ?? settings.defaultEngine;
 }
 
 function readScriptFile(file: string, base: ScriptBase, where: string): string {

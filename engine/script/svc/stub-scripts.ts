@@ -7,16 +7,12 @@
  * - wait: `_behaviors: {"wait": {"_svc": {"script": S}}}` (entry `delay(ctx)`).
  */
 import type { Placement } from './protocol.js';
-import { resolveScript, ScriptSpecError, type ScriptSettings } from './spec.js';
+import { isObject, resolveScript, ScriptSpecError, type ScriptSettings } from './spec.js';
 
 export interface StubScript {
   placement: Placement;
   spec: unknown;
   where: string;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The spec of a `{"_svc": {"script": S}}` holder, or undefined when `value` is not one. */
