@@ -16,10 +16,8 @@ import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarn
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
-  applyStateOps, compileStateOps, type FlowIdSource, type FlowStore, type StateOp,
+  applyStateOps, compileStateOps, readScenarioState, StubGates, type FlowIdSource, type FlowStore, type GatedRequest, type StateOp,
 } from '../state/index.js';
-import { StubGates, type GatedRequest } from '../state/index.js';
-import { readScenarioState } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
@@ -57,7 +55,8 @@ export class Imposter {
   /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */
   warnings: readonly StubWarning[] = [];
   private stubList: LiveStub[] = [];
-  private matcher: StubSetMatcher;
+  /** Set by `adopt`, from the constructor on. */
+  private matcher!: StubSetMatcher;
   /** Matching rule 5 (spaces, scenario states); undefined when no stub has those fields. */
   private gates: StubGates | undefined;
   private readonly defaults: IsFields | undefined;
@@ -73,7 +72,7 @@ export class Imposter {
   /** `_svc.scriptEngine`, `_svc.scripts` and the `file:` base: what stub edits validate and compile scripts against. */
   readonly scriptSettings: ScriptSettings;
   /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
-  private predicateScripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
+  private predicateScripts!: WeakMap<object, { script: CompiledScript; ruleId: string }>;
 
   constructor(
     definition: ImposterDefinition, port: number,
@@ -119,12 +118,7 @@ export class Imposter {
     };
     this.flowIdSource = flowIdSourceFor(definition.config);
     this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
-    this.stubList = definition.stubs.map((stub) => this.liveStub(stub));
-    this.matcher = compileStubSet(this.stubList.map((s) => s.config));
-    this.predicateScripts = predicateScriptsOf(this.stubList.map((s) => s.config), this.scriptSettings, port);
-    this.gates = StubGates.compile(this.stubList.map((s) => s.config));
-    this.analyse();
-    this.usesTcpFault = stubsUseTcpFault(definition.stubs.map((s) => s.config));
+    this.adopt(definition.stubs.map((stub) => this.liveStub(stub)));
   }
 
   get stubs(): readonly LiveStub[] {
@@ -157,9 +151,9 @@ export class Imposter {
    * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
-  private upgradeFlowStore(stubs: readonly LiveStub[]): void {
+  private upgradeFlowStore(configs: ReadonlyArray<Record<string, unknown>>): void {
     if (this.store.backend !== 'noop' || flowStateOf(this.config) !== undefined) return;
-    if (!stubsNeedFlowStore(stubs.map((s) => s.config))) return;
+    if (!stubsNeedFlowStore(configs)) return;
     this.store = implicitFlowStore(this.log, this.port, this.observers);
   }
 
@@ -172,13 +166,19 @@ export class Imposter {
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
-    this.upgradeFlowStore(stubs);
-    this.matcher = compileStubSet(stubs.map((s) => s.config));
-    this.predicateScripts = predicateScriptsOf(stubs.map((s) => s.config), this.scriptSettings, this.port);
-    this.gates = StubGates.compile(stubs.map((s) => s.config));
+    this.upgradeFlowStore(stubs.map((s) => s.config));
+    this.adopt(stubs);
+  }
+
+  /** Everything derived from the stub list, computed once per change: matcher, script predicates, gates, warnings, the tcp-fault flag. */
+  private adopt(stubs: LiveStub[]): void {
+    const configs = stubs.map((s) => s.config);
+    this.matcher = compileStubSet(configs);
+    this.predicateScripts = predicateScriptsOf(configs, this.scriptSettings, this.port);
+    this.gates = StubGates.compile(configs);
     this.stubList = stubs;
-    this.analyse();
-    this.usesTcpFault = stubsUseTcpFault(stubs.map((s) => s.config));
+    this.analyse(configs);
+    this.usesTcpFault = stubsUseTcpFault(configs);
   }
 
   /** Proxy recording (SPEC §2.3): a new stub at `index`, added while serving. */
@@ -200,9 +200,9 @@ export class Imposter {
   private readonly logLine = (message: string): void => this.log.warn(`imposter ${this.port}: ${message}`);
 
   /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list. */
-  private analyse(): void {
+  private analyse(configs: ReadonlyArray<Record<string, unknown>>): void {
     const known = new Set(this.warnings.map((w) => w.message));
-    this.warnings = analyzeStubs(this.stubList.map((s) => s.config));
+    this.warnings = analyzeStubs(configs);
     for (const w of this.warnings) {
       if (!known.has(w.message)) this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
     }
