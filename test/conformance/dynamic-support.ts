@@ -10,6 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import { freePort, http, type RunningServer } from '../helpers/servers.js';
 import type { Test } from 'uvu';
 import { ignoredHeaders, startPair } from '../helpers/pair.js';
+import { suiteResource } from '../helpers/suite-resource.js';
 
 export type Protocol = 'http' | 'https';
 
@@ -148,25 +149,9 @@ async function clearBoth(pair: DynamicPair): Promise<void> {
   await Promise.allSettled(pair.sides.map((side) => http('DELETE', `${side.admin}/imposters`)));
 }
 
-/**
- * One pair for a whole suite, imposters cleared after each test; a failed start is thrown by each
- * test through the accessor (a throwing `before` would abort the whole uvu run).
- */
+/** One pair for a whole suite, imposters cleared after each test (see suiteResource for a failed start). */
 export function dynamicPairForSuite(test: Test): () => DynamicPair {
-  let pair: DynamicPair | Error = new Error('pair not started');
-  test.before(async () => {
-    pair = await startDynamicPair().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-  });
-  test.after(async () => {
-    if (!(pair instanceof Error)) await pair.stop();
-  });
-  test.after.each(async () => {
-    if (!(pair instanceof Error)) await clearBoth(pair);
-  });
-  return () => {
-    if (pair instanceof Error) throw pair;
-    return pair;
-  };
+  return suiteResource(test, startDynamicPair, { stop: (pair) => pair.stop(), afterEach: clearBoth });
 }
 
 /** Milliseconds one call takes. */

@@ -17,6 +17,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, http, startMountebank, startSvc, type HttpOptions, type HttpResponse, type RunningServer } from './servers.js';
+import { suiteResource } from './suite-resource.js';
 
 /** DIFF_SVC=mb: the "svc" side is a second mountebank. */
 export const svcIsMountebank = process.env.DIFF_SVC === 'mb';
@@ -53,26 +54,9 @@ export async function startPair(args: string[] = []): Promise<Pair> {
   };
 }
 
-/**
- * One pair for a whole suite, imposters deleted after each test. A failed start is kept and thrown
- * by each test through the returned accessor: a throwing `before` hook would abort the whole uvu run,
- * taking the other test files with it.
- */
+/** One pair for a whole suite, imposters deleted after each test (see suiteResource for a failed start). */
 export function pairForSuite(test: Test, args: string[] = []): () => Pair {
-  let pair: Pair | Error = new Error('pair not started');
-  test.before(async () => {
-    pair = await startPair(args).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-  });
-  test.after(async () => {
-    if (!(pair instanceof Error)) await pair.stop();
-  });
-  test.after.each(async () => {
-    if (!(pair instanceof Error)) await deleteAll(pair);
-  });
-  return () => {
-    if (pair instanceof Error) throw pair;
-    return pair;
-  };
+  return suiteResource(test, () => startPair(args), { stop: (pair) => pair.stop(), afterEach: deleteAll });
 }
 
 export interface SideImposters {
