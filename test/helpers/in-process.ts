@@ -15,10 +15,24 @@ export interface InProcessSvc {
   manager: ImposterManager;
   /** The admin plane's node:http server. */
   server: Server;
-  admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse & { json: any }>;
+  admin: AdminCall;
   /** POSTs an http imposter on a free port (the config may override both) and returns its port; anything but 201 fails the test. */
   createImposter(config: Record<string, unknown>): Promise<number>;
   stop(): Promise<void>;
+}
+
+export type AdminCall = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<HttpResponse & { json: any }>;
+
+/** Calls to an admin plane on loopback `port`: JSON bodies (strings sent as they are), the answer with its body parsed when it is JSON. */
+export function adminCaller(port: number): AdminCall {
+  return async (method, path, body, headers = {}) => {
+    const opts: HttpOptions = { headers: { 'Content-Type': 'application/json', ...headers } };
+    if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);
+    const res = await http(method, `http://127.0.0.1:${port}${path}`, opts);
+    let json: any;
+    try { json = JSON.parse(res.body); } catch { json = undefined; }
+    return { ...res, json };
+  };
 }
 
 export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string; events?: EventHub; scriptsDir?: string } = {}): Promise<InProcessSvc> {
@@ -34,14 +48,7 @@ export async function startInProcess(options: { allowInjection?: boolean; apiKey
     },
   });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
-  async function adminCall(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-    const opts: HttpOptions = { headers: { 'Content-Type': 'application/json', ...headers } };
-    if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);
-    const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, opts);
-    let json: any;
-    try { json = JSON.parse(res.body); } catch { json = undefined; }
-    return { ...res, json };
-  }
+  const adminCall = adminCaller(admin.port);
   return {
     adminPort: admin.port,
     manager,

@@ -13,13 +13,14 @@ import { createAdminServer, listenAdmin, InterceptControl } from '../../admin/in
 import { imposterProtocols } from '../../admin/intercept/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { freePort, http, type HttpResponse } from '../helpers/servers.js';
+import { adminCaller, type AdminCall } from '../helpers/in-process.js';
+import { freePort } from '../helpers/servers.js';
 
 export interface InterceptServer {
   adminPort: number;
   control: InterceptControl;
   manager: ImposterManager;
-  admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse & { json: any }>;
+  admin: AdminCall;
   /** POSTs /intercept (201 or the test fails) and returns the answer. */
   startIntercept(body?: unknown): Promise<{ interceptPort: number; interceptUrl: string; caCertPem?: string; caKeyPem?: string }>;
   stop(): Promise<void>;
@@ -36,15 +37,7 @@ export async function startInterceptServer(options: { requireAdminAuth?: boolean
   };
   const server = createAdminServer({ manager, log, settings, intercept: control });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
-  async function adminCall(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-    const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, {
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    let json: any;
-    try { json = JSON.parse(res.body); } catch { json = undefined; }
-    return { ...res, json };
-  }
+  const adminCall = adminCaller(admin.port);
   return {
     adminPort: admin.port,
     control,
