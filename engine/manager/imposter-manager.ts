@@ -209,7 +209,7 @@ export class ImposterManager {
   /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
   parse(body: unknown, generateIds = true, scriptBase?: ScriptBase): ImposterDefinition {
     const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
-    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base });
+    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base, csvRoot: this.csvRoot(scriptBase) });
   }
 
   /** POST /imposters. */
@@ -520,7 +520,12 @@ export class ImposterManager {
   // ---- stubs (SPEC §4.3) ----
 
   private stubOptions(generateIds: boolean, imposter: Imposter) {
-    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings };
+    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings, csvRoot: this.csvRoot(imposter.scriptSettings.base) };
+  }
+
+  /** Lookup CSVs are confined like `file:` scripts: under `--scripts-dir`, for imposters not loaded from a config file. */
+  private csvRoot(base: ScriptBase | undefined): string | undefined {
+    return base === undefined || base.confined ? this.options.scriptsDir : undefined;
   }
 
   replaceStubs(port: number, stubs: unknown, generateIds = true): Imposter {

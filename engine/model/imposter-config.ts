@@ -34,6 +34,8 @@ export interface ParseOptions {
   scriptBase?: ScriptBase;
   /** The imposter's script settings, when stubs are parsed for an existing imposter. */
   scripts?: ScriptSettings;
+  /** `--scripts-dir` for admin-created imposters: lookup CSV paths must lie under it (absent: any path, as in mountebank). */
+  csvRoot?: string;
 }
 
 const SUPPORTED_PROTOCOLS = new Set<string>(['http', 'https']);
@@ -124,7 +126,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
       errs.push(errorEntries.badData('unrecognized response type', response));
       continue;
     }
-    for (const problem of behaviorProblems(response)) errs.push(errorEntries.badData(problem.message, problem.source));
+    for (const problem of behaviorProblems(response, options.csvRoot)) errs.push(errorEntries.badData(problem.message, problem.source));
     validateRepeat(response, errs);
     for (const message of proxyProblems(response)) errs.push(errorEntries.badData(message, stub));
     if (!hasResponseType(response)) {

@@ -2,6 +2,8 @@
  * Create-time validation of behaviors with mountebank's messages
  * (`<behavior> behavior "<field>" field <problem>`), plus svc's wait extensions.
  */
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { isObject, MAX_DELAY_MS } from '../../model/index.js';
 import { behaviorEntries, entrySteps } from './steps.js';
 
@@ -176,8 +178,34 @@ function checkStep(kind: string, value: unknown, report: (path: string, message:
   for (const [name, rule] of Object.entries(RECORD_RULES[kind])) checkField(child(value, name), name, rule, report);
 }
 
-/** Every behavior problem of one response (empty when valid). */
-export function behaviorProblems(response: Record<string, unknown>): BehaviorProblem[] {
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return !(rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * A lookup CSV path (read as given, relative to the working directory, as in mountebank) must lie under
+ * `root`, also once symbolic links are followed, like `file:` scripts under `--scripts-dir`.
+ */
+function checkCsvConfined(value: unknown, root: string, report: (path: string, message: string) => void): void {
+  const csv = isObject(value) && isObject(value.fromDataSource) ? value.fromDataSource.csv : undefined;
+  if (!isObject(csv) || typeof csv.path !== 'string') return;
+  const path = resolve(csv.path);
+  if (!isInside(root, path) || !isInside(realOrSelf(root), realOrSelf(path))) {
+    report('fromDataSource.csv.path', `must be inside the scripts directory (${root})`);
+  }
+}
+
+/** Every behavior problem of one response (empty when valid); `csvRoot` (`--scripts-dir`) confines lookup CSV paths. */
+export function behaviorProblems(response: Record<string, unknown>, csvRoot?: string): BehaviorProblem[] {
   const entries = behaviorEntries(response);
   if (entries === undefined) {
     const field = response._behaviors !== undefined ? '_behaviors' : 'behaviors';
@@ -192,7 +220,9 @@ export function behaviorProblems(response: Record<string, unknown>): BehaviorPro
     }
     const steps = entrySteps(entry);
     for (const { kind, value } of steps) {
-      checkStep(kind, value, (path, message) => problems.push({ message: `${kind} behavior "${path}" field ${message}`, source: entry }));
+      const report = (path: string, message: string): void => { problems.push({ message: `${kind} behavior "${path}" field ${message}`, source: entry }); };
+      checkStep(kind, value, report);
+      if (kind === 'lookup' && csvRoot !== undefined) checkCsvConfined(value, csvRoot, report);
     }
     const keys = Object.keys(entry);
     if (steps.length === 0 && keys.length > 0) problems.push({ message: `Unrecognized behavior: "${keys[0]}"`, source: entry });
