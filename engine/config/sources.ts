@@ -144,7 +144,7 @@ export class ConfigSources {
     let created: number[] = [];
     try {
       const all = [...config, ...dataDir];
-      const { report } = await this.manager.applyAll(all.map((c) => c.body), false, all.map(scriptBaseOf));
+      const { report } = await this.manager.applyAll(all.map((c) => c.body), false, all.map(scriptBaseOf), { partial: true });
       created = report.created;
       return report;
     } finally {

@@ -4,16 +4,17 @@ import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
   type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
-import { createListener, defaultKeyPair, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
+import { checkBindable, createListener, defaultKeyPair, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
-import type { Logger } from '../log/index.js';
+import { canonicalJson } from '../analysis/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
 import { PortAllocator } from './port-allocator.js';
 import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, putFlowState } from './flow-state-api.js';
-import { flowStateOf, openRemoteFlowStore, type FlowStore } from '../state/index.js';
+import { flowStateOf, NoopFlowStore, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 import { SvcScriptRunner, type ScriptBase } from '../script/svc/index.js';
@@ -52,7 +53,8 @@ export interface ApplyReport {
   stubPatched: number[];
   deleted: number[];
   unchanged: number[];
-  failed: Array<{ port: number; error: string }>;
+  /** `restored`: a replacement failed and the imposter it replaced runs again as it was (journal and flow state not kept). */
+  failed: Array<{ port: number; error: string; restored?: boolean }>;
 }
 
 export interface SavedRequestsQuery {
@@ -85,8 +87,48 @@ async function tlsOf(definition: ImposterDefinition): Promise<Record<string, unk
   return tlsMetadata(definition.config, fallback);
 }
 
+/** The definition a running imposter was built from (to start it again when its replacement fails). */
+function definitionOf(imposter: Imposter): ImposterDefinition {
+  return {
+    port: imposter.port,
+    protocol: imposter.protocol as ImposterDefinition['protocol'],
+    config: imposter.config,
+    stubs: imposter.stubs.map((live) => ({ config: live.config })),
+    scripts: imposter.scriptSettings,
+  };
+}
+
 function isPemList(value: unknown): value is string | string[] {
   return typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+}
+
+/** Configs keyed by content (canonical JSON), each key's entries in list order: equal-config lookups in O(1). */
+class ConfigPool<T> {
+  private readonly byKey = new Map<string, { entries: T[]; next: number }>();
+
+  constructor(entries: readonly T[], key: (entry: T) => string) {
+    for (const entry of entries) {
+      const k = key(entry);
+      const bucket = this.byKey.get(k);
+      if (bucket) bucket.entries.push(entry);
+      else this.byKey.set(k, { entries: [entry], next: 0 });
+    }
+  }
+
+  /** Removes and returns the earliest entry under `key` that `usable` accepts; unusable ones met on the way are dropped. */
+  take(key: string, usable: (entry: T) => boolean = () => true): T | undefined {
+    const bucket = this.byKey.get(key);
+    while (bucket && bucket.next < bucket.entries.length) {
+      const entry = bucket.entries[bucket.next++];
+      if (usable(entry)) return entry;
+    }
+    return undefined;
+  }
+}
+
+function withoutId(config: Record<string, unknown>): string {
+  const { id: _id, ...rest } = config;
+  return canonicalJson(rest);
 }
 
 /**
@@ -95,13 +137,13 @@ function isPemList(value: unknown): value is string | string[] {
  * when ids are generated.
  */
 function withStubIds(definition: ImposterDefinition, current: Imposter | undefined, generateIds: boolean): ImposterDefinition {
-  const pool = current ? current.stubs.map((live) => live.config) : [];
+  const pool = new ConfigPool(current ? current.stubs.map((live) => live.config) : [], withoutId);
   const taken = new Set<unknown>(definition.stubs.map((stub) => stub.config.id).filter((id) => id !== undefined));
   const stubs = definition.stubs.map((stub): StubDefinition => {
     if (stub.config.id !== undefined) return stub;
-    const at = pool.findIndex((config) => !taken.has(config.id) && isDeepStrictEqual({ ...config, id: undefined }, { ...stub.config, id: undefined }));
-    if (at !== -1) {
-      const [match] = pool.splice(at, 1);
+    // A taken id stays taken, so a pool entry passed over for it is never wanted later.
+    const match = pool.take(withoutId(stub.config), (config) => !taken.has(config.id));
+    if (match) {
       if (match.id === undefined) return stub;
       taken.add(match.id);
       return { ...stub, config: { id: match.id, ...stub.config } };
@@ -167,7 +209,7 @@ export class ImposterManager {
   /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
   parse(body: unknown, generateIds = true, scriptBase?: ScriptBase): ImposterDefinition {
     const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
-    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base });
+    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base, csvRoot: this.csvRoot(scriptBase) });
   }
 
   /** POST /imposters. */
@@ -323,7 +365,11 @@ export class ImposterManager {
    * changed replaced (or stub-patched when only stubs differ), unchanged kept with their journal and
    * cycling state; explicit ports first, then auto-assigned ones.
    */
-  applyAll(bodies: unknown, generateIds = true, scriptBases: ReadonlyArray<ScriptBase | undefined> = []): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+  applyAll(
+    bodies: unknown, generateIds = true, scriptBases: ReadonlyArray<ScriptBase | undefined> = [],
+    /** Startup and reload apply what they can and report the rest (a persisted imposter whose port is taken is listed, the others start). */
+    options: { partial?: boolean } = {},
+  ): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
     if (!Array.isArray(bodies)) throw errors.badData("'imposters' must be an array");
     const definitions = bodies.map((body, i) => this.parse(body, false, scriptBases[i]));
     const seen = new Set<number>();
@@ -332,7 +378,35 @@ export class ImposterManager {
       if (seen.has(d.port)) throw errors.badData(`duplicate port ${d.port} in imposters`);
       seen.add(d.port);
     }
-    return this.exclusive(() => this.reconcile(definitions, generateIds));
+    return this.exclusive(async () => {
+      if (!options.partial) await this.preflight(definitions);
+      return this.reconcile(definitions, generateIds);
+    });
+  }
+
+  /**
+   * What applying the set could fail on that can be known before the first change (SPEC §4.2: a
+   * validation failure is a 400 with the running set unchanged): every imposter compiles, its TLS
+   * material loads, and a port it needs is not held by another process.
+   */
+  private async preflight(definitions: ImposterDefinition[]): Promise<void> {
+    const problems: ErrorEntry[] = [];
+    for (const definition of definitions) {
+      try {
+        new Imposter(definition, definition.port, silentLogger, new ObserverSet(), this.scripts, false, false, new NoopFlowStore());
+      } catch (err) {
+        problems.push(errorEntries.badData(`imposter on port ${definition.port} cannot be built: ${(err as Error).message}`));
+        continue;
+      }
+      const held = this.imposters.has(definition.port);
+      try {
+        await checkBindable(this.listenerOptions(definition, definition.port), !held);
+      } catch (err) {
+        const error = this.bindError(err, definition.port);
+        problems.push(...(isSvcError(error) ? error.entries : [errorEntries.badData(error.message)]));
+      }
+    }
+    if (problems.length > 0) throw errors.validation(problems);
   }
 
   private async reconcile(definitions: ImposterDefinition[], generateIds: boolean): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
@@ -353,7 +427,8 @@ export class ImposterManager {
     const result: Imposter[] = [];
     for (const definition of explicit) {
       try {
-        result.push(await this.reconcileOne(withStubIds(definition, this.imposters.get(definition.port), generateIds), report));
+        const imposter = await this.reconcileOne(withStubIds(definition, this.imposters.get(definition.port), generateIds), report);
+        if (imposter) result.push(imposter);
       } catch (err) {
         report.failed.push({ port: definition.port, error: (err as Error).message });
       }
@@ -371,7 +446,8 @@ export class ImposterManager {
     return { report, imposters: result.sort((a, b) => a.port - b.port) };
   }
 
-  private async reconcileOne(definition: ImposterDefinition, report: ApplyReport): Promise<Imposter> {
+  /** Undefined when a replacement failed and the replaced imposter could not be started again (reported). */
+  private async reconcileOne(definition: ImposterDefinition, report: ApplyReport): Promise<Imposter | undefined> {
     const current = this.imposters.get(definition.port);
     if (!current) {
       const created = await this.start(definition);
@@ -399,21 +475,37 @@ export class ImposterManager {
     const carried = current.flowStore.backend !== 'noop' && isDeepStrictEqual(flowStateOf(current.config), flowStateOf(definition.config))
       ? current.flowStore : undefined;
     await this.stop(current, carried !== undefined);
-    const replaced = await this.start(definition, carried);
+    let replaced: Imposter;
+    try {
+      replaced = await this.start(definition, carried);
+    } catch (err) {
+      return this.restore(current, err as Error, report);
+    }
     report.replaced.push(replaced.port);
     this.observers.onLifecycle('replaced', replaced.port);
     return replaced;
   }
 
+  /** A replacement failed after the old imposter stopped: start the old config again, so the port is not silently lost. */
+  private async restore(previous: Imposter, failure: Error, report: ApplyReport): Promise<Imposter | undefined> {
+    try {
+      const restored = await this.start(definitionOf(previous));
+      report.failed.push({ port: previous.port, error: failure.message, restored: true });
+      this.observers.onLifecycle('replaced', restored.port);
+      return restored;
+    } catch (err) {
+      this.options.log.error(`imposter ${previous.port}: replacement failed (${failure.message}) and the previous one could not be restarted: ${(err as Error).message}`);
+      report.failed.push({ port: previous.port, error: failure.message, restored: false });
+      report.deleted.push(previous.port);
+      this.observers.onLifecycle('deleted', previous.port);
+      return undefined;
+    }
+  }
+
   /** Keeps the live state (response cycle) of stubs whose config did not change. */
   private reuseStubs(imposter: Imposter, stubs: StubDefinition[]): LiveStub[] {
-    const pool = [...imposter.stubs];
-    return stubs.map((stub) => {
-      const at = pool.findIndex((live) => isDeepStrictEqual(live.config, stub.config));
-      if (at === -1) return imposter.liveStub(stub);
-      const [live] = pool.splice(at, 1);
-      return live;
-    });
+    const pool = new ConfigPool(imposter.stubs, (live) => canonicalJson(live.config));
+    return stubs.map((stub) => pool.take(canonicalJson(stub.config)) ?? imposter.liveStub(stub));
   }
 
   private changeStubs(imposter: Imposter, stubs: LiveStub[]): void {
@@ -428,7 +520,12 @@ export class ImposterManager {
   // ---- stubs (SPEC §4.3) ----
 
   private stubOptions(generateIds: boolean, imposter: Imposter) {
-    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings };
+    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings, csvRoot: this.csvRoot(imposter.scriptSettings.base) };
+  }
+
+  /** Lookup CSVs are confined like `file:` scripts: under `--scripts-dir`, for imposters not loaded from a config file. */
+  private csvRoot(base: ScriptBase | undefined): string | undefined {
+    return base === undefined || base.confined ? this.options.scriptsDir : undefined;
   }
 
   replaceStubs(port: number, stubs: unknown, generateIds = true): Imposter {

@@ -1,4 +1,5 @@
 import { isObject } from './json.js';
+import { isIntegerIn, MAX_POOL_SIZE, MAX_TTL_SECONDS } from './limits.js';
 
 /** Where request flow ids come from (engine/state's FlowIdSource, spelled here so the model stays leaf). */
 export type FlowIdSourceSpec = { kind: 'port' } | { kind: 'header'; name: string };
@@ -24,7 +25,11 @@ function isRedisUrl(value: unknown): boolean {
   }
 }
 
-const isPositiveInteger = (value: unknown): boolean => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+/** Why an optional count field is not an integer from 1 to `max`; undefined when it is (or is absent). */
+function integerProblem(value: unknown, max: number): string | undefined {
+  if (value === undefined || isIntegerIn(value, 1, max)) return undefined;
+  return isIntegerIn(value, 1, Infinity) ? `must be at most ${max}` : 'must be an integer >= 1';
+}
 
 /**
  * Why an explicit `_svc.flowState` cannot be honoured (SPEC §2.8 rule 1); empty when it can.
@@ -38,15 +43,15 @@ export function flowStateProblems(value: unknown): string[] {
   if (backend !== 'inmemory' && backend !== 'redis') {
     problems.push(`unknown flow state backend '${String(backend)}': expected 'inmemory' or 'redis'`);
   }
-  if (value.ttlSeconds !== undefined && !isPositiveInteger(value.ttlSeconds)) {
-    problems.push("'_svc.flowState.ttlSeconds' must be an integer >= 1");
-  }
+  const ttl = integerProblem(value.ttlSeconds, MAX_TTL_SECONDS);
+  if (ttl) problems.push(`'_svc.flowState.ttlSeconds' ${ttl}`);
   if (parseFlowIdSource(value.flowIdSource) === undefined) {
     problems.push("'_svc.flowState.flowIdSource' must be 'imposter_port' or 'header:<Name>'");
   }
   if (backend === 'redis') {
     if (!isRedisUrl(value.url)) problems.push("the redis flow state backend needs a 'url' such as redis://127.0.0.1:6379");
-    if (value.poolSize !== undefined && !isPositiveInteger(value.poolSize)) problems.push("'_svc.flowState.poolSize' must be an integer >= 1");
+    const pool = integerProblem(value.poolSize, MAX_POOL_SIZE);
+    if (pool) problems.push(`'_svc.flowState.poolSize' ${pool}`);
     if (value.keyPrefix !== undefined && typeof value.keyPrefix !== 'string') problems.push("'_svc.flowState.keyPrefix' must be a string");
   }
   return problems;

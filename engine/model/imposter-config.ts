@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
+import { MAX_REPEAT } from './limits.js';
 import { scriptedReasons } from './injection.js';
 import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
 import { flowStateProblems, stateOpsProblems } from './flow-state-config.js';
@@ -33,6 +34,8 @@ export interface ParseOptions {
   scriptBase?: ScriptBase;
   /** The imposter's script settings, when stubs are parsed for an existing imposter. */
   scripts?: ScriptSettings;
+  /** `--scripts-dir` for admin-created imposters: lookup CSV paths must lie under it (absent: any path, as in mountebank). */
+  csvRoot?: string;
 }
 
 const SUPPORTED_PROTOCOLS = new Set<string>(['http', 'https']);
@@ -54,12 +57,12 @@ function hasResponseType(response: Record<string, unknown>): boolean {
 
 function validateRepeat(response: Record<string, unknown>, errs: ErrorEntry[]): void {
   const behaviors = isObject(response._behaviors) ? response._behaviors : undefined;
-  for (const repeat of [response.repeat, behaviors?.repeat]) {
+  for (const [repeat, path] of [[response.repeat, 'repeat'], [behaviors?.repeat, '_behaviors.repeat']] as const) {
     if (repeat === undefined) continue;
-    const ok =
-      (typeof repeat === 'number' && Number.isInteger(repeat) && repeat > 0) ||
-      (typeof repeat === 'string' && parseInt(repeat, 10) > 0);
-    if (!ok) errs.push(errorEntries.badData('"repeat" field must be an integer greater than 0', response));
+    const count = typeof repeat === 'number' ? repeat : typeof repeat === 'string' ? parseInt(repeat, 10) : NaN;
+    const positive = (typeof repeat === 'number' && Number.isInteger(repeat) && repeat > 0) || (typeof repeat === 'string' && count > 0);
+    if (!positive) errs.push(errorEntries.badData('"repeat" field must be an integer greater than 0', response));
+    else if (count > MAX_REPEAT) errs.push(errorEntries.badData(`'${path}' must be at most ${MAX_REPEAT}`, response));
   }
 }
 
@@ -73,7 +76,19 @@ function rewritesResponse(response: Record<string, unknown>): boolean {
   return entries.some((entry) => isObject(entry) && Object.keys(entry).some((key) => !passive.has(key)));
 }
 
-function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[]): void {
+function isHeaderScalar(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+/** Header values are written with String(): an object (even one with its own toString) is a 400 here, not a 500 per request. */
+function validateHeaderValues(headers: Record<string, unknown>, where: string, source: unknown, errs: ErrorEntry[]): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === null || isHeaderScalar(value) || (Array.isArray(value) && value.every(isHeaderScalar))) continue;
+    errs.push(errorEntries.badData(`'${where}.headers.${name}' must be a string, a number or an array of strings`, source));
+  }
+}
+
+function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[], where = 'is'): void {
   if (!isObject(is)) {
     errs.push(errorEntries.badData("'is' must be an object", response));
     return;
@@ -87,6 +102,8 @@ function validateIsResponse(is: unknown, response: Record<string, unknown>, errs
   }
   if (is.headers !== undefined && !isObject(is.headers)) {
     errs.push(errorEntries.badData("'headers' must be an object", response));
+  } else if (isObject(is.headers)) {
+    validateHeaderValues(is.headers, where, response, errs);
   }
 }
 
@@ -109,7 +126,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
       errs.push(errorEntries.badData('unrecognized response type', response));
       continue;
     }
-    for (const problem of behaviorProblems(response)) errs.push(errorEntries.badData(problem.message, problem.source));
+    for (const problem of behaviorProblems(response, options.csvRoot)) errs.push(errorEntries.badData(problem.message, problem.source));
     validateRepeat(response, errs);
     for (const message of proxyProblems(response)) errs.push(errorEntries.badData(message, stub));
     if (!hasResponseType(response)) {
@@ -191,7 +208,7 @@ function validateDefaultResponse(value: unknown, errs: ErrorEntry[]): void {
     errs.push(errorEntries.badData("'defaultResponse' must be an object"));
     return;
   }
-  validateIsResponse(value, value, errs);
+  validateIsResponse(value, value, errs, 'defaultResponse');
 }
 
 function validateTls(config: Record<string, unknown>, errs: ErrorEntry[]): void {

@@ -10,3 +10,4 @@ export {
 export {
   FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
 } from './scenario-fields.js';
+export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, isIntegerIn } from './limits.js';

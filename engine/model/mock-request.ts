@@ -17,8 +17,10 @@ export function headerMapOf(rawHeaders: string[]): HeaderMap {
       nameByLower.set(lower, name);
       map[name] = value;
     } else {
+      // The array is this map's own: appending in place keeps many repeats of one name linear.
       const current = map[existing];
-      map[existing] = Array.isArray(current) ? [...current, value] : [current, value];
+      if (Array.isArray(current)) current.push(value);
+      else map[existing] = [current, value];
     }
   }
   return map;

@@ -2,7 +2,9 @@
  * Create-time validation of behaviors with mountebank's messages
  * (`<behavior> behavior "<field>" field <problem>`), plus svc's wait extensions.
  */
-import { isObject } from '../../model/index.js';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isObject, MAX_DELAY_MS } from '../../model/index.js';
 import { behaviorEntries, entrySteps } from './steps.js';
 
 export interface BehaviorProblem {
@@ -16,6 +18,9 @@ interface TypeRule {
   singleKeyOnly?: boolean;
   oneOf?: string[];
   nonNegative?: boolean;
+  /** Largest accepted number (also a numeric string's parsed value): past it a value sizes unbounded work. */
+  maximum?: number;
+  integer?: boolean;
 }
 
 /** A field: whether it must be present, the JSON types it accepts, and its nested fields. */
@@ -45,7 +50,15 @@ const using: FieldRule = {
 const RECORD_RULES: Record<string, Record<string, FieldRule>> = {
   copy: { from, into, using },
   lookup: {
-    key: { required: true, types: { object: {} }, fields: { from, using } },
+    key: {
+      required: true,
+      types: { object: {} },
+      fields: {
+        from,
+        using,
+        index: { required: false, types: { number: { nonNegative: true, integer: true, maximum: Number.MAX_SAFE_INTEGER } } },
+      },
+    },
     fromDataSource: {
       required: true,
       types: { object: { singleKeyOnly: true, oneOf: ['csv'] } },
@@ -65,12 +78,17 @@ const RECORD_RULES: Record<string, Record<string, FieldRule>> = {
   },
 };
 
-/** Behaviors whose value itself is the field. */
-const VALUE_RULES: Record<string, FieldRule> = {
-  wait: { required: true, types: { string: {}, number: { nonNegative: true } } },
-  shellTransform: { required: true, types: { string: {} }, context: 'the path to a command line application' },
-  decorate: { required: true, types: { string: {} }, context: 'a JavaScript function' },
-};
+/** Behaviors whose value itself is the field; built on first use, as model (MAX_DELAY_MS) and this room import each other. */
+let valueRules: Record<string, FieldRule> | undefined;
+
+function valueRuleOf(kind: string): FieldRule | undefined {
+  valueRules ??= {
+    wait: { required: true, types: { string: { maximum: MAX_DELAY_MS }, number: { nonNegative: true, maximum: MAX_DELAY_MS } } },
+    shellTransform: { required: true, types: { string: {} }, context: 'the path to a command line application' },
+    decorate: { required: true, types: { string: {} }, context: 'a JavaScript function' },
+  };
+  return valueRules[kind];
+}
 
 const ARTICLE: Record<TypeName, string> = { number: 'a', object: 'an', string: 'a' };
 
@@ -93,6 +111,11 @@ function firstKey(value: unknown): unknown {
   return isObject(value) || Array.isArray(value) ? Object.keys(value)[0] : value;
 }
 
+/** A number, or a string as mountebank reads it (parseInt); NaN for anything else. */
+function numericValue(value: unknown): number {
+  return typeof value === 'number' ? value : typeof value === 'string' ? parseInt(value, 10) : NaN;
+}
+
 function checkField(value: unknown, path: string, rule: FieldRule, report: (path: string, message: string) => void): void {
   if (value === undefined) {
     if (rule.required) report(path, 'required');
@@ -107,6 +130,10 @@ function checkField(value: unknown, path: string, rule: FieldRule, report: (path
     report(path, `must be one of [${typeRule.oneOf.join(', ')}]`);
   } else if (typeRule.nonNegative && (value as number) < 0) {
     report(path, 'must be an integer greater than or equal to 0');
+  } else if (typeRule.integer && !Number.isInteger(value)) {
+    report(path, 'must be an integer greater than or equal to 0');
+  } else if (typeRule.maximum !== undefined && numericValue(value) > typeRule.maximum) {
+    report(path, `must be at most ${typeRule.maximum}`);
   }
   if (typeRule) {
     for (const [name, nested] of Object.entries(rule.fields ?? {})) {
@@ -129,6 +156,7 @@ function checkWaitObject(value: Record<string, unknown>, report: (path: string, 
     const n = value[bound];
     if (n === undefined) report(`wait.${bound}`, 'required');
     else if (typeof n !== 'number' || n < 0) report(`wait.${bound}`, 'must be a number greater than or equal to 0');
+    else if (n > MAX_DELAY_MS) report(`wait.${bound}`, `must be at most ${MAX_DELAY_MS}`);
   }
   if (typeof value.min === 'number' && typeof value.max === 'number' && value.max < value.min) {
     report('wait.max', 'must be greater than or equal to "wait.min"');
@@ -142,7 +170,7 @@ function checkStep(kind: string, value: unknown, report: (path: string, message:
     checkWaitObject(value, report);
     return;
   }
-  const valueRule = VALUE_RULES[kind];
+  const valueRule = valueRuleOf(kind);
   if (valueRule) {
     checkField(value, kind, valueRule, report);
     return;
@@ -150,8 +178,34 @@ function checkStep(kind: string, value: unknown, report: (path: string, message:
   for (const [name, rule] of Object.entries(RECORD_RULES[kind])) checkField(child(value, name), name, rule, report);
 }
 
-/** Every behavior problem of one response (empty when valid). */
-export function behaviorProblems(response: Record<string, unknown>): BehaviorProblem[] {
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return !(rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * A lookup CSV path (read as given, relative to the working directory, as in mountebank) must lie under
+ * `root`, also once symbolic links are followed, like `file:` scripts under `--scripts-dir`.
+ */
+function checkCsvConfined(value: unknown, root: string, report: (path: string, message: string) => void): void {
+  const csv = isObject(value) && isObject(value.fromDataSource) ? value.fromDataSource.csv : undefined;
+  if (!isObject(csv) || typeof csv.path !== 'string') return;
+  const path = resolve(csv.path);
+  if (!isInside(root, path) || !isInside(realOrSelf(root), realOrSelf(path))) {
+    report('fromDataSource.csv.path', `must be inside the scripts directory (${root})`);
+  }
+}
+
+/** Every behavior problem of one response (empty when valid); `csvRoot` (`--scripts-dir`) confines lookup CSV paths. */
+export function behaviorProblems(response: Record<string, unknown>, csvRoot?: string): BehaviorProblem[] {
   const entries = behaviorEntries(response);
   if (entries === undefined) {
     const field = response._behaviors !== undefined ? '_behaviors' : 'behaviors';
@@ -166,7 +220,9 @@ export function behaviorProblems(response: Record<string, unknown>): BehaviorPro
     }
     const steps = entrySteps(entry);
     for (const { kind, value } of steps) {
-      checkStep(kind, value, (path, message) => problems.push({ message: `${kind} behavior "${path}" field ${message}`, source: entry }));
+      const report = (path: string, message: string): void => { problems.push({ message: `${kind} behavior "${path}" field ${message}`, source: entry }); };
+      checkStep(kind, value, report);
+      if (kind === 'lookup' && csvRoot !== undefined) checkCsvConfined(value, csvRoot, report);
     }
     const keys = Object.keys(entry);
     if (steps.length === 0 && keys.length > 0) problems.push({ message: `Unrecognized behavior: "${keys[0]}"`, source: entry });

@@ -1,4 +1,4 @@
-import { isObject } from '../../model/index.js';
+import { isObject, MAX_DELAY_MS } from '../../model/index.js';
 import { BehaviorError, type ResponseFields, type StepRunner } from './types.js';
 
 function sleep(ms: number): Promise<void> {
@@ -29,7 +29,8 @@ export function compileWait(value: unknown): StepRunner {
   return async (response, ctx) => {
     if (!ctx.scripts) throw new BehaviorError('invalid injection', 'invalid_injection', 'JavaScript behaviors need the JavaScript engine');
     const ms = await ctx.scripts.wait(source, ctx);
-    await sleep(Number.isFinite(ms) && ms > 0 ? ms : 0);
+    // A longer timer would fire after 1 ms (node's timer limit), the opposite of what was asked.
+    await sleep(Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_DELAY_MS) : 0);
     return response;
   };
 }

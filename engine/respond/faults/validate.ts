@@ -1,4 +1,4 @@
-import { isObject } from '../../model/index.js';
+import { isObject, MAX_DELAY_MS } from '../../model/index.js';
 
 const BLOCK_MEMBERS = ['latency', 'error', 'tcp'];
 const LATENCY_MEMBERS = ['probability', 'ms', 'minMs', 'maxMs'];
@@ -26,7 +26,11 @@ function checkProbability(value: Record<string, unknown>, where: string, errs: s
 }
 
 function isDuration(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+  return typeof value === 'number' && value >= 0 && value <= MAX_DELAY_MS;
+}
+
+function durationProblem(value: unknown, at: string): string {
+  return typeof value === 'number' && value > MAX_DELAY_MS ? `'${at}' must be at most ${MAX_DELAY_MS}` : `'${at}' must be a number >= 0`;
 }
 
 function checkLatency(latency: unknown, errs: string[]): void {
@@ -44,7 +48,7 @@ function checkLatency(latency: unknown, errs: string[]): void {
   }
   const names = ranged ? ['minMs', 'maxMs'] : ['ms'];
   for (const name of names) {
-    if (!isDuration(latency[name])) errs.push(`'${where}.${name}' must be a number >= 0`);
+    if (!isDuration(latency[name])) errs.push(durationProblem(latency[name], `${where}.${name}`));
   }
   if (ranged && isDuration(latency.minMs) && isDuration(latency.maxMs) && latency.minMs > latency.maxMs) {
     errs.push(`'${where}.minMs' must not exceed '${where}.maxMs'`);
