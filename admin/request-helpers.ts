@@ -1,4 +1,4 @@
-import { errors, isObject } from '../engine/model/index.js';
+import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../engine/model/index.js';
 import type { AdminRequest } from './router.js';
 
 /** mountebank's flag parsing: only the string `true` (any case) sets a flag. */
@@ -11,6 +11,8 @@ export function flag(request: AdminRequest, name: string, fallback = false): boo
 export function jsonBody(request: AdminRequest): unknown {
   const text = request.body.toString('utf8');
   if (text.trim() === '') return {};
+  const tooDeep = jsonNestingPath(text);
+  if (tooDeep !== undefined) throw errors.nestingTooDeep(tooDeep, MAX_JSON_DEPTH);
   try {
     return JSON.parse(text);
   } catch {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errors } from '../engine/model/index.js';
 
 export interface AdminRequest {
   method: string;
@@ -52,6 +53,15 @@ export class Router {
   }
 }
 
+/** A path parameter, percent-decoded; a malformed escape (`%E0`) is the client's error, a 400. */
+function decodeParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw errors.badRequest(`Malformed percent-encoding in path segment '${segment.slice(0, 200)}'`);
+  }
+}
+
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i += 1) {
@@ -61,7 +71,7 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
       return params;
     }
     if (i >= parts.length) return undefined;
-    if (seg.startsWith(':')) params[seg.slice(1)] = decodeURIComponent(parts[i]);
+    if (seg.startsWith(':')) params[seg.slice(1)] = decodeParam(parts[i]);
     else if (seg !== parts[i]) return undefined;
   }
   return parts.length === pattern.length ? params : undefined;

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ImposterManager } from '../engine/manager/index.js';
-import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
+import { errors, isSvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
-import { Router, type AdminReply, type AdminRequest } from './router.js';
+import { Router, type AdminRequest } from './router.js';
 import type { AdminSettings } from './settings.js';
 import { dispatchGateway } from './gateway.js';
 import { acceptH2c } from './h2c.js';
@@ -18,8 +18,11 @@ import { reloadRoutes, type Reloader } from './routes/reload.js';
 import { EventHub, eventRoutes } from './events/index.js';
 import { InterceptControl, imposterProtocols } from './intercept/index.js';
 import { interceptRoutes } from './routes/intercept.js';
+import { reply, sendError } from './replies.js';
+import { declaredTooLarge, MAX_ADMIN_BODY, readBody } from './request-body.js';
+import { requestUrl } from './request-target.js';
+import { answerClientErrorsWithEnvelope } from './client-errors.js';
 
-const MAX_ADMIN_BODY = 64 * 1024 * 1024;
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
 
 export interface AdminServer {
@@ -45,49 +48,8 @@ export interface AdminServerOptions {
    * stops it on close; pass the C ABI's control to share its slot, or `false` for no intercept routes.
    */
   intercept?: InterceptControl | false;
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ADMIN_BODY) {
-        reject(new Error('admin request body too large'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body, null, 2);
-  // Route headers first, as mountebank's express answers (`Location` / `Vary` before `Content-Type`).
-  response.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  response.end(text);
-}
-
-function sendError(response: ServerResponse, err: SvcError): void {
-  sendJson(response, err.status, err.envelope());
-}
-
-function reply(response: ServerResponse, result: AdminReply): void {
-  if (result.text !== undefined) {
-    response.writeHead(result.status, { 'Content-Length': Buffer.byteLength(result.text), ...result.headers });
-    response.end(result.text);
-    return;
-  }
-  if (result.body === undefined) {
-    response.writeHead(result.status, result.headers ?? {});
-    response.end();
-    return;
-  }
-  sendJson(response, result.status, result.body, result.headers);
+  /** Largest request body read (default 64 MiB); a larger one is answered 413. */
+  maxBodyBytes?: number;
 }
 
 function authorized(request: IncomingMessage, apiKey: string | undefined): boolean {
@@ -114,27 +76,26 @@ export function createAdminServer(options: AdminServerOptions): Server {
   if (intercept) interceptRoutes(router, intercept, settings, () => manager.allowInjection);
   options.extend?.(router);
 
+  const maxBody = options.maxBodyBytes ?? MAX_ADMIN_BODY;
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const body = await readBody(request);
+    const url = requestUrl(request.url);
+    if (declaredTooLarge(request, maxBody)) throw errors.payloadTooLarge(maxBody);
     const gateway = GATEWAY.exec(url.pathname);
     if (gateway) {
+      const body = await readBody(request, maxBody);
       const rest = (request.url ?? '').replace(/^\/__svc\/\d+\/?/, '');
       if (!dispatchGateway(manager, Number(gateway[1]), rest, request, body, response)) {
         sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`));
       }
       return;
     }
-    if (!authorized(request, settings.apiKey)) {
-      sendError(response, errors.unauthorized());
-      return;
-    }
+    // Checked on the head: an unauthenticated client cannot make the server buffer its body.
+    if (!authorized(request, settings.apiKey)) throw errors.unauthorized();
     const method = request.method ?? 'GET';
     const found = router.find(method, url.pathname);
-    if (found === undefined || found === 'method') {
-      sendError(response, errors.notFoundRoute(`${method} ${url.pathname}`));
-      return;
-    }
+    if (found === undefined || found === 'method') throw errors.notFoundRoute(`${method} ${url.pathname}`);
+    const body = await readBody(request, maxBody);
     const adminRequest: AdminRequest = {
       method,
       path: url.pathname,
@@ -149,18 +110,24 @@ export function createAdminServer(options: AdminServerOptions): Server {
     if (result) reply(response, result);
   }
 
-  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
-    handle(request, response).catch((err: unknown) => {
+  /** Never throws: whatever a request raises is answered (or its connection cut) and logged, never fatal. */
+  const answerFailure = (request: IncomingMessage, response: ServerResponse, err: unknown): void => {
+    try {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)));
-    });
+      const failure = isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err));
+      // A body left unread (refused before or while reading it) is not worth draining: close after the answer.
+      sendError(response, failure, request.complete ? {} : { Connection: 'close' });
+    } catch {
+      response.destroy();
+    }
+  };
+
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    handle(request, response).catch((err: unknown) => answerFailure(request, response, err));
   };
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
   acceptH2c(server, onRequest);
+  answerClientErrorsWithEnvelope(server);
   const allowConnection = options.allowConnection;
   if (allowConnection) {
     server.on('connection', (socket: Socket) => {

@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { InterceptControl } from '../intercept/index.js';
+import { errors } from '../../engine/model/index.js';
 import { acceptH2c } from '../h2c.js';
+import { answerClientErrorsWithEnvelope } from '../client-errors.js';
+import { sendError } from '../replies.js';
 import { SvcMetrics } from './svc-metrics.js';
 
 export interface MetricsServerOptions {
@@ -41,8 +44,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'Content-Type': 'text/plain' });
-      response.end('Not Found\n');
+      sendError(response, errors.notFoundRoute(`${request.method} ${path}`));
       return;
     }
     metrics.exposition().then(
@@ -50,14 +52,12 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         response.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
         response.end(request.method === 'HEAD' ? undefined : text);
       },
-      (err: unknown) => {
-        response.writeHead(500, { 'Content-Type': 'text/plain' });
-        response.end(`metrics collection failed: ${(err as Error)?.message ?? String(err)}\n`);
-      },
+      (err: unknown) => sendError(response, errors.internal(`metrics collection failed: ${(err as Error)?.message ?? String(err)}`)),
     );
   };
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
   acceptH2c(server, onRequest);
+  answerClientErrorsWithEnvelope(server);
   await listen(server, options.port, options.host);
   const detachSelf = metrics.watchServer(server, 'metrics');
   const detachAdmin = options.admin ? metrics.watchServer(options.admin, 'admin') : undefined;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isObject } from '../model/index.js';
+import { isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
 import { renderTemplateFile, TemplateError } from './template.js';
 
 /** What a `--configfile` holds once rendered and parsed. */
@@ -33,6 +33,8 @@ export function readConfigFile(path: string, options: ReadConfigOptions): Config
 }
 
 function fromJson(path: string, text: string): ConfigDocument {
+  const tooDeep = jsonNestingPath(text);
+  if (tooDeep !== undefined) throw new ConfigFileError(`${path}: JSON nesting deeper than ${MAX_JSON_DEPTH} levels at ${tooDeep}`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);

@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { errors, isObject } from '../model/index.js';
+import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
 import type { ImposterManager, LifecycleAction } from '../manager/index.js';
 import type { Logger } from '../log/index.js';
 
@@ -51,7 +51,10 @@ export function scanDataDir(dir: string): DataDirScan {
 function readEntry(file: string, namedPort: number): DataDirEntry | SkippedFile {
   let body: unknown;
   try {
-    body = JSON.parse(readFileSync(file, 'utf8'));
+    const text = readFileSync(file, 'utf8');
+    const tooDeep = jsonNestingPath(text);
+    if (tooDeep !== undefined) return { file, reason: `JSON nesting deeper than ${MAX_JSON_DEPTH} levels at ${tooDeep}` };
+    body = JSON.parse(text);
   } catch (err) {
     return { file, reason: `not readable as JSON (${(err as Error).message})` };
   }

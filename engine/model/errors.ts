@@ -41,6 +41,11 @@ export const errors = {
   badData: (message: string, source?: unknown) => new SvcError(400, [errorEntries.badData(message, source)]),
   invalidJson: (source?: string) =>
     new SvcError(400, [entry('invalid JSON', 'invalid_json', 'Unable to parse body as JSON', source)]),
+  nestingTooDeep: (path: string, limit: number) =>
+    new SvcError(400, [{ ...entry('bad data', 'nesting_too_deep', `JSON nesting deeper than ${limit} levels at ${path}`), path }]),
+  payloadTooLarge: (limit: number) =>
+    new SvcError(413, [entry('413', 'payload_too_large', `Request body exceeds the limit of ${limit} bytes`)]),
+  badRequest: (message: string) => new SvcError(400, [entry('400', 'bad_request', message)]),
   noSuchResource: (message: string) => new SvcError(404, [entry('no such resource', 'no_such_resource', message)]),
   portInUse: (port: number) =>
     new SvcError(400, [entry('resource conflict', 'port_in_use', `Port ${port} is already in use`)]),

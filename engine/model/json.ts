@@ -9,3 +9,79 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function cloneJson<T>(value: T): T {
   return value === undefined ? value : structuredClone(value);
 }
+
+/**
+ * Deepest nesting of objects/arrays accepted in JSON text (admin bodies, config and data-directory files,
+ * C ABI arguments). Validation, rendering and JSON.stringify recurse per level; bounding the depth at
+ * parse time keeps every later step inside the stack.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+interface OpenContainer {
+  array: boolean;
+  /** Array index or object key of the member being read (undefined before an object's first key). */
+  at: number | string | undefined;
+  expectingKey: boolean;
+}
+
+/**
+ * The JSON path (`stubs[0].responses`) of the first container nested deeper than `limit` in `text`,
+ * or undefined. One pass over the characters, without parsing, so a deep document is refused before
+ * JSON.parse spends time and memory on it; malformed text is left for JSON.parse to report.
+ */
+export function jsonNestingPath(text: string, limit = MAX_JSON_DEPTH): string | undefined {
+  const open: OpenContainer[] = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      const end = closingQuote(text, i);
+      const top = open[open.length - 1];
+      if (top !== undefined && top.expectingKey) {
+        top.at = keyText(text.slice(i, end + 1));
+        top.expectingKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (open.length === limit) return pathOf(open);
+      const array = c === 0x5b;
+      open.push({ array, at: array ? 0 : undefined, expectingKey: !array });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      open.pop();
+    } else if (c === 0x2c /* , */) {
+      const top = open[open.length - 1];
+      if (top === undefined) continue;
+      if (top.array) top.at = (top.at as number) + 1;
+      else top.expectingKey = true;
+    }
+  }
+  return undefined;
+}
+
+function closingQuote(text: string, opening: number): number {
+  for (let i = opening + 1; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c /* \ */) i += 1;
+    else if (c === 0x22) return i;
+  }
+  return text.length;
+}
+
+function keyText(quoted: string): string {
+  try {
+    return String(JSON.parse(quoted));
+  } catch {
+    return quoted;
+  }
+}
+
+function pathOf(open: OpenContainer[]): string {
+  let path = '';
+  for (const container of open) {
+    const at = container.at;
+    if (at === undefined) break;
+    if (typeof at === 'number') path += `[${at}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(at)) path += path === '' ? at : `.${at}`;
+    else path += `[${JSON.stringify(at)}]`;
+  }
+  return path === '' ? '$' : path;
+}

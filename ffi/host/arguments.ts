@@ -1,4 +1,4 @@
-import { errors, isObject } from '../../engine/model/index.js';
+import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../../engine/model/index.js';
 import type { StubRef } from '../../engine/manager/index.js';
 
 /** Arguments as they arrive in a request frame: strings (NULL is nil), integers. */
@@ -29,6 +29,8 @@ export function port(args: Argument[]): number {
 }
 
 function parseJson(source: string): unknown {
+  const tooDeep = jsonNestingPath(source);
+  if (tooDeep !== undefined) throw errors.nestingTooDeep(tooDeep, MAX_JSON_DEPTH);
   try {
     return JSON.parse(source);
   } catch {

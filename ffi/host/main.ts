@@ -102,3 +102,4 @@ process.stdin.on('end', () => {
 // host behind a live handle, and an unexpected error is logged rather than taking the imposters down.
 process.on('SIGINT', () => undefined);
 process.on('uncaughtException', (err) => log.error(`engine host: ${err.stack ?? String(err)}`));
+process.on('unhandledRejection', (reason: unknown) => log.error(`engine host: ${(reason as Error)?.stack ?? String(reason)}`));

@@ -16,6 +16,9 @@ function describe(err: unknown): string {
  */
 export async function startCommand(options: CliOptions): Promise<number | undefined> {
   const log = createLogger({ level: options.logLevel, quiet: options.logQuiet, file: options.noLogFile ? undefined : options.logFile });
+  // Whatever a request leaves uncaught is logged: it must not take down every client's imposters.
+  process.on('unhandledRejection', (reason: unknown) => log.error(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`));
+  process.on('uncaughtException', (err: Error) => log.error(`uncaught exception: ${err.stack ?? String(err)}`));
   for (const warning of options.warnings) log.warn(warning);
   for (const operand of options.positionals) log.warn(`unexpected argument '${operand}' ignored`);
   if (options.runtime === 'per-core') log.warn('--runtime per-core: this build accepts connections on one event loop');

@@ -1,0 +1,36 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { SvcError } from '../engine/model/index.js';
+import { rawErrorResponse } from './replies.js';
+
+/** The status node:http itself would answer for a parser or timeout error, with a stable `type`. */
+function errorFor(err: NodeJS.ErrnoException): SvcError {
+  const detail = err.code ?? err.message;
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new SvcError(431, [{ code: '431', type: 'header_fields_too_large', message: `Request head too large (${detail})` }]);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new SvcError(408, [{ code: '408', type: 'request_timeout', message: 'Request not received in time' }]);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new SvcError(413, [{ code: '413', type: 'payload_too_large', message: `Chunk extensions too large (${detail})` }]);
+    default:
+      return new SvcError(400, [{ code: '400', type: 'bad_request', message: `Malformed HTTP request (${detail})` }]);
+  }
+}
+
+/**
+ * node:http answers a request it cannot parse (bad request line, oversized head, head timeout) with a
+ * bare status line and no body; this answers the same status with the SPEC §7 envelope instead.
+ */
+export function answerClientErrorsWithEnvelope(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    // A response already under way (or a peer gone) cannot take another one on this connection.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    // Closed once written, as node does: the connection's parser state is unusable after the error.
+    socket.end(rawErrorResponse(errorFor(err)), () => socket.destroy());
+  });
+}
