@@ -107,6 +107,13 @@ export class ScriptFailure extends Error {
   }
 }
 
+/** A decorate script returned `reset()`: the request ends by resetting the connection. */
+export class ResetRequested extends Error {
+  constructor() {
+    super('reset requested');
+  }
+}
+
 /** Runs a script whose failure ends the request (predicate, decorate, wait placements). */
 export async function runOrFail(script: CompiledScript, scripts: SvcScripts, call: ScriptCall): Promise<Extract<RunOutcome, { ok: true }>> {
   const outcome = await runScript(script, scripts, call);
