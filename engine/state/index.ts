@@ -11,5 +11,5 @@ export { RedisFlowStore, type RedisFlowStoreOptions } from './redis-flow-store.j
 export type { FlowStoreMetrics } from './flow-metrics.js';
 export { applyStateOps, compileStateOps, type StateOp } from './state-ops.js';
 export { readScenarioState, resetScenarioStates, scenarioStates, writeScenarioState } from './scenarios.js';
-export { StubGates, type GatedRequest } from './stub-gates.js';
+export { FlowStoreUnavailable, StubGates, type GatedRequest } from './stub-gates.js';
 export { scenarioNamesFor, spaceInsertIndex, spaceStub } from './spaces.js';
