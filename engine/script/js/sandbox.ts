@@ -26,6 +26,7 @@ import {
 } from 'quickjs-emscripten';
 import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-guard.js';
 import { PRELUDE } from './prelude.js';
+import { FlowStoreFailure } from './errors.js';
 import type { HookKind, LogLine, RunMessage, RunOutcome } from './protocol.js';
 
 export const STACK_BYTES = 96 * 1024;
@@ -52,6 +53,8 @@ class ScopeSandbox {
   // No deadline while the trusted prelude is evaluated.
   private deadline = Number.POSITIVE_INFINITY;
   private interrupted: Interrupt;
+  /** A `ctx.state` call of the current run found the flow store failing. */
+  private storeFailed = false;
   /** The run in progress: what a `ctx.state` call belongs to. */
   private current: RunMessage | undefined;
   logs: LogLine[] = [];
@@ -69,7 +72,13 @@ class ScopeSandbox {
     });
     const hostState = ctx.newFunction('hostState', (flowId, method, args) => {
       if (this.current?.kind !== 'svc') throw new Error('ctx.state is only available to _svc.script');
-      const value = this.svcState(this.current, ctx.getString(flowId), ctx.getString(method), JSON.parse(ctx.getString(args)) as unknown[]);
+      let value: unknown;
+      try {
+        value = this.svcState(this.current, ctx.getString(flowId), ctx.getString(method), JSON.parse(ctx.getString(args)) as unknown[]);
+      } catch (err) {
+        if (err instanceof FlowStoreFailure) this.storeFailed = true;
+        throw err;
+      }
       return ctx.newString(value === undefined ? '' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
     });
     const loopBound = ctx.newFunction(LOOP_BOUND_HOOK, () => {
@@ -131,6 +140,7 @@ class ScopeSandbox {
   run(message: RunMessage): RunOutcome {
     this.deadline = message.deadline;
     this.interrupted = undefined;
+    this.storeFailed = false;
     if (Date.now() >= message.deadline) return timedOut(message);
     const ctx = this.context;
     const fn = this.compiled(message);
@@ -188,7 +198,8 @@ class ScopeSandbox {
     if (/^InternalError: out of memory/.test(text) || (threwNull && this.heapFull())) {
       return { ok: false, timeout: false, kind: 'memory', message: 'out of memory' };
     }
-    return { ok: false, timeout: false, kind: 'runtime', message: text };
+    // One error_type for a flow-store failure across engines (the Rhai engine's `backend`).
+    return { ok: false, timeout: false, kind: this.storeFailed ? 'backend' : 'runtime', message: text };
   }
 
   dispose(): void {

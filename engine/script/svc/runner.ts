@@ -56,7 +56,7 @@ export interface SvcScriptRunnerOptions {
 }
 
 const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
-  compile: 'compile', runtime: 'runtime', 'loop-bound': 'limit', recursion: 'limit', memory: 'limit', host: 'host',
+  compile: 'compile', runtime: 'runtime', 'loop-bound': 'limit', recursion: 'limit', memory: 'limit', backend: 'backend', host: 'host',
 };
 
 interface Pending {
