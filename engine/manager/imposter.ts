@@ -16,7 +16,7 @@ import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarn
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
-  applyStateOps, compileStateOps, readScenarioState, StubGates, type FlowIdSource, type FlowStore, type GatedRequest, type StateOp,
+  applyStateOps, compileStateOps, FlowStoreUnavailable, StubGates, type FlowIdSource, type FlowStore, type GatedRequest, type StateOp,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
 
@@ -105,7 +105,6 @@ export class Imposter {
         runner: svcRunner,
         store: () => this.store,
         flowIdOf: (request) => this.flowIdOf(request),
-        scenarioState: (flowId, name) => readScenarioState(this.store, flowId, name),
         observe: (ruleId, outcome, ms) => {
           observers.onScript(ruleId, outcome.ok ? 'ok' : outcome.errorType === 'timeout' ? 'timeout' : 'error', ms);
           if (!outcome.ok) observers.onScriptError(ruleId, outcome.errorType);
@@ -370,6 +369,10 @@ export class Imposter {
   }
 
   private failMatch(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+    if (err instanceof FlowStoreUnavailable) {
+      this.failFlowStore(err, method, sink, record, started);
+      return;
+    }
     const message = (err as Error)?.message ?? String(err);
     this.log.error(`imposter ${this.port}: predicate evaluation failed: ${message}`);
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate

@@ -8,7 +8,7 @@ import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 import { runInject } from './inject-response.js';
-import { answerOf, runScript, ScriptFailure } from './svc-script.js';
+import { answerOf, ResetRequested, runScript, ScriptFailure } from './svc-script.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
@@ -95,6 +95,7 @@ async function responseOf(compiled: CompiledResponse, ctx: ResolveContext & Serv
   } catch (err) {
     if (err instanceof BehaviorError || err instanceof ProxyError) return failed(err);
     if (err instanceof ScriptFailure) return { kind: 'http', response: err.response };
+    if (err instanceof ResetRequested) return { kind: 'transport', fault: 'reset' };
     throw err;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MockRequest } from '../model/index.js';
+import { requiredStateOf, scenarioNameOf, type MockRequest } from '../model/index.js';
 import type { FlowStore } from '../state/index.js';
 import {
   compileRoutePattern, resolveScript, type PathParams, type Placement, type RunOutcome, type ScriptRequestData, type ScriptResponseData,
@@ -22,8 +22,6 @@ export interface SvcScripts {
   runner(): SvcScriptRunner;
   store(): FlowStore;
   flowIdOf(request: MockRequest): string;
-  /** The current state of a scenario for a flow (ctx.stub.scenarioState). */
-  scenarioState(flowId: string, scenarioName: string): Promise<string | undefined>;
   /** Metrics: one run and, when it failed, why. */
   observe(ruleId: string, outcome: RunOutcome, durationMs: number): void;
 }
@@ -39,7 +37,13 @@ export interface CompiledScript {
 export function compileScript(spec: unknown, placement: Placement, settings: ScriptSettings, stub: Record<string, unknown>): CompiledScript {
   const info: StubInfo = {};
   if (typeof stub.id === 'string') info.id = stub.id;
-  if (typeof stub.scenarioName === 'string') info.scenarioName = stub.scenarioName;
+  const scenarioName = scenarioNameOf(stub);
+  if (scenarioName !== undefined) {
+    info.scenarioName = scenarioName;
+    // The state the stub is eligible in (SPEC §2.7), known when stubs change: no store read per run.
+    const required = requiredStateOf(stub);
+    if (required !== undefined) info.scenarioState = required;
+  }
   return {
     source: resolveScript(spec, settings),
     placement,
@@ -72,17 +76,13 @@ export async function runScript(script: CompiledScript, scripts: SvcScripts, cal
   const flowId = scripts.flowIdOf(call.request);
   let outcome: RunOutcome;
   try {
-    const stub = { ...script.stub };
-    if (stub.scenarioName !== undefined) {
-      const state = await scripts.scenarioState(flowId, stub.scenarioName);
-      if (state !== undefined) stub.scenarioState = state;
-    }
     outcome = await scripts.runner().run({
       engine: script.source.engine, scope: scripts.scope, source: script.source.code, placement: script.placement, request: scriptRequest(call.request, script.pathParams),
-      response: call.response, flowId, stub, timeoutMs: scripts.settings.timeoutMs, store: scripts.store(),
+      response: call.response, flowId, stub: script.stub, timeoutMs: scripts.settings.timeoutMs, store: scripts.store(),
     });
   } catch (err) {
-    outcome = { ok: false, errorType: 'backend', message: `flow store: ${(err as Error)?.message ?? String(err)}` };
+    // The runner resolves every run to an outcome; a throw here is the host failing, not the script.
+    outcome = { ok: false, errorType: 'host', message: (err as Error)?.message ?? String(err) };
   }
   scripts.observe(call.ruleId, outcome, performance.now() - started);
   return outcome;
@@ -104,6 +104,13 @@ export function scriptFailureResponse(outcome: Extract<RunOutcome, { ok: false }
 export class ScriptFailure extends Error {
   constructor(readonly response: PreparedResponse) {
     super('script failed');
+  }
+}
+
+/** A decorate script returned `reset()`: the request ends by resetting the connection. */
+export class ResetRequested extends Error {
+  constructor() {
+    super('reset requested');
   }
 }
 

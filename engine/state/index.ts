@@ -10,6 +10,6 @@ export { implicitFlowStore, localFlowStore, openRemoteFlowStore } from './open-f
 export { RedisFlowStore, type RedisFlowStoreOptions } from './redis-flow-store.js';
 export type { FlowStoreMetrics } from './flow-metrics.js';
 export { applyStateOps, compileStateOps, type StateOp } from './state-ops.js';
-export { readScenarioState, resetScenarioStates, scenarioStates, writeScenarioState } from './scenarios.js';
-export { StubGates, type GatedRequest } from './stub-gates.js';
+export { resetScenarioStates, scenarioStates, writeScenarioState } from './scenarios.js';
+export { FlowStoreUnavailable, StubGates, type GatedRequest } from './stub-gates.js';
 export { scenarioNamesFor, spaceInsertIndex, spaceStub } from './spaces.js';

@@ -9,6 +9,16 @@ import type { FlowStore } from './flow-store.js';
 import type { MemoryFlowStore } from './memory-flow-store.js';
 import { readScenarioStateNow, scenarioKey, scenarioStateOf, syncStore } from './scenarios.js';
 
+/**
+ * Matching reached a stub gated on a scenario state the flow store could not give: the request
+ * fails (503, SPEC §7), while requests that match before any such stub never notice the outage.
+ */
+export class FlowStoreUnavailable extends Error {
+  constructor(readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
+
 interface Gate {
   readonly space: string | undefined;
   readonly scenario: string | undefined;
@@ -52,14 +62,15 @@ export class StubGates {
    * matching and written when the stub is chosen, all synchronously, so pipelined requests of one
    * flow see each other's transitions in order. Other backends read the needed states first, and a
    * move from a required state is a compare-and-set against the value read (atomic across processes).
+   * When that read fails, matching still runs: only a stub that needs those states fails it.
    */
   forRequest(base: MatchContext, flowId: string, store: FlowStore): GatedRequest | Promise<GatedRequest> {
     const memory = syncStore(store);
     if (memory !== undefined || this.required.length === 0) return new GatedMatch(this.gates, base, flowId, store, memory, undefined);
-    return Promise.all(this.required.map((name) => store.get(flowId, scenarioKey(name)))).then((values) => {
-      const stored = new Map(this.required.map((name, i) => [name, values[i]]));
-      return new GatedMatch(this.gates, base, flowId, store, undefined, stored);
-    });
+    return Promise.all(this.required.map((name) => store.get(flowId, scenarioKey(name)))).then(
+      (values) => new GatedMatch(this.gates, base, flowId, store, undefined, new Map(this.required.map((name, i) => [name, values[i]]))),
+      (err: unknown) => new GatedMatch(this.gates, base, flowId, store, undefined, new FlowStoreUnavailable(err)),
+    );
   }
 }
 
@@ -81,8 +92,8 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
     private readonly store: FlowStore,
     /** The in-memory backend, read and written synchronously. */
     private readonly memory: MemoryFlowStore | undefined,
-    /** Otherwise the stored values of the required scenarios, read before matching. */
-    private readonly stored: ReadonlyMap<string, unknown> | undefined,
+    /** Otherwise the stored values of the required scenarios, read before matching (or why they could not be). */
+    private readonly stored: ReadonlyMap<string, unknown> | FlowStoreUnavailable | undefined,
   ) {
     this.injectPredicate = base.injectPredicate;
     this.scriptPredicate = base.scriptPredicate;
@@ -93,7 +104,9 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
   }
 
   private stateOf(scenario: string): string {
-    return this.memory ? readScenarioStateNow(this.memory, this.flowId, scenario) : scenarioStateOf(this.stored?.get(scenario));
+    if (this.memory) return readScenarioStateNow(this.memory, this.flowId, scenario);
+    if (this.stored instanceof FlowStoreUnavailable) throw this.stored;
+    return scenarioStateOf(this.stored?.get(scenario));
   }
 
   isEligible(stubIndex: number): Eligibility {
@@ -114,6 +127,8 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
     }
     if (gate.required === undefined) return this.store.set(this.flowId, key, gate.next).then(() => true);
     // An absent key compares equal to null in every backend's cas.
-    return this.store.cas(this.flowId, key, this.stored?.get(gate.scenario) ?? null, gate.next).then((result) => result.applied);
+    // Only a stub found eligible gets here, so the states were read.
+    const stored = this.stored as ReadonlyMap<string, unknown> | undefined;
+    return this.store.cas(this.flowId, key, stored?.get(gate.scenario) ?? null, gate.next).then((result) => result.applied);
   }
 }

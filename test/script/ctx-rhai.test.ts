@@ -60,7 +60,7 @@ test('routePattern exposes pathParams ({id} and :id spellings)', async () => {
 test('ctx.stub, ctx.flowId and ctx.logger', async () => {
   const port = await svc.createImposter({
     _svc: { flowState: { flowIdSource: 'header:X-Flow' } },
-    stubs: [{ id: 'the-stub', scenarioName: 'checkout', responses: [script(`
+    stubs: [{ id: 'the-stub', scenarioName: 'checkout', requiredScenarioState: 'Started', responses: [script(`
       ctx.logger.info("hello");
       ctx.logger.debug(#{ a: 1 });
       http(200, #{ id: ctx.stub.id, scenario: ctx.stub.scenarioName, state: ctx.stub.scenarioState, flow: ctx.flowId })`)] }],

@@ -2,6 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMetricsServer, type RunningMetrics } from '../../admin/index.js';
 import { SvcScriptRunner } from '../../engine/script/svc/index.js';
+import { createJsScriptHost } from '../../engine/script/js/index.js';
+import { createLogger } from '../../engine/log/index.js';
 import { MemoryFlowStore, type FlowStore } from '../../engine/state/index.js';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
 import { http } from '../helpers/servers.js';
@@ -57,6 +59,32 @@ test('a flow-store failure inside a script is a logged script error (error_type 
     assert.match(outcome.message, /backend down/);
   }
   assert.ok(logged.some((line) => line === 'error flow state get failed: backend down'), logged.join('\n'));
+});
+
+test('a flow-store failure inside a javascript script has the same error_type (backend) as in rhai', async () => {
+  const log = createLogger({ level: 'error', quiet: true });
+  const javascript = createJsScriptHost({ log, workers: 1 });
+  const jsRunner = new SvcScriptRunner({ log: () => undefined, workers: 1, javascript: () => javascript });
+  try {
+    const failing = new MemoryFlowStore({ ttlSeconds: 300 }) as FlowStore;
+    const broken: FlowStore = Object.assign(Object.create(failing) as FlowStore, { get: () => Promise.reject(new Error('backend down')) });
+    const outcome = await jsRunner.run({
+      engine: 'javascript', scope: 1, source: 'return http(200, String(ctx.state.get("k")));', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 30_000, store: broken,
+    });
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) {
+      assert.is(outcome.errorType, 'backend');
+      assert.match(outcome.message, /backend down/);
+    }
+    // A script's own error stays a runtime error.
+    const own = await jsRunner.run({
+      engine: 'javascript', scope: 1, source: 'throw new Error("mine");', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 30_000, store: broken,
+    });
+    assert.is(own.ok ? undefined : own.errorType, 'runtime');
+  } finally {
+    await jsRunner.close();
+    await javascript.close();
+  }
 });
 
 test('ctx.state calls of one run see each other and reach the store synchronously', async () => {

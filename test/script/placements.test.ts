@@ -22,6 +22,8 @@ const CODE = {
     pass: 'pass()',
     delay: 'fn delay(ctx) { 150 }',
     fail: 'throw "no"',
+    spin: 'loop { }',
+    reset: 'fn transform(ctx) { reset() }',
   },
   javascript: {
     vip: 'function matches(ctx) { return ctx.request.query.vip === "1"; }',
@@ -31,6 +33,9 @@ const CODE = {
     pass: 'return pass();',
     delay: 'function delay(ctx) { return 150; }',
     fail: 'throw new Error("no");',
+    // Slow iterations: the deadline comes long before the loop bound (an error, not a timeout).
+    spin: 'for (;;) { JSON.stringify({ a: [1, 2, 3] }); }',
+    reset: 'function transform(ctx) { return reset(); }',
   },
 };
 
@@ -82,13 +87,38 @@ for (const engine of ['rhai', 'javascript'] as const) {
     assert.is(res.body, 'late');
   });
 
-  test(`${engine}: a failing decorate script is a 500 with x-svc-script-error`, async () => {
+  test(`${engine}: a failing decorate script serves the undecorated response marked x-svc-decorate-error (SPEC §7 decorate row)`, async () => {
     const port = await svc.createImposter({
-      stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder(code.fail, engine) } }] }],
+      stubs: [{ responses: [{ is: { statusCode: 201, headers: { 'X-Orig': 'o' }, body: 'x' }, _behaviors: { decorate: holder(code.fail, engine) } }] }],
     });
     const res = await call(port, 'GET', '/');
-    assert.is(res.status, 500);
-    assert.is(res.headers['x-svc-script-error'], 'true');
+    assert.is(res.status, 201);
+    assert.is(res.body, 'x');
+    assert.is(res.headers['x-orig'], 'o');
+    assert.is(res.headers['x-svc-decorate-error'], 'true');
+    assert.is(res.headers['x-svc-script-error'], undefined);
+    assert.is(res.headers['x-svc-script-timeout'], undefined);
+  });
+
+  test(`${engine}: a decorate script past its deadline serves the undecorated response marked as a timeout`, async () => {
+    const port = await svc.createImposter({
+      _svc: { scriptEngine: { timeoutMs: 300 } },
+      stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder(code.spin, engine) } }] }],
+    });
+    const res = await call(port, 'GET', '/');
+    assert.is(res.status, 200);
+    assert.is(res.body, 'x');
+    assert.is(res.headers['x-svc-decorate-error'], 'true');
+    assert.is(res.headers['x-svc-script-timeout'], 'true');
+  });
+
+  test(`${engine}: a decorate script returning reset() resets the connection`, async () => {
+    const port = await svc.createImposter({
+      stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder(code.reset, engine) } }] }],
+    });
+    const error = await call(port, 'GET', '/').then(() => undefined, (err: NodeJS.ErrnoException) => err);
+    assert.ok(error, 'the request fails');
+    assert.is(error.code, 'ECONNRESET');
   });
 }
 

@@ -84,4 +84,30 @@ test('a stopped redis: admin flow-state routes answer 503, stateOps requests 500
   }
 });
 
+test('a stopped redis: on an imposter with scenario stubs, only requests whose matching needs the store fail (503)', async () => {
+  setup.get();
+  const doomed = await startRedis();
+  try {
+    const port = await svc.createImposter({
+      _svc: { flowState: { backend: 'redis', url: doomed.url, poolSize: 1 } },
+      stubs: [
+        { predicates: [{ equals: { path: '/static' } }], responses: [{ is: { body: 'static' } }] },
+        { scenarioName: 'order', requiredScenarioState: 'Started', newScenarioState: 'Paid', responses: [{ is: { body: 'pay' } }] },
+        { responses: [{ is: { body: 'fallback' } }] },
+      ],
+    });
+    assert.is((await call(port, 'GET', '/static')).body, 'static');
+    await doomed.stop();
+    const staticAnswer = await call(port, 'GET', '/static');
+    assert.is(staticAnswer.status, 200, staticAnswer.body);
+    assert.is(staticAnswer.body, 'static');
+    const gated = await call(port, 'GET', '/pay');
+    assert.is(gated.status, 503);
+    assert.match(JSON.parse(gated.body).errors[0].message, /flow store unavailable: redis flow store: /);
+    assert.is((await call(port, 'GET', '/static')).body, 'static', 'still answering after a 503');
+  } finally {
+    await doomed.stop();
+  }
+});
+
 test.run();

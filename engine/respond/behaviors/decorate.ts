@@ -2,7 +2,7 @@ import { isObject } from '../../model/index.js';
 import type { BehaviorContext, ResponseFields, StepRunner } from './types.js';
 
 /** SPEC §7: a failed decorate serves the response as it was, marked (and marked as a timeout when it was one). */
-function undecorated(response: ResponseFields, ctx: BehaviorContext, timedOut: boolean): ResponseFields {
+export function undecorated(response: ResponseFields, ctx: BehaviorContext, timedOut: boolean): ResponseFields {
   const base = isObject(response.headers) ? response.headers : isObject(ctx.defaultHeaders) ? ctx.defaultHeaders : {};
   const headers: Record<string, unknown> = { ...base, 'x-svc-decorate-error': 'true' };
   if (timedOut) headers['x-svc-script-timeout'] = 'true';

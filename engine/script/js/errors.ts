@@ -3,8 +3,14 @@
  * (e.g. response inject: error → 400 `invalid injection`, timeout → 504 `injection timeout`).
  */
 
-/** Why a script failed: it did not compile, threw, or exceeded a structural bound (loop, recursion, memory). */
-export type ScriptErrorKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'host';
+/**
+ * Why a script failed: it did not compile, threw, exceeded a structural bound (loop, recursion,
+ * memory), or a `ctx.state` call found the flow store failing (backend).
+ */
+export type ScriptErrorKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend' | 'host';
+
+/** A `ctx.state` call of a `_svc.script` run whose flow store failed (thrown into the script, which may catch it). */
+export class FlowStoreFailure extends Error {}
 
 /** The script failed (compile error, exception, or a loop/recursion/memory bound). */
 export class ScriptError extends Error {

@@ -19,6 +19,7 @@
 export const PRELUDE = String.raw`(function (hostLog, hostState) {
   'use strict';
   const parse = JSON.parse, stringify = JSON.stringify, assign = Object.assign;
+  const ProxyOf = Proxy, ownKeysOf = Reflect.ownKeys, descriptorOf = Reflect.getOwnPropertyDescriptor;
   const text = (value) => {
     if (typeof value === 'string') return value;
     if (value === undefined) return 'undefined';
@@ -107,12 +108,21 @@ export const PRELUDE = String.raw`(function (hostLog, hostState) {
       const value = headers[String(name).toLowerCase()];
       return Array.isArray(value) ? (value.length > 0 ? value[0] : null) : value === undefined ? null : value;
     };
-    let parsed, tried = false;
-    Object.defineProperty(target, 'json', { enumerable: true, get() {
-      if (!tried) { tried = true; try { parsed = body ? parse(body) : undefined; } catch (e) { parsed = undefined; } }
-      return parsed;
-    } });
-    return target;
+    let parsed, isJson, tried = false;
+    const json = () => {
+      if (!tried) {
+        tried = true;
+        try { parsed = parse(body); isJson = body !== ''; } catch (e) { isJson = false; }
+      }
+      return isJson;
+    };
+    Object.defineProperty(target, 'json', { enumerable: true, configurable: true, get() { return json() ? parsed : undefined; } });
+    // json is absent when the body is not JSON (SPEC §2.7, as in Rhai), yet parsed only when looked at.
+    return new ProxyOf(target, {
+      has: (t, key) => (key === 'json' ? json() : key in t),
+      ownKeys: (t) => (json() ? ownKeysOf(t) : ownKeysOf(t).filter((key) => key !== 'json')),
+      getOwnPropertyDescriptor: (t, key) => (key === 'json' && !json() ? undefined : descriptorOf(t, key)),
+    });
   };
   const svcCtx = (request, meta, response) => {
     const req = withHeaderAndJson({ method: request.method, path: request.path, query: request.query, pathParams: request.pathParams, body: request.body }, lowerKeys(request.headers), request.isBinary ? '' : request.body);

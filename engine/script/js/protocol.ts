@@ -26,7 +26,7 @@ export interface RunMessage {
 /** `logger.<level>(...)` calls made by the script, already formatted to strings per argument. */
 export type LogLine = [level: 'debug' | 'info' | 'warn' | 'error', args: string[]];
 
-export type FailureKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory';
+export type FailureKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend';
 
 export type RunOutcome =
   /** `json` is the hook's result as JSON text, '' for undefined. */

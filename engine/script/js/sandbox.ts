@@ -6,9 +6,9 @@
  * What is enforced (SPEC §8), per call:
  * - deadline: the interrupt handler stops the script at `deadline` (QuickJS polls it every 10,000
  *   ticks, i.e. well under a millisecond) → timeout.
- * - loop bound: QuickJS counts one tick per backward jump and per call; no per-frame counter is
- *   exposed, so the bound is a per-call budget of LOOP_TICK_BUDGET ticks (the SPEC's 10,000,000
- *   iterations per call frame, for up to ten frames' worth) → error "loop bound exceeded".
+ * - loop bound: 10,000,000 iterations per call frame, counted by the guards loop-guard.ts writes
+ *   into each source. A guard past the bound marks the run and throws; a script that catches that
+ *   is stopped at the next interrupt poll, which cannot be caught → error "loop bound exceeded".
  * - recursion: a 96 KB interpreter stack (≈ 550 frames of a trivial function, fewer for frames with
  *   more locals; the SPEC's 512 sits in that range) → error "recursion depth exceeded". Never above
  *   256 KB: a deeper wasm stack can overflow into a host RangeError.
@@ -24,14 +24,12 @@
 import {
   newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule,
 } from 'quickjs-emscripten';
+import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-guard.js';
 import { PRELUDE } from './prelude.js';
+import { FlowStoreFailure } from './errors.js';
 import type { HookKind, LogLine, RunMessage, RunOutcome } from './protocol.js';
 
 export const STACK_BYTES = 96 * 1024;
-/** QuickJS calls the interrupt handler once per this many ticks. */
-const TICKS_PER_POLL = 10_000;
-export const LOOP_TICK_BUDGET = 100_000_000;
-const POLL_BUDGET = LOOP_TICK_BUDGET / TICKS_PER_POLL;
 export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const WASM_PAGE = 64 * 1024;
 /** What the QuickJS module itself needs before any script runs (emscripten's default start size). */
@@ -54,8 +52,9 @@ class ScopeSandbox {
   private readonly functions = new Map<string, QuickJSHandle | string>();
   // No deadline while the trusted prelude is evaluated.
   private deadline = Number.POSITIVE_INFINITY;
-  private polls = 0;
   private interrupted: Interrupt;
+  /** A `ctx.state` call of the current run found the flow store failing. */
+  private storeFailed = false;
   /** The run in progress: what a `ctx.state` call belongs to. */
   private current: RunMessage | undefined;
   logs: LogLine[] = [];
@@ -73,9 +72,21 @@ class ScopeSandbox {
     });
     const hostState = ctx.newFunction('hostState', (flowId, method, args) => {
       if (this.current?.kind !== 'svc') throw new Error('ctx.state is only available to _svc.script');
-      const value = this.svcState(this.current, ctx.getString(flowId), ctx.getString(method), JSON.parse(ctx.getString(args)) as unknown[]);
+      let value: unknown;
+      try {
+        value = this.svcState(this.current, ctx.getString(flowId), ctx.getString(method), JSON.parse(ctx.getString(args)) as unknown[]);
+      } catch (err) {
+        if (err instanceof FlowStoreFailure) this.storeFailed = true;
+        throw err;
+      }
       return ctx.newString(value === undefined ? '' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
     });
+    const loopBound = ctx.newFunction(LOOP_BOUND_HOOK, () => {
+      this.interrupted = 'loop-bound';
+      return { error: ctx.newError({ name: 'RangeError', message: 'loop bound exceeded' }) };
+    });
+    ctx.defineProp(ctx.global, LOOP_BOUND_HOOK, { value: loopBound, configurable: false, enumerable: false });
+    loopBound.dispose();
     const factory = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'svc-prelude.js'));
     this.runners = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, hostLog, hostState));
     factory.dispose();
@@ -92,10 +103,8 @@ class ScopeSandbox {
   }
 
   private poll(): boolean {
-    this.polls += 1;
     this.onPoll();
-    if (this.polls > POLL_BUDGET) this.interrupted = 'loop-bound';
-    else if (Date.now() >= this.deadline) this.interrupted = 'timeout';
+    if (this.interrupted === undefined && Date.now() >= this.deadline) this.interrupted = 'timeout';
     return this.interrupted !== undefined;
   }
 
@@ -108,7 +117,7 @@ class ScopeSandbox {
     if (typeof cached === 'string') return { ok: false, timeout: false, kind: 'compile', message: cached };
     if (cached !== undefined) return cached;
     // Strict, like mountebank's eval inside its strict-mode modules.
-    const result = this.context.evalCode(`'use strict';\n(${message.source}\n)`, 'injected.js');
+    const result = this.context.evalCode(`'use strict';\n(${guardLoops(message.source)}\n)`, 'injected.js');
     if (result.error) {
       const failed = this.failure(message, result.error);
       if (failed.ok || failed.timeout || failed.kind !== 'runtime') return failed;
@@ -130,8 +139,8 @@ class ScopeSandbox {
 
   run(message: RunMessage): RunOutcome {
     this.deadline = message.deadline;
-    this.polls = 0;
     this.interrupted = undefined;
+    this.storeFailed = false;
     if (Date.now() >= message.deadline) return timedOut(message);
     const ctx = this.context;
     const fn = this.compiled(message);
@@ -159,6 +168,8 @@ class ScopeSandbox {
       if (result.error) return this.failure(message, result.error);
       settled = this.text(result.value);
     }
+    // The script caught the loop guard's error and finished before an interrupt poll stopped it.
+    if (this.interrupted === 'loop-bound') return LOOP_BOUND_EXCEEDED;
     if (settled === undefined) {
       // Nothing left to run can call back later: no timers or I/O exist in the sandbox.
       return { ok: false, timeout: true, message: `${message.kind} never called its callback nor returned a value` };
@@ -179,7 +190,7 @@ class ScopeSandbox {
     error.dispose();
     if (this.interrupted === 'timeout') return timedOut(message);
     if (this.interrupted === 'loop-bound') {
-      return { ok: false, timeout: false, kind: 'loop-bound', message: `loop bound exceeded (more than ${LOOP_TICK_BUDGET} iterations and calls)` };
+      return LOOP_BOUND_EXCEEDED;
     }
     if (/^InternalError: stack overflow/.test(text)) {
       return { ok: false, timeout: false, kind: 'recursion', message: 'recursion depth exceeded (stack overflow)' };
@@ -187,7 +198,8 @@ class ScopeSandbox {
     if (/^InternalError: out of memory/.test(text) || (threwNull && this.heapFull())) {
       return { ok: false, timeout: false, kind: 'memory', message: 'out of memory' };
     }
-    return { ok: false, timeout: false, kind: 'runtime', message: text };
+    // One error_type for a flow-store failure across engines (the Rhai engine's `backend`).
+    return { ok: false, timeout: false, kind: this.storeFailed ? 'backend' : 'runtime', message: text };
   }
 
   dispose(): void {
@@ -199,6 +211,10 @@ class ScopeSandbox {
     this.runtime.dispose();
   }
 }
+
+const LOOP_BOUND_EXCEEDED: RunOutcome = {
+  ok: false, timeout: false, kind: 'loop-bound', message: `loop bound exceeded (more than ${LOOP_ITERATIONS_PER_FRAME} iterations per call frame)`,
+};
 
 function timedOut(message: RunMessage): RunOutcome {
   return { ok: false, timeout: true, message: `${message.kind} script exceeded its ${message.timeoutMs} ms deadline` };

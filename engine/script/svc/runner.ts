@@ -1,6 +1,12 @@
 /**
- * The main-thread side of `_svc.script` (SPEC §8): a small pool of worker threads running the
- * scripts, so a slow or looping script occupies a worker, never the event loop serving traffic.
+ * The main-thread side of `_svc.script` (SPEC §8): a pool of worker threads running the scripts,
+ * so a slow or looping script occupies a worker, never the event loop serving traffic.
+ *
+ * A worker runs one script at a time; runs wait in one queue here. A slow script must not stall
+ * other imposters' scripts, so the pool grows on demand: when a run has waited STALL_MS with every
+ * worker busy, another worker starts (up to `maxWorkers`), and a worker beyond the base count that
+ * stays idle for IDLE_MS stops. An imposter runs at most `workers` (the base count) scripts at once,
+ * so one imposter's loops cannot take every worker of the grown pool either.
  *
  * A script's `ctx.state` call arrives here as a message; the FlowStore answers asynchronously and
  * the answer goes back on the worker's state port, followed by an Atomics wake-up of the worker that
@@ -23,10 +29,16 @@ import { StateChannel } from './state-bridge.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 
 const GRACE_MS = 1000;
+/** How long a run waits behind busy workers before the pool grows. */
+const STALL_MS = 50;
+/** How long a worker beyond the base count stays idle before it stops. */
+const IDLE_MS = 30_000;
+/** The pool's growth bound when `maxWorkers` is not given. */
+const DEFAULT_MAX_WORKERS = 8;
 
 export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
-  /** The imposter (JavaScript sandboxes are per imposter). */
+  /** The imposter (JavaScript sandboxes are per imposter; Rhai workers are shared fairly between imposters). */
   scope: number;
   timeoutMs: number;
   store: FlowStore;
@@ -35,28 +47,36 @@ export interface ScriptRun extends ScriptInput {
 export interface SvcScriptRunnerOptions {
   /** Receives the script's `ctx.logger` / `print` lines. */
   log: (level: LogLevel, message: string) => void;
-  /** Worker threads (default: min(2, available cores)). */
+  /** Base worker threads, always kept, and the scripts one imposter may run at once (default: min(2, available cores)). */
   workers?: number;
+  /** The bound the pool grows to while scripts wait behind busy workers (default: max(workers, 8)). */
+  maxWorkers?: number;
   /** The JavaScript sandbox host, for engine `javascript` (its own workers and deadline machinery). */
   javascript?: () => JsScriptHost;
 }
 
 const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
-  compile: 'compile', runtime: 'runtime', 'loop-bound': 'limit', recursion: 'limit', memory: 'limit', host: 'host',
+  compile: 'compile', runtime: 'runtime', 'loop-bound': 'limit', recursion: 'limit', memory: 'limit', backend: 'backend', host: 'host',
 };
 
 interface Pending {
+  id: number;
   run: ScriptRun;
+  message: RunMessage;
   resolve(outcome: RunOutcome): void;
   timer: NodeJS.Timeout;
   released: boolean;
-  slot: Slot;
+  /** The worker running it; unset while queued. */
+  slot?: Slot;
 }
 
 class Slot {
-  readonly pending = new Map<number, Pending>();
+  /** The run in progress. */
+  current: Pending | undefined;
   worker: Worker;
   state: StateChannel;
+  /** Stops a grown worker that stayed idle. */
+  idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly spawn: () => [Worker, StateChannel], private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
     private readonly onExit: (slot: Slot, reason: string) => void) {
@@ -74,18 +94,23 @@ class Slot {
 
   private exited(worker: Worker, reason: string): void {
     if (worker !== this.worker) return;
-    this.onExit(this, reason);
     this.state.close();
     [this.worker, this.state] = this.start();
+    this.onExit(this, reason);
   }
 
-  post(message: RunMessage): void {
-    this.worker.postMessage(message);
+  post(pending: Pending): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.current = pending;
+    pending.slot = this;
+    this.worker.postMessage(pending.message);
     this.worker.ref();
   }
 
   settled(): void {
-    if (this.pending.size === 0) this.worker.unref();
+    this.current = undefined;
+    this.worker.unref();
   }
 
   /** Replaces a worker stuck past a deadline. */
@@ -97,6 +122,7 @@ class Slot {
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.state.close();
     worker.removeAllListeners('exit');
@@ -105,7 +131,15 @@ class Slot {
 }
 
 export class SvcScriptRunner {
-  private readonly slots: Slot[];
+  private readonly slots: Slot[] = [];
+  /** Runs waiting for a worker, in arrival order. */
+  private readonly queue: Pending[] = [];
+  /** Scripts running per imposter. */
+  private readonly running = new Map<number, number>();
+  private readonly baseWorkers: number;
+  private readonly maxWorkers: number;
+  private readonly newSlot: () => Slot;
+  private growTimer: NodeJS.Timeout | undefined;
   private nextId = 1;
   private closed = false;
 
@@ -115,15 +149,16 @@ export class SvcScriptRunner {
       const state = new StateChannel((message) => options.log('error', message));
       return [spawnWorker({ workerData: state.wiring, transferList: state.transferList }), state];
     };
-    const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-    this.slots = Array.from({ length: count }, () => new Slot(spawn, (slot, m) => this.received(slot, m), (slot, reason) => this.lost(slot, reason)));
+    this.baseWorkers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+    this.maxWorkers = Math.max(this.baseWorkers, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
+    this.newSlot = () => new Slot(spawn, (slot, m) => this.received(slot, m), (slot, reason) => this.lost(slot, reason));
+    for (let i = 0; i < this.baseWorkers; i++) this.slots.push(this.newSlot());
   }
 
   /** Runs a script; resolves with its outcome (never rejects): a timeout at the deadline at the latest. */
   run(run: ScriptRun): Promise<RunOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });
     if (run.engine === 'javascript') return this.runJavaScript(run);
-    const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
     const id = this.nextId++;
     const message: RunMessage = {
       type: 'run', id, source: run.source, placement: run.placement, request: run.request, flowId: run.flowId, stub: run.stub,
@@ -131,9 +166,9 @@ export class SvcScriptRunner {
     };
     if (run.response) message.response = run.response;
     return new Promise((resolve) => {
-      const pending: Pending = { run, resolve, released: false, slot, timer: setTimeout(() => this.release(id, pending), run.timeoutMs) };
-      slot.pending.set(id, pending);
-      slot.post(message);
+      const pending: Pending = { id, run, message, resolve, released: false, timer: setTimeout(() => this.release(pending), run.timeoutMs) };
+      this.queue.push(pending);
+      this.dispatch();
     });
   }
 
@@ -149,14 +184,75 @@ export class SvcScriptRunner {
     }
   }
 
-  private release(id: number, pending: Pending): void {
+  /** Starts queued runs on idle workers, oldest first, skipping imposters already at their share. */
+  private dispatch(): void {
+    let waiting = false;
+    for (let i = 0; i < this.queue.length;) {
+      const pending = this.queue[i]!;
+      const scope = pending.run.scope;
+      const busy = this.running.get(scope) ?? 0;
+      if (busy >= this.baseWorkers) {
+        i++;
+        continue;
+      }
+      const slot = this.slots.find((s) => s.current === undefined);
+      if (!slot) {
+        waiting = true;
+        break;
+      }
+      this.queue.splice(i, 1);
+      this.running.set(scope, busy + 1);
+      slot.post(pending);
+    }
+    if (waiting) this.growSoon();
+  }
+
+  /** Every worker is busy while a run could start: unless one frees up within STALL_MS, add one. */
+  private growSoon(): void {
+    if (this.growTimer || this.slots.length >= this.maxWorkers) return;
+    this.growTimer = setTimeout(() => {
+      this.growTimer = undefined;
+      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.current === undefined)) return;
+      if (!this.queue.some((p) => (this.running.get(p.run.scope) ?? 0) < this.baseWorkers)) return;
+      this.slots.push(this.newSlot());
+      this.dispatch();
+    }, STALL_MS);
+    this.growTimer.unref();
+  }
+
+  /** A worker finished a run: the next one starts, or a grown worker that stays idle is stopped. */
+  private freed(slot: Slot, pending: Pending): void {
+    slot.settled();
+    const busy = (this.running.get(pending.run.scope) ?? 1) - 1;
+    if (busy > 0) this.running.set(pending.run.scope, busy);
+    else this.running.delete(pending.run.scope);
+    this.dispatch();
+    if (slot.current === undefined && this.slots.indexOf(slot) >= this.baseWorkers) {
+      slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_MS);
+      slot.idleTimer.unref();
+    }
+  }
+
+  private retire(slot: Slot): void {
+    if (slot.current !== undefined || this.closed) return;
+    this.slots.splice(this.slots.indexOf(slot), 1);
+    void slot.stop();
+  }
+
+  private release(pending: Pending): void {
     pending.released = true;
     pending.resolve({ ok: false, errorType: 'timeout', message: `script exceeded its ${pending.run.timeoutMs} ms deadline` });
+    const queued = this.queue.indexOf(pending);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      return;
+    }
     pending.timer = setTimeout(() => {
-      if (pending.slot.pending.get(id) !== pending) return;
+      const slot = pending.slot;
+      if (slot?.current !== pending) return;
       this.options.log('error', 'script worker unresponsive past a deadline; restarting it');
-      this.lost(pending.slot, 'restarted');
-      pending.slot.restart();
+      slot.restart();
+      this.lost(slot, 'restarted');
     }, GRACE_MS);
     pending.timer.unref();
   }
@@ -168,31 +264,34 @@ export class SvcScriptRunner {
 
   private done(slot: Slot, { id, outcome, logs }: DoneMessage): void {
     for (const [level, text] of logs) this.options.log(level, text);
-    const pending = slot.pending.get(id);
-    if (!pending) return;
-    slot.pending.delete(id);
-    slot.settled();
+    const pending = slot.current;
+    if (pending?.id !== id) return;
     clearTimeout(pending.timer);
     if (!pending.released) pending.resolve(outcome);
+    this.freed(slot, pending);
   }
 
   private state(slot: Slot, message: StateMessage): void {
-    const pending = slot.pending.get(message.id);
+    const pending = slot.current?.id === message.id ? slot.current : undefined;
     slot.state.serve(pending && !pending.released ? pending.run.store : undefined, message);
   }
 
-  /** The worker is gone: its runs fail as the host's fault, not the script's. */
+  /** The worker is gone (and already replaced): its run fails as the host's fault, not the script's. */
   private lost(slot: Slot, reason: string): void {
-    for (const pending of slot.pending.values()) {
-      clearTimeout(pending.timer);
-      if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: `script worker ${reason}` });
-    }
-    slot.pending.clear();
-    slot.settled();
+    const pending = slot.current;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: `script worker ${reason}` });
+    if (!this.closed) this.freed(slot, pending);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.growTimer);
+    for (const pending of this.queue.splice(0)) {
+      clearTimeout(pending.timer);
+      if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });
+    }
     for (const slot of this.slots) this.lost(slot, 'closed');
     await Promise.all(this.slots.map((slot) => slot.stop()));
   }
