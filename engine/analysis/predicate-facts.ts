@@ -100,26 +100,3 @@ export function covers(earlier: PredicateFacts, later: PredicateFacts): boolean 
   for (const wide of earlier.constraints) if (!later.constraints.some((narrow) => implies(narrow, wide))) return false;
   return true;
 }
-
-function equalsKey(c: Constraint): string {
-  return `=${c.caseSensitive ? 'C' : 'i'}${c.field}\u0000${c.value}`;
-}
-
-/**
- * A key that every stub `earlier` covers must also carry: one of its equals constraints (only an
- * identical equals implies an equals), else its first opaque predicate. Undefined when neither exists.
- */
-export function anchorOf(facts: PredicateFacts): string | undefined {
-  // The most selective equals: a path beats other fields, which beat the method (few distinct values).
-  const equals = facts.constraints.filter((c) => c.op === 'equals');
-  const best = equals.find((c) => c.field === 'path') ?? equals.find((c) => c.field !== 'method') ?? equals[0];
-  if (best) return equalsKey(best);
-  return facts.opaque.length > 0 ? `#${facts.opaque[0]}` : undefined;
-}
-
-/** Every anchor key a stub with these facts carries. */
-export function anchorsCarried(facts: PredicateFacts): string[] {
-  const keys = facts.constraints.filter((c) => c.op === 'equals').map(equalsKey);
-  for (const key of facts.opaque) keys.push(`#${key}`);
-  return keys;
-}

@@ -1,6 +1,7 @@
 import { requiredStateOf } from '../model/index.js';
 import { canonicalJson } from './canonical.js';
-import { anchorOf, anchorsCarried, covers, factsOf, type PredicateFacts } from './predicate-facts.js';
+import { covers, factsOf, type PredicateFacts } from './predicate-facts.js';
+import { AnchorIndex } from './anchor-index.js';
 
 export type WarningType =
   | 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated';
@@ -68,19 +69,15 @@ function duplicateKey(config: Record<string, unknown>): string {
  * strict (S `equals path /a/b` implies E `startsWith path /a`). Then any request S matches, E
  * matches too, and E comes first. "Potentially": inject predicates can still let a request through to S.
  *
- * Candidates are found through an anchor (one equals constraint or opaque predicate of E, which S
- * must carry too), so a typical routing table (distinct equals on method/path) costs O(n).
+ * Candidates are found through an anchor of E (engine/analysis/anchor-index.ts: an equals, opaque or
+ * affix predicate that S must carry or imply), so a typical routing table costs about O(n).
  */
 function shadowing(stubs: AnalysedStub[], exact: Set<number>): Map<number, number> {
   const found = new Map<number, number>();
-  const anchored = new Map<string, number[]>();
-  const unanchored: number[] = [];
+  const index = new AnchorIndex();
   for (const later of stubs) {
     if (!exact.has(later.index)) {
-      const candidates = [...unanchored];
-      for (const key of anchorsCarried(later.facts)) candidates.push(...(anchored.get(key) ?? []));
-      candidates.sort((a, b) => a - b);
-      for (const at of candidates) {
+      for (const at of index.candidates(later.facts)) {
         const earlier = stubs[at]!;
         if (eligibleWhenever(earlier, later) && covers(earlier.facts, later.facts)) {
           found.set(later.index, at);
@@ -88,11 +85,7 @@ function shadowing(stubs: AnalysedStub[], exact: Set<number>): Map<number, numbe
         }
       }
     }
-    if (later.catchAll) continue;
-    const anchor = anchorOf(later.facts);
-    if (anchor === undefined) unanchored.push(later.index);
-    else if (anchored.has(anchor)) anchored.get(anchor)!.push(later.index);
-    else anchored.set(anchor, [later.index]);
+    if (!later.catchAll) index.add(later.index, later.facts);
   }
   return found;
 }
