@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SvcError } from '../engine/model/index.js';
 import { rawErrorResponse } from './replies.js';
@@ -24,10 +24,17 @@ function errorFor(err: NodeJS.ErrnoException): SvcError {
  */
 export function answerClientErrorsWithEnvelope(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    // A response already under way (or a peer gone) cannot take another one on this connection.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
+      return;
+    }
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inFlight) {
+      // Bytes after a request still being answered (pipelined garbage): an error reply now would land
+      // before that answer and misreport it. The request, if whole, gets its own answer, then the
+      // connection closes; a request whose body broke off cannot be answered.
+      if (inFlight.headersSent || !inFlight.req.complete) socket.destroy();
+      else inFlight.shouldKeepAlive = false;
       return;
     }
     // Closed once written, as node does: the connection's parser state is unusable after the error.

@@ -32,5 +32,9 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
     request.on('data', onData);
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
+    // A connection cut mid-body ends the wait (the answer has nowhere to go, but nothing stays pending).
+    request.on('close', () => {
+      if (!request.complete) reject(errors.badRequest('request body not received in full'));
+    });
   });
 }

@@ -82,6 +82,15 @@ test("node:http's own 400 and 431 replies carry the envelope on the admin and me
   }
 });
 
+test('garbage pipelined behind a request does not answer in its place: the request gets its own answer', async () => {
+  const port = await svc.createImposter({ stubs: [{ responses: [{ is: {} }] }] });
+  const body = JSON.stringify({ stubs: [{ responses: [{ is: { body: 'replaced' } }] }] });
+  const response = await rawExchange(svc.adminPort, `PUT /imposters/${port}/stubs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}GARBAGE\r\n\r\n`);
+  assert.is(response.status, 200, response.body.toString());
+  const stubs = await svc.admin('GET', `/imposters/${port}/stubs`);
+  assert.is(stubs.json.stubs[0].responses[0].is.body, 'replaced', 'the answer told the truth: the change was applied');
+});
+
 test('the metrics port answers unknown paths and methods with a 404 envelope', async () => {
   assertEnvelope(await rawExchange(metrics.port, 'GET /nope HTTP/1.1\r\nHost: x\r\n\r\n'), 404, 'not_found');
   assertEnvelope(await rawExchange(metrics.port, 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'), 404, 'not_found');
