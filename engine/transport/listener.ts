@@ -49,11 +49,12 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes) : null;
   const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes };
   // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
-  const serverOptions = { allowHalfOpen: true, noDelay: true };
+  // On https only once the handshake is done (set in 'secureConnection'): before it, a peer's FIN must
+  // close the socket, which only node's TLS socket sees.
   const secure = options.protocol === 'https';
   const server = secure
-    ? tls.createServer({ ...serverOptions, ...(await tlsServerOptions(options)) })
-    : net.createServer(serverOptions);
+    ? tls.createServer({ allowHalfOpen: false, noDelay: true, ...(await tlsServerOptions(options)) })
+    : net.createServer({ allowHalfOpen: true, noDelay: true });
 
   // Every TCP socket, for close(); on https also by peer address, because faults reset the TCP socket
   // beneath TLS and tls.Server hands out only the TLS socket.
@@ -89,6 +90,7 @@ export async function createListener(options: ListenerOptions, handler: RequestH
         socket.destroy();
         return;
       }
+      socket.allowHalfOpen = true;
       if (h2 !== null && socket.alpnProtocol === 'h2') h2.adopt(socket, raw);
       else new Http1Connection(socket, raw, connectionOptions);
     });
