@@ -4,7 +4,7 @@ import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
   type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
-import { createListener, defaultKeyPair, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
+import { createListener, defaultKeyPair, isHttp2Disabled, type ConnectionTimeouts, type ListenerOptions } from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
 import type { Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
@@ -30,6 +30,8 @@ export interface ManagerOptions {
   /** Bind address for imposters without their own `host` (mountebank binds all interfaces). */
   host?: string;
   maxBodyBytes?: number;
+  /** Imposter (and front door) connection timeouts; mountebank's node:http defaults when absent. */
+  timeouts?: ConnectionTimeouts;
   /** mountebank's `--mock` flag: every imposter records requests, whatever its recordRequests says. */
   recordAllRequests?: boolean;
   /** mountebank's `--debug` flag: each stub keeps the requests it matched, read back as `matches`. */
@@ -194,6 +196,7 @@ export class ImposterManager {
       ciphers: typeof config.ciphers === 'string' ? config.ciphers.toUpperCase() : undefined,
       http2: !isHttp2Disabled(),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      timeouts: this.options.timeouts,
       allowConnection: this.options.allowConnection,
       events: {
         accepted: () => this.observers.onConnection(port, 0),

@@ -15,7 +15,7 @@ export interface RequestHead {
 }
 
 export interface ParseFailure {
-  status: 400 | 413 | 431;
+  status: 400 | 408 | 413 | 431 | 503;
   type: string;
   message: string;
 }
@@ -153,6 +153,16 @@ export class Http1Parser {
         case State.Stopped: return;
       }
     }
+  }
+
+  /** No byte of a next request is held or expected (connection timeouts: between requests). */
+  get idle(): boolean {
+    return (this.state === State.Head && this.pending === null) || this.state === State.Stopped;
+  }
+
+  /** The current request's head is complete and its body is being read. */
+  get readingBody(): boolean {
+    return this.state !== State.Head && this.state !== State.Stopped;
   }
 
   /** Ignore all further input (after an error, a final request, or when the connection closes). */

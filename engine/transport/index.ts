@@ -1,4 +1,6 @@
+export { DEFAULT_TIMEOUTS } from './contract.js';
 export type {
+  ConnectionTimeouts,
   Listener,
   ListenerEvents,
   ListenerOptions,
