@@ -125,6 +125,7 @@ export class ServerBuilder {
       log,
       allowConnection,
       beforeDelete,
+      maxBufferedBodyBytes: options.maxBufferedBodyBytes,
       timeouts: {
         keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,
         headersMs: options.headersTimeout ?? DEFAULT_TIMEOUTS.headersMs,

@@ -4,7 +4,9 @@ import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
   type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
-import { createListener, defaultKeyPair, isHttp2Disabled, type ConnectionTimeouts, type ListenerOptions } from '../transport/index.js';
+import {
+  BodyBudget, createListener, defaultKeyPair, DEFAULT_BUFFERED_BODY_BYTES, isHttp2Disabled, type ConnectionTimeouts, type ListenerOptions,
+} from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
 import type { Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
@@ -30,6 +32,8 @@ export interface ManagerOptions {
   /** Bind address for imposters without their own `host` (mountebank binds all interfaces). */
   host?: string;
   maxBodyBytes?: number;
+  /** Request-body bytes all imposter ports (and the front door) buffer at once; 256 MiB when absent. */
+  maxBufferedBodyBytes?: number;
   /** Imposter (and front door) connection timeouts; mountebank's node:http defaults when absent. */
   timeouts?: ConnectionTimeouts;
   /** mountebank's `--mock` flag: every imposter records requests, whatever its recordRequests says. */
@@ -130,7 +134,12 @@ export class ImposterManager {
   private readonly svcScripts = (): SvcScriptRunner =>
     (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`), javascript: this.scripts }));
 
-  constructor(readonly options: ManagerOptions) {}
+  /** Shared by every imposter port and the front door: new bodies beyond it are answered 503. */
+  readonly bodyBudget: BodyBudget;
+
+  constructor(readonly options: ManagerOptions) {
+    this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES);
+  }
 
   /** Registers a plane that follows requests and lifecycle (metrics, events, data directory); returns its removal. */
   observe(observer: EngineObserver): () => void {
@@ -197,6 +206,7 @@ export class ImposterManager {
       http2: !isHttp2Disabled(),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
       timeouts: this.options.timeouts,
+      bodyBudget: this.bodyBudget,
       allowConnection: this.options.allowConnection,
       events: {
         accepted: () => this.observers.onConnection(port, 0),

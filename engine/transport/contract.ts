@@ -1,4 +1,5 @@
 import type { WireRequest } from '../model/request.js';
+import type { BodyBudget } from './body-budget.js';
 
 /** Ordered response header list; a name may repeat (one line per value). */
 export type OutgoingHeaders = Array<[string, string]>;
@@ -48,6 +49,8 @@ export interface ListenerOptions {
   http2Allowed?: () => boolean;
   /** Request body cap in bytes; larger bodies are answered 413. */
   maxBodyBytes: number;
+  /** Shared cap on request-body bytes buffered at once (503 beyond it); none when omitted. */
+  bodyBudget?: BodyBudget;
   /** Connection timeouts (mountebank's node:http defaults when omitted). */
   timeouts?: ConnectionTimeouts;
   /** Accept-loop events for metrics (SPEC §4.13); called synchronously, must be cheap and never throw. */

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { WireRequest } from '../model/request.js';
 import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
+import type { BodyBudget } from './body-budget.js';
 import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
 import { errorEnvelope, JSON_HEADERS } from './envelope.js';
 import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
@@ -11,6 +12,7 @@ export interface ConnectionOptions {
   maxBodyBytes: number;
   timeouts: ConnectionTimeouts;
   sweep: DeadlineSweep;
+  bodyBudget?: BodyBudget;
 }
 
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n');
@@ -122,7 +124,7 @@ export class Http1Connection implements Expiring {
       onRequest: (head, body) => this.onRequest(head, body),
       onContinue: () => this.onContinue(),
       onError: (failure) => this.answerFailure(failure),
-    });
+    }, options.bodyBudget);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
     socket.on('error', () => this.onClose());

@@ -9,6 +9,7 @@ export type {
   ResponseSink,
 } from './contract.js';
 export { createListener } from './listener.js';
+export { BodyBudget, DEFAULT_BUFFERED_BODY_BYTES } from './body-budget.js';
 export { connectionFilter, type ConnectionFilter } from './ip-filter.js';
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';

@@ -56,10 +56,10 @@ function peerKey(socket: Socket): string {
 }
 
 export async function createListener(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes) : null;
+  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, options.bodyBudget) : null;
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   const sweep = new DeadlineSweep(timeouts);
-  const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes, timeouts, sweep };
+  const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes, timeouts, sweep, bodyBudget: options.bodyBudget };
   // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
   // On https only once the handshake is done (set in 'secureConnection'): before it, a peer's FIN must
   // close the socket, which only node's TLS socket sees.

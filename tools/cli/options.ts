@@ -36,6 +36,8 @@ export interface CliOptions {
   keepAliveTimeout?: number;
   headersTimeout?: number;
   requestTimeout?: number;
+  /** Request-body bytes buffered at once across all imposter connections (503 beyond). */
+  maxBufferedBodyBytes?: number;
   /** `--validate <file>`: check a config file instead of serving. */
   validate?: string;
   /** `save`: target file (`--savefile` or the first positional argument). */
@@ -74,6 +76,7 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--keep-alive-timeout': 'keepAliveTimeout',
   '--headers-timeout': 'headersTimeout',
   '--request-timeout': 'requestTimeout',
+  '--max-buffered-body-bytes': 'maxBufferedBodyBytes',
   '--validate': 'validate',
   '--savefile': 'saveFile',
   '--protofile': 'ignored',
@@ -132,6 +135,12 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
     case 'requestTimeout':
       layer[key] = parseMillis(value, source);
       return;
+    case 'maxBufferedBodyBytes': {
+      const bytes = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes === 0) throw new UsageError(`${source} must be a positive number of bytes, got '${value}'`);
+      layer.maxBufferedBodyBytes = bytes;
+      return;
+    }
     case 'logLevel':
       if (!isLogLevel(value)) throw new UsageError(`${source} must be one of debug, info, warn, error`);
       layer.logLevel = value;
@@ -217,6 +226,7 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   read('SVC_KEEP_ALIVE_TIMEOUT', 'keepAliveTimeout');
   read('SVC_HEADERS_TIMEOUT', 'headersTimeout');
   read('SVC_REQUEST_TIMEOUT', 'requestTimeout');
+  read('SVC_MAX_BUFFERED_BODY_BYTES', 'maxBufferedBodyBytes');
   if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
   const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
   const filter = env[filterName];
