@@ -52,6 +52,13 @@ child.on('exit', (code, signal) => {
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 let requests = 0;
 let errors = 0;
+/** Client-side failures by error code, for the final report. */
+const errorKinds = new Map<string, number>();
+function failed(error: NodeJS.ErrnoException): void {
+  errors++;
+  const kind = error.code ?? error.message;
+  errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
+}
 
 function call(method: string, port: number, path: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
@@ -61,10 +68,10 @@ function call(method: string, port: number, path: string, body?: string, headers
         requests++;
         resolve(res.statusCode ?? 0);
       });
-      res.on('error', () => { errors++; resolve(0); });
+      res.on('error', (error) => { failed(error); resolve(0); });
     });
     req.setTimeout(30_000, () => req.destroy());
-    req.on('error', () => { errors++; resolve(0); });
+    req.on('error', (error) => { failed(error); resolve(0); });
     req.end(body);
   });
 }
@@ -113,6 +120,7 @@ for (let batch = 0; batch < 10_000 / 50; batch++) {
 }
 requests = 0;
 errors = 0;
+errorKinds.clear();
 
 const deadline = Date.now() + SECONDS * 1000;
 const running = (): boolean => Date.now() < deadline;
@@ -227,7 +235,7 @@ const warmRss = peak(samples.slice(0, warmEnd + 1), 'rssMb');
 const warmFds = peak(samples.slice(0, warmEnd + 1), 'fds');
 const rssFlat = peak(lastThird, 'rssMb') <= warmRss * RSS_GROWTH;
 const fdsFlat = peak(lastThird, 'fds') <= warmFds + FD_SLACK;
-console.log(`\nsoak ${SECONDS}s: ${requests} requests, ${errors} client errors, recorded entries at the end: ${recorded}`);
+console.log(`\nsoak ${SECONDS}s: ${requests} requests, ${errors} client errors ${JSON.stringify(Object.fromEntries(errorKinds))}, recorded entries at the end: ${recorded}`);
 console.log(`RSS after warm-up: min ${Math.min(...afterWarm.map((s) => s.rssMb)).toFixed(1)} / max ${peak(afterWarm, 'rssMb').toFixed(1)} MB; warm-up peak ${warmRss.toFixed(1)} MB; last-third peak ${peak(lastThird, 'rssMb').toFixed(1)} MB -> ${rssFlat ? 'flat' : 'GROWING'}`);
 console.log(`fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`);
 process.exit(rssFlat && fdsFlat ? 0 : 1);
