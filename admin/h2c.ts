@@ -65,13 +65,19 @@ export function acceptH2c(server: Server, handler: Handler): void {
   });
   // Session failures concern one client only.
   h2.on('sessionError', () => {});
+  // Sockets neither node:http nor node:http2 owns yet: closeAllConnections must reach them too, or
+  // server.close() waits for a silent client.
+  const sniffing = new Set<Socket>();
   server.prependListener('connection', (socket: Socket) => {
+    sniffing.add(socket);
+    socket.once('close', () => sniffing.delete(socket));
     // Until node:http or node:http2 owns the socket, its errors (a client's RST) and silence are ours.
     const onError = (): void => { socket.destroy(); };
     socket.on('error', onError);
     const onSilent = (): void => { socket.destroy(); };
     socket.setTimeout(server.headersTimeout || SILENT_CLIENT_MS, onSilent);
     const handOver = (bytes: Buffer): void => {
+      sniffing.delete(socket);
       socket.off('timeout', onSilent);
       socket.off('error', onError);
       socket.setTimeout(0);
@@ -95,6 +101,7 @@ export function acceptH2c(server: Server, handler: Handler): void {
   const closeHttp1 = server.closeAllConnections.bind(server);
   server.closeAllConnections = () => {
     closeHttp1();
+    for (const socket of sniffing) socket.destroy();
     for (const session of sessions) session.destroy();
   };
 }

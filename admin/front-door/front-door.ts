@@ -118,6 +118,8 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
     host: address.host,
     http2: !isHttp2Disabled(),
     maxBodyBytes: manager.maxBodyBytes,
+    timeouts: manager.options.timeouts,
+    bodyBudget: manager.bodyBudget,
     allowConnection: manager.options.allowConnection,
   }, dispatch);
   return { port: listener.port, address: formatListenAddress(address, listener.port), close: () => listener.close() };

@@ -6,7 +6,7 @@ import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '
 import { createLogger, type Logger } from '../log/index.js';
 import { ImposterManager } from '../manager/index.js';
 import { isSvcError } from '../model/index.js';
-import { connectionFilter } from '../transport/index.js';
+import { connectionFilter, DEFAULT_TIMEOUTS } from '../transport/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
 import { PlaneLifecycle } from './lifecycle.js';
 import type { SocketAddr } from './listen-addr.js';
@@ -125,6 +125,12 @@ export class ServerBuilder {
       log,
       allowConnection,
       beforeDelete,
+      maxBufferedBodyBytes: options.maxBufferedBodyBytes,
+      timeouts: {
+        keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,
+        headersMs: options.headersTimeout ?? DEFAULT_TIMEOUTS.headersMs,
+        requestMs: options.requestTimeout ?? DEFAULT_TIMEOUTS.requestMs,
+      },
     });
     const owned = this.injected === undefined;
     if (!owned && beforeDelete) {

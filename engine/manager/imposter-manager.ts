@@ -4,7 +4,9 @@ import {
   errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
   type ImposterDefinition, type StubDefinition, type ErrorEntry,
 } from '../model/index.js';
-import { checkBindable, createListener, defaultKeyPair, isHttp2Disabled, type ListenerOptions } from '../transport/index.js';
+import {
+  BodyBudget, checkBindable, createListener, defaultKeyPair, DEFAULT_BUFFERED_BODY_BYTES, isHttp2Disabled, type ConnectionTimeouts, type ListenerOptions,
+} from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
 import { canonicalJson } from '../analysis/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
@@ -31,6 +33,10 @@ export interface ManagerOptions {
   /** Bind address for imposters without their own `host` (mountebank binds all interfaces). */
   host?: string;
   maxBodyBytes?: number;
+  /** Request-body bytes all imposter ports (and the front door) buffer at once; 256 MiB when absent. */
+  maxBufferedBodyBytes?: number;
+  /** Imposter (and front door) connection timeouts; mountebank's node:http defaults when absent. */
+  timeouts?: ConnectionTimeouts;
   /** mountebank's `--mock` flag: every imposter records requests, whatever its recordRequests says. */
   recordAllRequests?: boolean;
   /** mountebank's `--debug` flag: each stub keeps the requests it matched, read back as `matches`. */
@@ -170,7 +176,12 @@ export class ImposterManager {
   private readonly svcScripts = (): SvcScriptRunner =>
     (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`), javascript: this.scripts }));
 
-  constructor(readonly options: ManagerOptions) {}
+  /** Shared by every imposter port and the front door: new bodies beyond it are answered 503. */
+  readonly bodyBudget: BodyBudget;
+
+  constructor(readonly options: ManagerOptions) {
+    this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES);
+  }
 
   /** Registers a plane that follows requests and lifecycle (metrics, events, data directory); returns its removal. */
   observe(observer: EngineObserver): () => void {
@@ -236,6 +247,8 @@ export class ImposterManager {
       ciphers: typeof config.ciphers === 'string' ? config.ciphers.toUpperCase() : undefined,
       http2: !isHttp2Disabled(),
       maxBodyBytes: this.options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      timeouts: this.options.timeouts,
+      bodyBudget: this.bodyBudget,
       allowConnection: this.options.allowConnection,
       events: {
         accepted: () => this.observers.onConnection(port, 0),

@@ -1,4 +1,5 @@
 import type { WireRequest } from '../model/request.js';
+import type { BodyBudget } from './body-budget.js';
 
 /** Ordered response header list; a name may repeat (one line per value). */
 export type OutgoingHeaders = Array<[string, string]>;
@@ -48,11 +49,30 @@ export interface ListenerOptions {
   http2Allowed?: () => boolean;
   /** Request body cap in bytes; larger bodies are answered 413. */
   maxBodyBytes: number;
+  /** Shared cap on request-body bytes buffered at once (503 beyond it); none when omitted. */
+  bodyBudget?: BodyBudget;
+  /** Connection timeouts (mountebank's node:http defaults when omitted). */
+  timeouts?: ConnectionTimeouts;
   /** Accept-loop events for metrics (SPEC §4.13); called synchronously, must be cheap and never throw. */
   events?: ListenerEvents;
   /** `--localOnly` / `--ipWhitelist`: a connection it refuses is destroyed on accept. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
 }
+
+/**
+ * How long a connection may take, in ms, as node:http (so mountebank's imposters) bounds it; 0 turns
+ * one off. Expiry closes the connection, with a 408 when a request had started.
+ */
+export interface ConnectionTimeouts {
+  /** Idle time after the last answer before the next request starts. */
+  keepAliveMs: number;
+  /** From a request's first byte (or the connection's start) to the end of its head. */
+  headersMs: number;
+  /** From a request's first byte to the end of its body. */
+  requestMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Readonly<ConnectionTimeouts> = { keepAliveMs: 5000, headersMs: 60_000, requestMs: 300_000 };
 
 export interface ListenerEvents {
   /** A TCP connection was accepted. */

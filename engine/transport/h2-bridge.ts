@@ -1,6 +1,7 @@
 import http2, { type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { WireRequest } from '../model/request.js';
+import type { BodyBudget } from './body-budget.js';
 import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import { errorEnvelope } from './envelope.js';
 import { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
@@ -102,6 +103,7 @@ export class H2Bridge {
   constructor(
     private readonly handler: RequestHandler,
     private readonly maxBodyBytes: number,
+    private readonly bodyBudget?: BodyBudget,
   ) {
     this.server.on('stream', (stream, headers, flags, rawHeaders?: string[]) =>
       this.onStream(stream, headers, flags, rawHeaders ?? []),
@@ -145,21 +147,44 @@ export class H2Bridge {
     }
     const chunks: Buffer[] = [];
     let total = 0;
+    let refused = false;
+    const budget = this.bodyBudget;
+    // Bytes taken from the shared budget, given back once the body is handed over or the stream ends.
+    let reserved = 0;
+    const release = (): void => {
+      budget?.release(reserved);
+      reserved = 0;
+    };
+    const refuse = (status: number, type: string, message: string): void => {
+      refused = true;
+      stream.off('data', onData);
+      release();
+      chunks.length = 0;
+      const envelope = errorEnvelope(status, type, message);
+      stream.respond({ ':status': status, 'content-type': 'application/json', 'content-length': envelope.length });
+      // After the complete answer, RST_STREAM(NO_ERROR) tells the client to stop sending (RFC 9113 §8.1).
+      stream.end(envelope, () => stream.close(NGHTTP2_NO_ERROR));
+    };
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > this.maxBodyBytes) {
-        stream.off('data', onData);
-        const envelope = errorEnvelope(413, 'payload_too_large', `Request body exceeds the limit of ${this.maxBodyBytes} bytes`);
-        stream.respond({ ':status': 413, 'content-type': 'application/json', 'content-length': envelope.length });
-        // After the complete answer, RST_STREAM(NO_ERROR) tells the client to stop sending (RFC 9113 §8.1).
-        stream.end(envelope, () => stream.close(NGHTTP2_NO_ERROR));
+        refuse(413, 'payload_too_large', `Request body exceeds the limit of ${this.maxBodyBytes} bytes`);
         return;
+      }
+      if (budget !== undefined) {
+        if (!budget.reserve(chunk.length)) {
+          refuse(503, 'request_buffer_full', `Request bodies being received exceed the server-wide limit of ${budget.limitBytes} bytes; retry later`);
+          return;
+        }
+        reserved += chunk.length;
       }
       chunks.push(chunk);
     };
     stream.on('data', onData);
+    stream.on('close', release);
     stream.on('end', () => {
-      if (total > this.maxBodyBytes) return;
+      if (refused) return;
+      release();
       request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
       this.dispatch(request, sink);
     });

@@ -1,6 +1,8 @@
 import type { Socket } from 'node:net';
 import type { WireRequest } from '../model/request.js';
-import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
+import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
+import type { BodyBudget } from './body-budget.js';
+import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
 import { errorEnvelope, JSON_HEADERS } from './envelope.js';
 import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
 import { InvalidResponseError, serializeResponse, type ResponseContext } from './http1-writer.js';
@@ -8,11 +10,16 @@ import { InvalidResponseError, serializeResponse, type ResponseContext } from '.
 export interface ConnectionOptions {
   handler: RequestHandler;
   maxBodyBytes: number;
+  timeouts: ConnectionTimeouts;
+  sweep: DeadlineSweep;
+  bodyBudget?: BodyBudget;
 }
 
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n');
 /** Pipelined requests awaiting an answer before the connection stops reading. */
 const MAX_IN_FLIGHT = 64;
+/** After the server's FIN, how long the peer has to close its side before the socket is destroyed. */
+const LINGER_MS = 5000;
 
 const enum Fault {
   None,
@@ -89,7 +96,11 @@ class Http1Sink implements ResponseSink, ResponseContext {
 }
 
 /** Serves HTTP/1.x on one socket (plain, or the TLS socket over `raw`). */
-export class Http1Connection {
+export class Http1Connection implements Expiring {
+  /** When the current phase times out (Date.now() ms, 0: never); read by the listener's sweep. */
+  deadline = 0;
+  /** When the request being received started; 0 between requests. */
+  private requestStartedAt = 0;
   private readonly parser: Http1Parser;
   private readonly queue: Http1Sink[] = [];
   private readonly remoteAddress: string;
@@ -113,17 +124,37 @@ export class Http1Connection {
       onRequest: (head, body) => this.onRequest(head, body),
       onContinue: () => this.onContinue(),
       onError: (failure) => this.answerFailure(failure),
-    });
+    }, options.bodyBudget);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
     socket.on('error', () => this.onClose());
     socket.on('close', () => this.onClose());
     socket.on('drain', () => this.updateFlow());
+    options.sweep.add(this);
+    // Before its first request a connection gets the head timeout, with no 408 (nothing started).
+    const headersMs = options.timeouts.headersMs;
+    this.deadline = headersMs > 0 ? Date.now() + headersMs : 0;
   }
 
   onData(chunk: Buffer): void {
     this.parser.execute(chunk);
     this.updateFlow();
+    this.updateDeadline();
+  }
+
+  /** The sweep saw the deadline pass: 408 for a request under way, else close quietly. */
+  expire(): void {
+    this.deadline = 0;
+    if (this.closed) {
+      this.raw.destroy();
+      return;
+    }
+    if (this.requestStartedAt === 0) {
+      this.finish(() => this.raw.destroy());
+      return;
+    }
+    this.parser.stop();
+    this.answerFailure({ status: 408, type: 'request_timeout', message: 'Request not received in time' });
   }
 
   /** Writes every answer whose turn has come; called whenever a slot becomes ready. */
@@ -150,9 +181,12 @@ export class Http1Connection {
     if (!this.closed && this.readEnded && queue.length === 0) this.finish(() => this.socket.end());
     // Pausing is decided per read in onData; here only a paused connection may need resuming.
     if (this.paused) this.updateFlow();
+    this.updateDeadline();
   }
 
   private onRequest(head: RequestHead, body: Buffer): void {
+    // The next request (pipelined bytes already read, or later ones) starts its own clock.
+    this.requestStartedAt = 0;
     const sink = new Http1Sink(this, head.method === 'HEAD', !head.keepAlive, head.httpVersion === '1.0');
     this.queue.push(sink);
     const request: WireRequest = {
@@ -196,6 +230,7 @@ export class Http1Connection {
   }
 
   private onClose(): void {
+    this.options.sweep.delete(this);
     this.closed = true;
     this.parser.stop();
     this.queue.length = 0;
@@ -206,7 +241,30 @@ export class Http1Connection {
     this.closed = true;
     this.parser.stop();
     this.queue.length = 0;
+    // A peer that never closes its side after our FIN must not hold the socket (allowHalfOpen).
+    this.deadline = Date.now() + LINGER_MS;
     close();
+  }
+
+  /**
+   * Between requests with every answer written: the keep-alive timeout. Receiving a request: the
+   * head timeout, then the request timeout, both from its first byte. Otherwise (answers pending)
+   * none: the handler's own time is not the client's fault.
+   */
+  private updateDeadline(): void {
+    if (this.closed) return;
+    const timeouts = this.options.timeouts;
+    if (!this.parser.idle) {
+      if (this.requestStartedAt === 0) this.requestStartedAt = Date.now();
+      const headersMs = timeouts.headersMs;
+      const requestMs = timeouts.requestMs;
+      const limit = this.parser.readingBody || headersMs === 0 ? requestMs : requestMs === 0 ? headersMs : Math.min(headersMs, requestMs);
+      this.deadline = limit > 0 ? this.requestStartedAt + limit : 0;
+      return;
+    }
+    this.requestStartedAt = 0;
+    const keepAliveMs = timeouts.keepAliveMs;
+    this.deadline = this.queue.length === 0 && !this.readEnded && keepAliveMs > 0 ? Date.now() + keepAliveMs : 0;
   }
 
   /** Stop reading while too many answers are pending or the peer is not reading ours. */

@@ -15,10 +15,12 @@ export interface RequestHead {
 }
 
 export interface ParseFailure {
-  status: 400 | 413 | 431;
+  status: 400 | 408 | 413 | 431 | 503;
   type: string;
   message: string;
 }
+
+import type { BodyBudget } from './body-budget.js';
 
 export interface ParserEvents {
   onRequest(head: RequestHead, body: Buffer): void;
@@ -129,10 +131,13 @@ export class Http1Parser {
   private chunkRemaining = 0;
   private sawChunkCR = false;
   private trailerBytes = 0;
+  /** Bytes of the current body taken from the shared budget. */
+  private reserved = 0;
 
   constructor(
     private readonly maxBodyBytes: number,
     private readonly events: ParserEvents,
+    private readonly budget?: BodyBudget,
   ) {}
 
   execute(chunk: Buffer): void {
@@ -155,12 +160,44 @@ export class Http1Parser {
     }
   }
 
+  /** No byte of a next request is held or expected (connection timeouts: between requests). */
+  get idle(): boolean {
+    return (this.state === State.Head && this.pending === null) || this.state === State.Stopped;
+  }
+
+  /** The current request's head is complete and its body is being read. */
+  get readingBody(): boolean {
+    return this.state !== State.Head && this.state !== State.Stopped;
+  }
+
   /** Ignore all further input (after an error, a final request, or when the connection closes). */
   stop(): void {
     this.state = State.Stopped;
     this.pending = null;
     this.bodyBuf = null;
     this.chunks = [];
+    this.releaseBudget();
+  }
+
+  private reserve(bytes: number): boolean {
+    if (this.budget === undefined) return true;
+    if (!this.budget.reserve(bytes)) return false;
+    this.reserved += bytes;
+    return true;
+  }
+
+  private releaseBudget(): void {
+    if (this.reserved === 0) return;
+    this.budget?.release(this.reserved);
+    this.reserved = 0;
+  }
+
+  private bufferFull(): ParseFailure {
+    return {
+      status: 503,
+      type: 'request_buffer_full',
+      message: `Request bodies being received exceed the server-wide limit of ${this.budget?.limitBytes} bytes; retry later`,
+    };
   }
 
   /** The peer finished sending: a failure when it stopped inside a request body. */
@@ -201,6 +238,7 @@ export class Http1Parser {
     const head = this.head as RequestHead;
     this.head = null;
     this.state = head.keepAlive ? State.Head : State.Stopped;
+    this.releaseBudget();
     this.events.onRequest(head, body);
   }
 
@@ -232,6 +270,7 @@ export class Http1Parser {
       if (this.expectContinue) this.events.onContinue();
     } else if (this.contentLength > 0) {
       if (this.contentLength > this.maxBodyBytes) return this.fail(this.tooLarge());
+      if (!this.reserve(this.contentLength)) return this.fail(this.bufferFull());
       this.state = State.Body;
       this.bodyBuf = null;
       this.bodyFilled = 0;
@@ -392,6 +431,7 @@ export class Http1Parser {
       this.trailerBytes = 0;
     } else {
       if (this.chunkedTotal + size > this.maxBodyBytes) return this.fail(this.tooLarge());
+      if (!this.reserve(size)) return this.fail(this.bufferFull());
       this.chunkRemaining = size;
       this.state = State.ChunkData;
     }

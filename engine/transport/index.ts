@@ -1,4 +1,6 @@
+export { DEFAULT_TIMEOUTS } from './contract.js';
 export type {
+  ConnectionTimeouts,
   Listener,
   ListenerEvents,
   ListenerOptions,
@@ -8,6 +10,7 @@ export type {
 } from './contract.js';
 export { createListener } from './listener.js';
 export { checkBindable } from './bind-check.js';
+export { BodyBudget, DEFAULT_BUFFERED_BODY_BYTES } from './body-budget.js';
 export { connectionFilter, type ConnectionFilter } from './ip-filter.js';
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';

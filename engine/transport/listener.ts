@@ -1,6 +1,7 @@
 import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
-import type { Listener, ListenerOptions, RequestHandler } from './contract.js';
+import { DEFAULT_TIMEOUTS, type Listener, type ListenerOptions, type RequestHandler } from './contract.js';
+import { DeadlineSweep, type Expiring } from './deadline-sweep.js';
 import { H2Bridge } from './h2-bridge.js';
 import { Http1Connection, type ConnectionOptions } from './http1-connection.js';
 import { tlsServerOptions } from './tls-options.js';
@@ -13,14 +14,23 @@ function ignore(): void {}
  * unshifted, never resumed here), anything else is HTTP/1.
  */
 function sniffPreface(socket: Socket, h2: H2Bridge, options: ConnectionOptions): void {
+  // A client silent (or trickling the preface) past the head timeout is closed, as on HTTP/1.
+  const headersMs = options.timeouts.headersMs;
+  const silent: Expiring = { deadline: headersMs > 0 ? Date.now() + headersMs : 0, expire: () => socket.destroy() };
+  options.sweep.add(silent);
+  socket.once('close', () => options.sweep.delete(silent));
   sniffHttp2Preface(
     socket,
     (bytes) => {
+      options.sweep.delete(silent);
       socket.pause();
       socket.unshift(bytes);
       h2.adopt(socket, socket);
     },
-    (bytes) => new Http1Connection(socket, socket, options).onData(bytes),
+    (bytes) => {
+      options.sweep.delete(silent);
+      new Http1Connection(socket, socket, options).onData(bytes);
+    },
   );
 }
 
@@ -46,14 +56,17 @@ function peerKey(socket: Socket): string {
 }
 
 export async function createListener(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes) : null;
-  const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes };
+  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, options.bodyBudget) : null;
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
+  const sweep = new DeadlineSweep(timeouts);
+  const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes, timeouts, sweep, bodyBudget: options.bodyBudget };
   // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
-  const serverOptions = { allowHalfOpen: true, noDelay: true };
+  // On https only once the handshake is done (set in 'secureConnection'): before it, a peer's FIN must
+  // close the socket, which only node's TLS socket sees.
   const secure = options.protocol === 'https';
   const server = secure
-    ? tls.createServer({ ...serverOptions, ...(await tlsServerOptions(options)) })
-    : net.createServer(serverOptions);
+    ? tls.createServer({ allowHalfOpen: false, noDelay: true, ...(await tlsServerOptions(options)) })
+    : net.createServer({ allowHalfOpen: true, noDelay: true });
 
   // Every TCP socket, for close(); on https also by peer address, because faults reset the TCP socket
   // beneath TLS and tls.Server hands out only the TLS socket.
@@ -89,6 +102,7 @@ export async function createListener(options: ListenerOptions, handler: RequestH
         socket.destroy();
         return;
       }
+      socket.allowHalfOpen = true;
       if (h2 !== null && socket.alpnProtocol === 'h2') h2.adopt(socket, raw);
       else new Http1Connection(socket, raw, connectionOptions);
     });
@@ -106,6 +120,7 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     close(): Promise<void> {
       closing ??= new Promise((resolve) => {
         server.close(() => resolve());
+        sweep.stop();
         for (const socket of sockets) socket.destroy();
       });
       return closing;

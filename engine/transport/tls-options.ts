@@ -1,5 +1,5 @@
 import type { TlsOptions } from 'node:tls';
-import type { ListenerOptions } from './contract.js';
+import { DEFAULT_TIMEOUTS, type ListenerOptions } from './contract.js';
 import { defaultKeyPair } from './default-cert.js';
 
 /**
@@ -17,6 +17,10 @@ function alpn(options: ListenerOptions): Pick<TlsOptions, 'ALPNProtocols' | 'ALP
   };
 }
 
+function handshakeTimeout(headersMs: number): Pick<TlsOptions, 'handshakeTimeout'> {
+  return headersMs > 0 ? { handshakeTimeout: headersMs } : {};
+}
+
 /** node:tls server options for an https listener. */
 export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOptions> {
   // Like mountebank, a missing key or cert is replaced by the default one independently.
@@ -31,5 +35,7 @@ export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOpt
     rejectUnauthorized: options.mutualAuth === true && options.rejectUnauthorized === true,
     ...(options.ca !== undefined ? { ca: options.ca } : {}),
     ...(options.ciphers !== undefined ? { ciphers: options.ciphers } : {}),
+    // A handshake is a request head's first part: the head timeout bounds it (node's own default is 120 s).
+    ...handshakeTimeout((options.timeouts ?? DEFAULT_TIMEOUTS).headersMs),
   };
 }

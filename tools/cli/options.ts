@@ -32,6 +32,12 @@ export interface CliOptions {
   scriptsDir?: string;
   frontDoor?: string;
   runtime: 'single' | 'per-core';
+  /** Imposter connection timeouts in ms (0: off); mountebank's node:http values when absent. */
+  keepAliveTimeout?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
+  /** Request-body bytes buffered at once across all imposter connections (503 beyond). */
+  maxBufferedBodyBytes?: number;
   /** `--validate <file>`: check a config file instead of serving. */
   validate?: string;
   /** `save`: target file (`--savefile` or the first positional argument). */
@@ -67,6 +73,10 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--scripts-dir': 'scriptsDir',
   '--front-door': 'frontDoor',
   '--runtime': 'runtime',
+  '--keep-alive-timeout': 'keepAliveTimeout',
+  '--headers-timeout': 'headersTimeout',
+  '--request-timeout': 'requestTimeout',
+  '--max-buffered-body-bytes': 'maxBufferedBodyBytes',
   '--validate': 'validate',
   '--savefile': 'saveFile',
   '--protofile': 'ignored',
@@ -101,6 +111,12 @@ const RC_KEYS: Record<string, Key> = {
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 const FALSY = new Set(['0', 'false', 'no', 'off']);
 
+function parseMillis(value: string, source: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms)) throw new UsageError(`${source} must be a number of milliseconds (0: off), got '${value}'`);
+  return ms;
+}
+
 function parsePort(value: string, source: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${source} must be a port number, got '${value}'`);
@@ -114,6 +130,17 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
     case 'metricsPort':
       layer[key] = parsePort(value, source);
       return;
+    case 'keepAliveTimeout':
+    case 'headersTimeout':
+    case 'requestTimeout':
+      layer[key] = parseMillis(value, source);
+      return;
+    case 'maxBufferedBodyBytes': {
+      const bytes = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes === 0) throw new UsageError(`${source} must be a positive number of bytes, got '${value}'`);
+      layer.maxBufferedBodyBytes = bytes;
+      return;
+    }
     case 'logLevel':
       if (!isLogLevel(value)) throw new UsageError(`${source} must be one of debug, info, warn, error`);
       layer.logLevel = value;
@@ -196,6 +223,10 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   read('MB_PORT', 'port');
   read('MB_ALLOW_INJECTION', 'allowInjection');
   read('SVC_METRICS_PORT', 'metricsPort');
+  read('SVC_KEEP_ALIVE_TIMEOUT', 'keepAliveTimeout');
+  read('SVC_HEADERS_TIMEOUT', 'headersTimeout');
+  read('SVC_REQUEST_TIMEOUT', 'requestTimeout');
+  read('SVC_MAX_BUFFERED_BODY_BYTES', 'maxBufferedBodyBytes');
   if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
   const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
   const filter = env[filterName];

@@ -16,5 +16,6 @@ Options (see README.md for the full table):
   --port N, --host H, --configfile F, --no-parse, --datadir D, --allowInjection, --api-key T,
   --pidfile F, --rcfile F, --logfile F, --loglevel L, --nologfile, --localOnly, --ipWhitelist L,
   --metrics-port N, --front-door ADDR, --require-admin-auth, --scripts-dir D, --runtime per-core,
+  --keep-alive-timeout MS, --headers-timeout MS, --request-timeout MS, --max-buffered-body-bytes N,
   --validate F, --version, --help
 `;

@@ -1,0 +1,241 @@
+/**
+ * Soak test (issue 10, not in CI): `node --import tsx bench/soak.ts` after a build. Runs the built svc
+ * CLI for SOAK_SECONDS (default 600) under mixed load — static answers, predicate matching, a recording
+ * imposter kept at the journal's 10,000-entry cap, an SSE subscriber on /events, admin churn,
+ * connect+close probes and slowloris clients — sampling the server's RSS and open fds every
+ * SOAK_SAMPLE_SECONDS (default 10). The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
+ * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Exit status 1 when not flat.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { freePort, repoRoot } from '../test/helpers/servers.js';
+import { envInteger } from './env.js';
+
+const SECONDS = envInteger('SOAK_SECONDS', 600);
+const SAMPLE_SECONDS = envInteger('SOAK_SAMPLE_SECONDS', 10);
+const SLOWLORIS = envInteger('SOAK_SLOWLORIS', 50);
+const LOAD_LOOPS = envInteger('SOAK_LOOPS', 8);
+const RSS_GROWTH = 1.15;
+const FD_SLACK = 20;
+
+interface Sample {
+  second: number;
+  rssMb: number;
+  fds: number;
+  requests: number;
+  errors: number;
+}
+
+/** SOAK_SVC_ENTRY: another build of the CLI (a copy of dist/, so rebuilding during the run changes nothing). */
+const entry = process.env.SOAK_SVC_ENTRY ?? join(repoRoot, 'dist/tools/svc.js');
+if (!existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\``);
+
+const adminPort = await freePort();
+const metricsPort = await freePort();
+const [staticPort, predicatePort, recordPort, churnPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+const child = spawn(process.execPath, [entry, 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error'], {
+  cwd: repoRoot,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+const pid = child.pid as number;
+let stopping = false;
+child.on('exit', (code, signal) => {
+  if (!stopping) {
+    console.error(`svc exited during the soak (code ${code}, signal ${signal})`);
+    process.exit(2);
+  }
+});
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+let requests = 0;
+let errors = 0;
+/** Client-side failures by error code, for the final report. */
+const errorKinds = new Map<string, number>();
+function failed(error: NodeJS.ErrnoException): void {
+  errors++;
+  const kind = error.code ?? error.message;
+  errorKinds.set(kind, (errorKinds.get(kind) ?? 0) + 1);
+}
+
+function call(method: string, port: number, path: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path, method, agent, headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        requests++;
+        resolve(res.statusCode ?? 0);
+      });
+      res.on('error', (error) => { failed(error); resolve(0); });
+    });
+    req.setTimeout(30_000, () => req.destroy());
+    req.on('error', (error) => { failed(error); resolve(0); });
+    req.end(body);
+  });
+}
+
+async function waitForAdmin(): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    if (await call('GET', adminPort, '/health') === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('svc did not answer /health');
+}
+
+function readRssMb(): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+function countFds(): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+await waitForAdmin();
+const keepAlive = { Connection: 'keep-alive' };
+const imposters = [
+  { protocol: 'http', port: staticPort, stubs: [{ responses: [{ is: { body: 'static', headers: keepAlive } }] }] },
+  {
+    protocol: 'http',
+    port: predicatePort,
+    stubs: [
+      ...Array.from({ length: 50 }, (_, k) => ({ predicates: [{ equals: { path: `/item/${k}`, method: 'GET' } }], responses: [{ is: { body: `item ${k}`, headers: keepAlive } }] })),
+      { predicates: [{ matches: { path: '^/search/\\w+$' } }, { contains: { body: 'needle' } }], responses: [{ is: { statusCode: 201, headers: keepAlive } }] },
+      { predicates: [{ deepEquals: { query: { a: '1', b: '2' } } }], responses: [{ is: { body: 'query', headers: keepAlive } }] },
+    ],
+  },
+  { protocol: 'http', port: recordPort, recordRequests: true, stubs: [{ responses: [{ is: { body: 'recorded', headers: keepAlive } }] }] },
+];
+for (const imposter of imposters) {
+  const status = await call('POST', adminPort, '/imposters', JSON.stringify(imposter));
+  if (status !== 201) throw new Error(`creating imposter ${imposter.port}: ${status}`);
+}
+
+// Fill the journal to its cap first, so later growth is not mistaken for the journal filling up.
+for (let batch = 0; batch < 10_000 / 50; batch++) {
+  await Promise.all(Array.from({ length: 50 }, (_, k) => call('POST', recordPort, `/fill/${batch * 50 + k}`, '{"fill":true}')));
+}
+requests = 0;
+errors = 0;
+errorKinds.clear();
+
+const deadline = Date.now() + SECONDS * 1000;
+const running = (): boolean => Date.now() < deadline;
+
+async function trafficLoop(k: number): Promise<void> {
+  let n = k;
+  while (running()) {
+    n++;
+    switch (n % 5) {
+      case 0: await call('GET', staticPort, '/'); break;
+      case 1: await call('GET', predicatePort, `/item/${n % 60}`); break;
+      case 2: await call('POST', predicatePort, `/search/q${n % 7}`, `{"text":"a needle ${n}"}`); break;
+      case 3: await call('GET', predicatePort, '/x?a=1&b=2'); break;
+      default: await call('POST', recordPort, `/record/${n}`, JSON.stringify({ n, pad: 'x'.repeat(200) })); break;
+    }
+  }
+}
+
+async function adminChurn(): Promise<void> {
+  while (running()) {
+    await call('POST', adminPort, '/imposters', JSON.stringify({ protocol: 'http', port: churnPort, stubs: [{ responses: [{ is: { body: 'churn' } }] }] }));
+    await call('GET', churnPort, '/');
+    await call('GET', adminPort, '/imposters');
+    await call('GET', adminPort, `/imposters/${recordPort}`);
+    await call('DELETE', adminPort, `/imposters/${churnPort}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Connect and close at once, as TCP health probes do, on an imposter and the admin port. */
+async function probes(): Promise<void> {
+  let n = 0;
+  while (running()) {
+    const port = n++ % 2 === 0 ? staticPort : adminPort;
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end());
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+      socket.resume();
+    });
+  }
+}
+
+/** Clients that trickle a request head a byte at a time; each is replaced once the server closes it. */
+function slowloris(): void {
+  if (!running()) return;
+  const socket = net.connect(staticPort, '127.0.0.1');
+  let timer: NodeJS.Timeout | undefined;
+  socket.on('connect', () => {
+    socket.write('GET / HTTP/1.1\r\nHost: soak\r\n');
+    timer = setInterval(() => socket.write('X'), 2000);
+  });
+  socket.on('error', () => {});
+  socket.resume();
+  socket.on('close', () => {
+    clearInterval(timer);
+    setTimeout(slowloris, 100);
+  });
+  sockets.add(socket);
+  socket.on('close', () => sockets.delete(socket));
+}
+const sockets = new Set<net.Socket>();
+
+/** An SSE subscriber reading /events for the whole run. */
+function subscribe(): void {
+  const req = request({ host: '127.0.0.1', port: adminPort, path: '/events', headers: { Accept: 'text/event-stream' } }, (res) => {
+    res.on('data', () => {});
+    res.on('end', () => { if (running()) setTimeout(subscribe, 100); });
+    res.on('error', () => {});
+  });
+  req.on('error', () => { if (running()) setTimeout(subscribe, 100); });
+  req.end();
+  subscription = req;
+}
+let subscription: ReturnType<typeof request> | undefined;
+
+const samples: Sample[] = [];
+const started = Date.now();
+function sample(): void {
+  const entry: Sample = { second: Math.round((Date.now() - started) / 1000), rssMb: readRssMb(), fds: countFds(), requests, errors };
+  samples.push(entry);
+  console.log(`t=${String(entry.second).padStart(4)}s rss=${entry.rssMb.toFixed(1)} MB fds=${entry.fds} requests=${entry.requests} errors=${entry.errors}`);
+}
+
+sample();
+const sampler = setInterval(sample, SAMPLE_SECONDS * 1000);
+subscribe();
+for (let k = 0; k < SLOWLORIS; k++) slowloris();
+await Promise.all([...Array.from({ length: LOAD_LOOPS }, (_, k) => trafficLoop(k)), adminChurn(), probes()]);
+clearInterval(sampler);
+sample();
+
+const recorded = await new Promise<number>((resolve) => {
+  request({ host: '127.0.0.1', port: adminPort, path: `/imposters/${recordPort}`, agent }, (res) => {
+    let text = '';
+    res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+    res.on('end', () => resolve((JSON.parse(text).requests ?? []).length));
+  }).end();
+});
+
+subscription?.destroy();
+for (const socket of sockets) socket.destroy();
+agent.destroy();
+stopping = true;
+child.kill('SIGTERM');
+
+const warmEnd = Math.max(1, Math.floor(samples.length / 5));
+const afterWarm = samples.slice(warmEnd);
+const lastThird = samples.slice(samples.length - Math.max(1, Math.floor(samples.length / 3)));
+const peak = (list: Sample[], key: 'rssMb' | 'fds'): number => Math.max(...list.map((s) => s[key]));
+const warmRss = peak(samples.slice(0, warmEnd + 1), 'rssMb');
+const warmFds = peak(samples.slice(0, warmEnd + 1), 'fds');
+const rssFlat = peak(lastThird, 'rssMb') <= warmRss * RSS_GROWTH;
+const fdsFlat = peak(lastThird, 'fds') <= warmFds + FD_SLACK;
+console.log(`\nsoak ${SECONDS}s: ${requests} requests, ${errors} client errors ${JSON.stringify(Object.fromEntries(errorKinds))}, recorded entries at the end: ${recorded}`);
+console.log(`RSS after warm-up: min ${Math.min(...afterWarm.map((s) => s.rssMb)).toFixed(1)} / max ${peak(afterWarm, 'rssMb').toFixed(1)} MB; warm-up peak ${warmRss.toFixed(1)} MB; last-third peak ${peak(lastThird, 'rssMb').toFixed(1)} MB -> ${rssFlat ? 'flat' : 'GROWING'}`);
+console.log(`fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`);
+process.exit(rssFlat && fdsFlat ? 0 : 1);
