@@ -74,6 +74,19 @@ test('since cursor, x-svc-next-index and match clauses', async () => {
   assert.is(bad.status, 400);
 });
 
+test('a cursor past the tip answers the real tip (0 when nothing was recorded)', async () => {
+  const nothing = await svc.admin('GET', `/imposters/${port}/savedRequests?since=5`);
+  assert.equal(nothing.json, []);
+  assert.is(nothing.headers['x-svc-next-index'], '0');
+  await call(port, 'GET', '/other');
+  await call(port, 'GET', '/other');
+  const stale = await svc.admin('GET', `/imposters/${port}/savedRequests?since=99999`);
+  assert.equal(stale.json, []);
+  assert.is(stale.headers['x-svc-next-index'], '2');
+  const reconciled = await svc.admin('GET', `/imposters/${port}/requests?since=0`);
+  assert.is(reconciled.json.length, 2);
+});
+
 test('clearing keeps indices; DELETE with match clears only matching', async () => {
   await call(port, 'GET', '/other');
   await call(port, 'POST', '/orders');
