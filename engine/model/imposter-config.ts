@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
+import { repeatedHeaderProblems } from './header-names.js';
 import { scriptedReasons } from './injection.js';
 import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
 import { flowStateProblems, stateOpsProblems } from './flow-state-config.js';
@@ -73,7 +74,8 @@ function rewritesResponse(response: Record<string, unknown>): boolean {
   return entries.some((entry) => isObject(entry) && Object.keys(entry).some((key) => !passive.has(key)));
 }
 
-function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[]): void {
+/** `where` is the JSON path of the `is` object (or `defaultResponse`), for messages. */
+function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[], where: string): void {
   if (!isObject(is)) {
     errs.push(errorEntries.badData("'is' must be an object", response));
     return;
@@ -88,9 +90,13 @@ function validateIsResponse(is: unknown, response: Record<string, unknown>, errs
   if (is.headers !== undefined && !isObject(is.headers)) {
     errs.push(errorEntries.badData("'headers' must be an object", response));
   }
+  if (isObject(is.headers)) {
+    for (const message of repeatedHeaderProblems(is.headers, `${where}.headers`)) errs.push(errorEntries.badData(message, response));
+  }
 }
 
-function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]): void {
+/** `where` is the stub's JSON path (`stubs[2]`, or `stub` for a single one), for messages. */
+function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[], where: string): void {
   if (!isObject(stub)) {
     errs.push(errorEntries.badData('stub must be an object', stub));
     return;
@@ -104,7 +110,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
     for (const message of scriptedReasons(stub)) errs.push(errorEntries.invalidInjection(message, stub));
   }
   const before = errs.length;
-  for (const response of responses) {
+  for (const [at, response] of responses.entries()) {
     if (!isObject(response)) {
       errs.push(errorEntries.badData('unrecognized response type', response));
       continue;
@@ -115,7 +121,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
     if (!hasResponseType(response)) {
       errs.push(errorEntries.badData('unrecognized response type', response));
     } else if (response.is !== undefined) {
-      validateIsResponse(response.is, response, errs);
+      validateIsResponse(response.is, response, errs, `${where}.responses[${at}].is`);
     }
     for (const message of faultBlockErrors(response)) errs.push(errorEntries.badData(message, response));
     for (const message of stateOpsProblems(response)) errs.push(errorEntries.badData(message, response));
@@ -164,12 +170,14 @@ function withoutNullFields(stub: unknown): unknown {
 }
 
 /** Validates stubs (collecting every error, like mountebank) and returns their read-back form. */
-export function parseStubs(given: unknown, options: ParseOptions, existingIds: Iterable<string> = []): StubDefinition[] {
+export function parseStubs(
+  given: unknown, options: ParseOptions, existingIds: Iterable<string> = [], stubPath = (index: number) => `stubs[${index}]`,
+): StubDefinition[] {
   if (given === undefined || given === null) return [];
   if (!Array.isArray(given)) throw errors.badData("'stubs' must be an array");
   const stubs = given.map(withoutNullFields);
   const errs: ErrorEntry[] = [];
-  for (const stub of stubs) validateStub(stub, options, errs);
+  for (const [index, stub] of stubs.entries()) validateStub(stub, options, errs, stubPath(index));
   const seen = new Set(existingIds);
   for (const stub of stubs as Array<Record<string, unknown>>) {
     if (typeof stub?.id !== 'string') continue;
@@ -191,7 +199,7 @@ function validateDefaultResponse(value: unknown, errs: ErrorEntry[]): void {
     errs.push(errorEntries.badData("'defaultResponse' must be an object"));
     return;
   }
-  validateIsResponse(value, value, errs);
+  validateIsResponse(value, value, errs, 'defaultResponse');
 }
 
 function validateTls(config: Record<string, unknown>, errs: ErrorEntry[]): void {
