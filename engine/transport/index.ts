@@ -7,6 +7,7 @@ export type {
   ResponseSink,
 } from './contract.js';
 export { createListener } from './listener.js';
+export { Http1Connection } from './http1-connection.js';
 export { connectionFilter, type ConnectionFilter } from './ip-filter.js';
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
