@@ -63,6 +63,23 @@ function http1HeadersOf(request: IncomingMessage): string[] {
   return out;
 }
 
+const GATEWAY = /^\/__svc\/(\d+)(?:[/?#]|$)/;
+
+/** The imposter port and rewritten URI of a gateway request target `/__svc/{port}/<path>`; undefined for any other target. */
+export function gatewayTarget(url: string): { port: number; url: string } | undefined {
+  const match = GATEWAY.exec(url);
+  if (match === null) return undefined;
+  return { port: Number(match[1]), url: '/' + url.replace(/^\/__svc\/\d+\/?/, '') };
+}
+
+/** A gateway request read by the engine's own parser (any method): the imposter answers on the same sink. */
+export function dispatchWireGateway(manager: ImposterManager, port: number, wire: WireRequest, sink: ResponseSink): boolean {
+  const imposter = manager.get(port);
+  if (!imposter) return false;
+  imposter.handle(wire, sink);
+  return true;
+}
+
 /**
  * `ANY /__svc/{port}/<path>` (SPEC §4.10): dispatches to the imposter with the URI rewritten;
  * returns false when no imposter listens on that port.

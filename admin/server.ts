@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ImposterManager } from '../engine/manager/index.js';
-import { errors, isSvcError } from '../engine/model/index.js';
+import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
 import { Router, type AdminRequest } from './router.js';
 import type { AdminSettings } from './settings.js';
-import { dispatchGateway } from './gateway.js';
+import { dispatchGateway, dispatchWireGateway, gatewayTarget } from './gateway.js';
 import { acceptH2c } from './h2c.js';
+import { acceptAnyMethod } from './any-method.js';
+import type { WireRequest } from '../engine/model/index.js';
+import type { OutgoingHeaders, ResponseSink } from '../engine/transport/index.js';
 import { imposterRoutes } from './routes/imposters.js';
 import { stubRoutes } from './routes/stubs.js';
 import { requestRoutes } from './routes/requests.js';
@@ -55,6 +58,50 @@ export interface AdminServerOptions {
 function authorized(request: IncomingMessage, apiKey: string | undefined): boolean {
   if (apiKey === undefined) return true;
   return request.headers.authorization === apiKey || request.headers['x-api-key'] === apiKey;
+}
+
+function rawHeaderValue(raw: string[], lowerName: string): string | undefined {
+  for (let k = 0; k < raw.length; k += 2) if (raw[k].toLowerCase() === lowerName) return raw[k + 1];
+  return undefined;
+}
+
+/** Answers on this sink close the connection: the next request opens one that is sniffed afresh. */
+function closingSink(sink: ResponseSink): ResponseSink {
+  const withClose = (headers: OutgoingHeaders): OutgoingHeaders =>
+    [...headers.filter(([name]) => name.toLowerCase() !== 'connection'), ['Connection', 'close']];
+  return {
+    protocol: sink.protocol,
+    send: (statusCode, headers, body) => sink.send(statusCode, withClose(headers), body),
+    reset: () => sink.reset(),
+    closeEmpty: () => sink.closeEmpty(),
+    writeRawAndClose: (bytes) => sink.writeRawAndClose(bytes),
+  };
+}
+
+/**
+ * A request with a method node:http cannot parse (acceptAnyMethod): the gateway serves it through the
+ * imposter's own code path; anywhere else it gets the answer an unknown route gets.
+ */
+function anyMethodHandler(manager: ImposterManager, apiKey: string | undefined): (wire: WireRequest, sink: ResponseSink) => void {
+  const sendEnvelope = (sink: ResponseSink, err: SvcError): void => {
+    sink.send(err.status, [['Content-Type', 'application/json; charset=utf-8']], Buffer.from(JSON.stringify(err.envelope(), null, 2)));
+  };
+  return (wire, rawSink) => {
+    const sink = closingSink(rawSink);
+    const target = gatewayTarget(wire.url);
+    if (target !== undefined) {
+      if (!dispatchWireGateway(manager, target.port, { ...wire, url: target.url }, sink)) {
+        sendEnvelope(sink, errors.noSuchResource(`no imposter on port ${target.port}`));
+      }
+      return;
+    }
+    const given = [rawHeaderValue(wire.rawHeaders, 'authorization'), rawHeaderValue(wire.rawHeaders, 'x-api-key')];
+    if (apiKey !== undefined && !given.includes(apiKey)) {
+      sendEnvelope(sink, errors.unauthorized());
+      return;
+    }
+    sendEnvelope(sink, errors.notFoundRoute(`${wire.method} ${new URL(wire.url, 'http://localhost').pathname}`));
+  };
 }
 
 /** The admin plane on node:http (its features matter more than raw speed here). */
@@ -126,6 +173,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
     handle(request, response).catch((err: unknown) => answerFailure(request, response, err));
   };
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
+  acceptAnyMethod(server, { handler: anyMethodHandler(manager, settings.apiKey), maxBodyBytes: MAX_ADMIN_BODY, idleMs: server.requestTimeout });
   acceptH2c(server, onRequest);
   answerClientErrorsWithEnvelope(server);
   const allowConnection = options.allowConnection;

@@ -1,11 +1,12 @@
 /**
  * The candidate index must never change the winner: randomized stub sets and requests are matched
  * with the index and with a plain linear scan and must agree (errors included). Also checks the
- * hot path stays synchronous and that index-excluded stubs are never evaluated.
+ * hot path stays synchronous, that index-excluded stubs are never visited by an untraced match, and
+ * that a traced one (recorded requests) still reports them.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compileStubSet, type MatchContext, type TriedEntry } from '../engine/match/index.js';
+import { compileStubSet, TRIED_CAP, type MatchContext, type TriedEntry } from '../engine/match/index.js';
 import type { MockRequest } from '../engine/model/request.js';
 import { mockRequest } from './match-support.js';
 
@@ -109,12 +110,14 @@ test('index and linear scan agree on randomized stub sets', () => {
       const from = maybe(0.2) ? Math.floor(random() * set.length) : 0;
       const indexedTrace: TriedEntry[] = [];
       const linearTrace: TriedEntry[] = [];
-      const a = outcome(() => indexed.firstMatch(req, ctx, from, indexedTrace));
+      const a = outcome(() => indexed.firstMatch(req, ctx, from));
       const b = outcome(() => linear.firstMatch(req, ctx, from, linearTrace));
-      assert.is(a, b, `stubs ${JSON.stringify(set)} request ${JSON.stringify({ ...req, rawBody: undefined })} from ${from}`);
-      // The index only removes visits; whatever it visits is visited (and judged) identically.
-      const linearByStub = new Map(linearTrace.map(entry => [entry.stubIndex, JSON.stringify(entry.why)]));
-      for (const entry of indexedTrace) assert.is(JSON.stringify(entry.why), linearByStub.get(entry.stubIndex));
+      const label = `stubs ${JSON.stringify(set)} request ${JSON.stringify({ ...req, rawBody: undefined })} from ${from}`;
+      assert.is(a, b, label);
+      // Traced, the indexed set reports what the linear scan reports (entries past the cap are only counted).
+      assert.is(outcome(() => indexed.firstMatch(req, ctx, from, indexedTrace)), b, label);
+      assert.equal(indexedTrace.slice(0, TRIED_CAP), linearTrace.slice(0, TRIED_CAP), label);
+      assert.equal(indexedTrace.map(entry => entry.stubIndex), linearTrace.map(entry => entry.stubIndex), label);
       compared++;
       if (/^\d+$/.test(a)) hits++;
     }
@@ -122,12 +125,22 @@ test('index and linear scan agree on randomized stub sets', () => {
   assert.ok(compared === 9000 && hits > 1000, `too few hits to be meaningful (${hits})`);
 });
 
-test('400 literal stubs: the last one is found without visiting the others', () => {
+/** A context counting the stubs a match visits (each visit asks for eligibility first). */
+function visitCounter(): { ctx: MatchContext; visited: number[] } {
+  const visited: number[] = [];
+  return { visited, ctx: { isEligible: (i) => { visited.push(i); return 'ok'; } } };
+}
+
+test('400 literal stubs: the last one is found without visiting the others; a traced match reports them all', () => {
   const set = Array.from({ length: 400 }, (_, i) => ({ predicates: [{ equals: { method: 'GET', path: `/item/${i}` } }] }));
   const matcher = compileStubSet(set);
+  const counter = visitCounter();
+  assert.is(matcher.firstMatch(mockRequest({ path: '/item/399' }), counter.ctx), 399);
+  assert.equal(counter.visited, [399]);
   const trace: TriedEntry[] = [];
   assert.is(matcher.firstMatch(mockRequest({ path: '/item/399' }), {}, 0, trace), 399);
-  assert.equal(trace, []);
+  assert.equal(trace.slice(0, TRIED_CAP), Array.from({ length: TRIED_CAP }, (_, i) => ({ stubIndex: i, why: { reason: 'failedPredicate', predicateIndex: 0 } })));
+  assert.equal(trace.map(entry => entry.stubIndex), Array.from({ length: 399 }, (_, i) => i), 'every earlier stub is counted');
   assert.is(matcher.firstMatch(mockRequest({ path: '/ITEM/7' }), {}), 7);
   assert.is(matcher.firstMatch(mockRequest({ method: 'POST', path: '/item/7' }), {}), -1);
   const linearTrace: TriedEntry[] = [];
@@ -162,14 +175,14 @@ test('startsWith, header and query literals narrow candidates', () => {
   ];
   const matcher = compileStubSet(set);
   const visits = (req: MockRequest) => {
-    const trace: TriedEntry[] = [];
-    return { found: matcher.firstMatch(req, {}, 0, trace), visited: trace.map(entry => entry.stubIndex) };
+    const counter = visitCounter();
+    return { found: matcher.firstMatch(req, counter.ctx), visited: counter.visited };
   };
-  assert.equal(visits(mockRequest({ path: '/API/v1' })), { found: 0, visited: [] });
-  assert.equal(visits(mockRequest({ headers: { 'x-tenant': ['red', 'BLUE'] } })), { found: 1, visited: [] });
-  assert.equal(visits(mockRequest({ query: { q: ['x', 'z'] } })), { found: 2, visited: [] });
-  assert.equal(visits(mockRequest({ method: 'PUT', path: '/p' })), { found: 3, visited: [] });
-  assert.equal(visits(mockRequest({ path: '/other' })), { found: 4, visited: [] });
+  assert.equal(visits(mockRequest({ path: '/API/v1' })), { found: 0, visited: [0] });
+  assert.equal(visits(mockRequest({ headers: { 'x-tenant': ['red', 'BLUE'] } })), { found: 1, visited: [1] });
+  assert.equal(visits(mockRequest({ query: { q: ['x', 'z'] } })), { found: 2, visited: [2] });
+  assert.equal(visits(mockRequest({ method: 'PUT', path: '/p' })), { found: 3, visited: [3] });
+  assert.equal(visits(mockRequest({ path: '/other' })), { found: 4, visited: [4] });
 });
 
 test('firstMatch is synchronous without inject and asynchronous only when an inject answers with a Promise', async () => {
@@ -183,8 +196,11 @@ test('firstMatch is synchronous without inject and asynchronous only when an inj
   assert.is(await pending, 1);
   const trace: TriedEntry[] = [];
   assert.is(await withInject.firstMatch(mockRequest({ path: '/b' }), { injectPredicate: async () => false }, 0, trace), 2);
-  // Stub 0 is excluded by its path literal, so it is not a visited candidate.
-  assert.equal(trace, [{ stubIndex: 1, why: { reason: 'failedPredicate', predicateIndex: 0 } }]);
+  // Stub 0 is excluded by its path literal; the traced match still reports it.
+  assert.equal(trace, [
+    { stubIndex: 0, why: { reason: 'failedPredicate', predicateIndex: 0 } },
+    { stubIndex: 1, why: { reason: 'failedPredicate', predicateIndex: 0 } },
+  ]);
   assert.throws(() => withInject.firstMatch(mockRequest({ path: '/b' }), {}), /injection not available/);
 });
 

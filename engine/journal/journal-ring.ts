@@ -9,7 +9,7 @@ export interface JournalEntry<T> {
 
 export interface JournalPage<T> {
   entries: Array<JournalEntry<T>>;
-  /** Cursor for the next `since`: highest index scanned (0 when nothing was ever recorded). */
+  /** Cursor for the next `since`: the tip, i.e. the highest index recorded (0 when nothing ever was), even for a `since` past it. */
   nextIndex: number;
   /** True when entries newer than the cursor were evicted before being read. */
   truncated: boolean;
@@ -61,7 +61,8 @@ export class JournalRing<T> {
     const from = since ?? 0;
     const entries = this.all().filter((e) => e.index > from && keep(e.value));
     const truncated = since !== undefined && this.evictedThrough > since;
-    return { entries, nextIndex: Math.max(from, this.lastIndex), truncated };
+    // The real tip, not max(since, tip): a client holding a cursor from before a restart reconciles.
+    return { entries, nextIndex: this.lastIndex, truncated };
   }
 
   /** Removes entries that satisfy `drop` (all when omitted); indices keep counting. */

@@ -559,7 +559,7 @@ export class ImposterManager {
     }
     if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
     if (problems.length > 0) throw errors.validation(problems);
-    const [parsed] = parseStubs([stub], this.stubOptions(generateIds, imposter), this.ids(imposter));
+    const [parsed] = parseStubs([stub], this.stubOptions(generateIds, imposter), this.ids(imposter), () => 'stub');
     const next = [...imposter.stubs];
     next.splice(at, 0, imposter.liveStub(parsed));
     this.changeStubs(imposter, next);
@@ -604,7 +604,8 @@ export class ImposterManager {
     const imposter = this.require(port);
     const at = this.resolveStub(imposter, ref);
     const replacement = 'id' in ref && isObject(stub) && stub.id === undefined ? { ...stub, id: ref.id } : stub;
-    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds, imposter), this.ids(imposter, at));
+    // The body is the stub itself: its fields' paths start at the document root.
+    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds, imposter), this.ids(imposter, at), () => '$');
     const next = [...imposter.stubs];
     next[at] = imposter.liveStub(parsed);
     this.changeStubs(imposter, next);

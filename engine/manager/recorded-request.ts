@@ -1,4 +1,5 @@
 import type { HeaderMap, MockRequest, QueryMap } from '../model/index.js';
+import { TRIED_CAP } from '../match/index.js';
 
 export interface TriedEntry {
   stubIndex: number;
@@ -31,7 +32,6 @@ export interface RecordedRequest {
   matchOutcome?: MatchOutcome;
 }
 
-export const TRIED_CAP = 25;
 
 export function recordOf(request: MockRequest): RecordedRequest {
   const record: RecordedRequest = {

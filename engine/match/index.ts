@@ -1,6 +1,7 @@
 export type {
   CompiledPredicate, Eligibility, MatchContext, StubSetMatcher, TriedEntry, TriedWhy,
 } from './types.js';
+export { TRIED_CAP } from './types.js';
 export { PredicateError } from './errors.js';
 export { compilePredicate } from './compile-predicate.js';
 export { compileStubSet, type StubSetOptions } from './stub-set.js';

@@ -1,13 +1,15 @@
 /**
  * A compiled stub set: first match in index order (SPEC 2.1), visiting only the candidates the
  * index allows. Evaluation stays synchronous unless a visited stub holds an `inject` predicate.
+ * A traced match (recorded requests, SPEC §2.9) also reports the stubs the index skipped, in index
+ * order; only the first TRIED_CAP entries are shown, so only those are evaluated for their reason.
  */
 import type { MockRequest } from '../model/request.js';
 import { compileNode, type CompiledNode } from './compile-predicate.js';
 import { PredicateError } from './errors.js';
 import { RequestView } from './request-view.js';
 import { nextCandidate, StubIndex } from './stub-index.js';
-import type { MatchContext, StubSetMatcher, TriedEntry } from './types.js';
+import { TRIED_CAP, type MatchContext, type StubSetMatcher, type TriedEntry } from './types.js';
 
 export interface StubSetOptions {
   /** Build the candidate index (default true); false gives the plain linear scan. */
@@ -65,8 +67,29 @@ class CompiledStubSet implements StubSetMatcher {
     return nextCandidate(candidates, from);
   }
 
+  /**
+   * Traces the stubs in [from, to) the index skipped as a linear scan would have: eligibility first,
+   * then the first failing predicate. An index-skipped stub fails within its never-throwing literal
+   * prefix (stub-index.ts), so this runs no inject and no throwing predicate.
+   */
+  private traceSkipped(view: RequestView, ctx: MatchContext, from: number, to: number, trace: TriedEntry[]): void {
+    for (let i = from; i < to; i++) {
+      if (trace.length >= TRIED_CAP) {
+        trace.push({ stubIndex: i, why: { reason: 'failedPredicate' } });
+        continue;
+      }
+      const eligibility = ctx.isEligible?.(i) ?? 'ok';
+      if (eligibility !== 'ok') trace.push({ stubIndex: i, why: { reason: eligibility } });
+      else trace.push({ stubIndex: i, why: { reason: 'failedPredicate', predicateIndex: firstFailure(this.stubs[i]!, view, ctx) as number } });
+    }
+  }
+
   private scan(view: RequestView, ctx: MatchContext, candidates: Uint32Array | undefined, from: number, trace: TriedEntry[] | undefined): number | Promise<number> {
+    const skipped = trace !== undefined && candidates !== undefined;
+    let unseen = from;
     for (let i = this.next(candidates, from); i !== -1; i = this.next(candidates, i + 1)) {
+      if (skipped) this.traceSkipped(view, ctx, unseen, i, trace);
+      unseen = i + 1;
       if (ctx.isEligible) {
         const eligibility = ctx.isEligible(i);
         if (eligibility !== 'ok') {
@@ -79,6 +102,7 @@ class CompiledStubSet implements StubSetMatcher {
       if (failed === -1) return i;
       trace?.push({ stubIndex: i, why: { reason: 'failedPredicate', predicateIndex: failed } });
     }
+    if (skipped) this.traceSkipped(view, ctx, unseen, this.size, trace);
     return -1;
   }
 

@@ -14,8 +14,12 @@ export interface MatchContext {
 
 export type CompiledPredicate = (request: MockRequest, ctx: MatchContext) => boolean | Promise<boolean>;
 
+/** `tried` entries a recorded match outcome shows (SPEC §8); later ones are only counted (`triedOmitted`). */
+export const TRIED_CAP = 25;
+
 export type TriedWhy =
-  | { reason: 'failedPredicate'; predicateIndex: number }
+  /** `predicateIndex` is left out only for entries past TRIED_CAP, which are counted, never shown. */
+  | { reason: 'failedPredicate'; predicateIndex?: number }
   | { reason: 'skippedSpace' }
   | { reason: 'skippedScenarioState' };
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errorEntries, errors, type ErrorEntry } from './errors.js';
 import { cloneJson, isObject } from './json.js';
 import { MAX_REPEAT } from './limits.js';
+import { repeatedHeaderProblems } from './header-names.js';
 import { scriptedReasons } from './injection.js';
 import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
 import { flowStateProblems, stateOpsProblems } from './flow-state-config.js';
@@ -88,7 +89,8 @@ function validateHeaderValues(headers: Record<string, unknown>, where: string, s
   }
 }
 
-function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[], where = 'is'): void {
+/** `where` is the JSON path of the `is` object (or `defaultResponse`), for messages. */
+function validateIsResponse(is: unknown, response: Record<string, unknown>, errs: ErrorEntry[], where: string): void {
   if (!isObject(is)) {
     errs.push(errorEntries.badData("'is' must be an object", response));
     return;
@@ -105,9 +107,13 @@ function validateIsResponse(is: unknown, response: Record<string, unknown>, errs
   } else if (isObject(is.headers)) {
     validateHeaderValues(is.headers, where, response, errs);
   }
+  if (isObject(is.headers)) {
+    for (const message of repeatedHeaderProblems(is.headers, `${where}.headers`)) errs.push(errorEntries.badData(message, response));
+  }
 }
 
-function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]): void {
+/** `where` is the stub's JSON path (`stubs[2]`, or `stub` for a single one), for messages. */
+function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[], where: string): void {
   if (!isObject(stub)) {
     errs.push(errorEntries.badData('stub must be an object', stub));
     return;
@@ -121,7 +127,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
     for (const message of scriptedReasons(stub)) errs.push(errorEntries.invalidInjection(message, stub));
   }
   const before = errs.length;
-  for (const response of responses) {
+  for (const [at, response] of responses.entries()) {
     if (!isObject(response)) {
       errs.push(errorEntries.badData('unrecognized response type', response));
       continue;
@@ -132,7 +138,7 @@ function validateStub(stub: unknown, options: ParseOptions, errs: ErrorEntry[]):
     if (!hasResponseType(response)) {
       errs.push(errorEntries.badData('unrecognized response type', response));
     } else if (response.is !== undefined) {
-      validateIsResponse(response.is, response, errs);
+      validateIsResponse(response.is, response, errs, `${where}.responses[${at}].is`);
     }
     for (const message of faultBlockErrors(response)) errs.push(errorEntries.badData(message, response));
     for (const message of stateOpsProblems(response)) errs.push(errorEntries.badData(message, response));
@@ -181,12 +187,14 @@ function withoutNullFields(stub: unknown): unknown {
 }
 
 /** Validates stubs (collecting every error, like mountebank) and returns their read-back form. */
-export function parseStubs(given: unknown, options: ParseOptions, existingIds: Iterable<string> = []): StubDefinition[] {
+export function parseStubs(
+  given: unknown, options: ParseOptions, existingIds: Iterable<string> = [], stubPath = (index: number) => `stubs[${index}]`,
+): StubDefinition[] {
   if (given === undefined || given === null) return [];
   if (!Array.isArray(given)) throw errors.badData("'stubs' must be an array");
   const stubs = given.map(withoutNullFields);
   const errs: ErrorEntry[] = [];
-  for (const stub of stubs) validateStub(stub, options, errs);
+  for (const [index, stub] of stubs.entries()) validateStub(stub, options, errs, stubPath(index));
   const seen = new Set(existingIds);
   for (const stub of stubs as Array<Record<string, unknown>>) {
     if (typeof stub?.id !== 'string') continue;

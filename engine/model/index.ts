@@ -1,6 +1,7 @@
 export type { WireRequest, MockRequest, HeaderMap, HeaderValue, QueryMap } from './request.js';
 export { SvcError, errors, errorEntries, isSvcError, type ErrorEntry } from './errors.js';
 export { isObject, cloneJson, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
+export { repeatedHeaderProblems } from './header-names.js';
 export { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition, type Protocol, type ParseOptions } from './imposter-config.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';

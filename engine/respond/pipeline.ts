@@ -26,8 +26,8 @@ function unsupported(type: string): ResponseOutcome {
 export async function resolveResponse(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
   const started = compiled.type === 'proxy' ? performance.now() : 0;
   const base = await responseOf(compiled, ctx);
-  const outcome = await applyFaultBlock(base, compiled, ctx);
-  if (compiled.type === 'proxy') ctx.proxyObserver?.onProxy(ctx.request.method, outcome !== base, performance.now() - started);
+  const { outcome, faultApplied } = await applyFaultBlock(base, compiled, ctx);
+  if (compiled.type === 'proxy') ctx.proxyObserver?.onProxy(ctx.request.method, faultApplied, performance.now() - started);
   return outcome;
 }
 

@@ -96,9 +96,12 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     else new Http1Connection(raw, raw, connectionOptions);
   });
   if (secure) {
+    const requireClientCert = options.mutualAuth === true;
     server.on('secureConnection', (socket: tls.TLSSocket) => {
       const raw = rawByPeer.get(peerKey(socket));
-      if (raw === undefined) {
+      // With mutualAuth alone node accepts a client that presents no certificate (only rejectUnauthorized
+      // refuses that, and it also refuses self-signed ones); SPEC §5.9 requires one, so close the connection.
+      if (raw === undefined || (requireClientCert && socket.getPeerX509Certificate() === undefined)) {
         socket.destroy();
         return;
       }

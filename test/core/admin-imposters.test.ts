@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
@@ -187,6 +190,42 @@ test('gateway /__svc/{port}/path reaches the imposter with the URI rewritten; un
   assert.is(res.status, 202);
   assert.is(res.body, 'via gateway');
   assert.is((await svc.admin('POST', '/__svc/1/x')).status, 404);
+});
+
+/** One raw HTTP/1.1 exchange on a fresh connection: everything the server wrote until it closed. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no close within 10 s')));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+
+test('gateway over HTTP/1.1 takes any token method (curl -X FOO); other admin routes keep node:http answers', async () => {
+  const port = await freePort();
+  await svc.admin('POST', '/imposters', {
+    port, protocol: 'http', recordRequests: true,
+    stubs: [{ predicates: [{ equals: { method: 'FOO', path: '/x', body: 'ping' } }], responses: [{ is: { statusCode: 207, body: 'foo answered' } }] }],
+  });
+  const { stdout } = await promisify(execFile)('curl', ['-s', '--max-time', '10', '-X', 'FOO', '--data', 'ping', '-w', '\n%{http_code}', `http://127.0.0.1:${svc.adminPort}/__svc/${port}/x`]);
+  assert.is(stdout, 'foo answered\n207');
+  const [recorded] = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
+  assert.is(recorded.method, 'FOO');
+  assert.is(recorded.path, '/x');
+  const keptAlive = await rawExchange(svc.adminPort, `PURGE-IT /__svc/${port}/y HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n`);
+  assert.match(keptAlive, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(keptAlive, /\r\nConnection: close\r\n/i, 'the connection closes, so a next request gets a fresh sniff');
+  const unknownPort = await rawExchange(svc.adminPort, 'FOO /__svc/1/x HTTP/1.1\r\nHost: a\r\n\r\n');
+  assert.match(unknownPort, /^HTTP\/1\.1 404 /);
+  assert.match(unknownPort, /"no such resource"/);
+  const notGateway = await rawExchange(svc.adminPort, 'FOO /imposters HTTP/1.1\r\nHost: a\r\n\r\n');
+  assert.match(notGateway, /^HTTP\/1\.1 404 /);
+  assert.match(notGateway, /No route for FOO \/imposters/);
+  const known = await svc.admin('GET', `/__svc/${port}/x`);
+  assert.is(known.status, 200, 'a known method still reaches the gateway through node:http');
 });
 
 test('GET /config reports version, options and process', async () => {

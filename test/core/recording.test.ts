@@ -38,10 +38,33 @@ test('recorded request fields, status/latency and matchOutcome', async () => {
   assert.type(hit.latencyMs, 'number');
   assert.equal(hit.matchOutcome, { matched: true, stubIndex: 0, stubId: 'orders' });
   assert.is(miss.body, undefined, 'no body field when the request had none');
-  assert.equal(miss.matchOutcome, { matched: false }, 'the stub index rules every stub out, so none was visited');
+  assert.equal(miss.matchOutcome, {
+    matched: false,
+    tried: [
+      { stubIndex: 0, stubId: 'orders', why: { reason: 'failedPredicate', predicateIndex: 0 } },
+      { stubIndex: 1, stubId: 'other', why: { reason: 'failedPredicate', predicateIndex: 0 } },
+    ],
+  }, 'stubs the literal index rules out are still reported');
   const detail = await svc.admin('GET', `/imposters/${port}`);
   assert.is(detail.json.numberOfRequests, 2);
   assert.is(detail.json.requests.length, 2);
+});
+
+test('tried lists every candidate in index order with its first failing predicate, capped at 25 with triedOmitted', async () => {
+  const many = await freePort();
+  const stubs = Array.from({ length: 30 }, (_, i) => ({
+    id: `s${i}`,
+    // Every other stub fails on its second predicate: an unindexable regex passes, the literal path fails.
+    predicates: i % 2 === 0 ? [{ equals: { path: `/p${i}` } }] : [{ matches: { path: '^/' } }, { equals: { path: `/p${i}`, method: 'GET' } }],
+    responses: [{ is: { statusCode: 200 + i } }],
+  }));
+  await svc.admin('POST', '/imposters', { port: many, protocol: 'http', recordRequests: true, stubs });
+  await call(many, 'GET', '/nowhere');
+  assert.is((await call(many, 'GET', '/p27')).status, 227);
+  const [miss, hit] = (await svc.admin('GET', `/imposters/${many}/savedRequests`)).json;
+  const expected = (i: number) => ({ stubIndex: i, stubId: `s${i}`, why: { reason: 'failedPredicate', predicateIndex: i % 2 } });
+  assert.equal(miss.matchOutcome, { matched: false, tried: Array.from({ length: 25 }, (_, i) => expected(i)), triedOmitted: 5 });
+  assert.equal(hit.matchOutcome, { matched: true, stubIndex: 27, stubId: 's27', tried: Array.from({ length: 25 }, (_, i) => expected(i)), triedOmitted: 2 });
 });
 
 test('binary request body is recorded base64 with _mode binary', async () => {
@@ -72,6 +95,19 @@ test('since cursor, x-svc-next-index and match clauses', async () => {
   assert.is(tip.headers['x-svc-truncated'], undefined);
   const bad = await svc.admin('GET', `/imposters/${port}/savedRequests?match=bogus`);
   assert.is(bad.status, 400);
+});
+
+test('a cursor past the tip answers the real tip (0 when nothing was recorded)', async () => {
+  const nothing = await svc.admin('GET', `/imposters/${port}/savedRequests?since=5`);
+  assert.equal(nothing.json, []);
+  assert.is(nothing.headers['x-svc-next-index'], '0');
+  await call(port, 'GET', '/other');
+  await call(port, 'GET', '/other');
+  const stale = await svc.admin('GET', `/imposters/${port}/savedRequests?since=99999`);
+  assert.equal(stale.json, []);
+  assert.is(stale.headers['x-svc-next-index'], '2');
+  const reconciled = await svc.admin('GET', `/imposters/${port}/requests?since=0`);
+  assert.is(reconciled.json.length, 2);
 });
 
 test('clearing keeps indices; DELETE with match clears only matching', async () => {

@@ -78,4 +78,20 @@ test('top-level fault resets the connection; unknown fault is 500 plain text', a
   assert.is(odd.body, 'Unknown fault: NOPE');
 });
 
+test('a single-valued header named twice in different cases is a 400 naming it; multi-valued names may repeat', async () => {
+  const twice = await svc.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [{ is: { headers: { 'Content-Type': 'a', 'content-type': 'b' } } }] }] });
+  assert.is(twice.status, 400);
+  assert.is(twice.json.errors[0].type, 'bad_data');
+  assert.match(twice.json.errors[0].message, /'stubs\[0\]\.responses\[0\]\.is\.headers' repeats the header 'Content-Type' as 'content-type'/);
+  const inDefault = await svc.admin('POST', '/imposters', { protocol: 'http', defaultResponse: { headers: { 'X-Id': '1', 'X-ID': '2' } } });
+  assert.is(inDefault.status, 400);
+  assert.match(inDefault.json.errors[0].message, /'defaultResponse\.headers' repeats the header 'X-Id' as 'X-ID'/);
+  const port = await imposter({ stubs: [{ responses: [{ is: { headers: { 'Set-Cookie': 'a=1', 'set-cookie': 'b=2' } } }] }] });
+  const res = await call(port, 'GET', '/');
+  assert.equal(res.rawHeaders.filter((_, i) => i % 2 === 1 && res.rawHeaders[i - 1].toLowerCase() === 'set-cookie'), ['a=1', 'b=2']);
+  const added = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ is: { headers: { ETag: '1', etag: '2' } } }] } });
+  assert.is(added.status, 400);
+  assert.match(added.json.errors[0].message, /repeats the header 'ETag' as 'etag'/);
+});
+
 test.run();

@@ -4,6 +4,7 @@ import { startMetricsServer, type RunningMetrics } from '../../admin/index.js';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
 import { freePort, http, startSvc } from '../helpers/servers.js';
 import { labelSets, parseExposition, type Family } from '../helpers/prom-text.js';
+import { startUpstream } from '../proxy/upstream.js';
 
 /** SPEC §4.13: every metric, its type and its label names. */
 const SPEC: Record<string, { type: Family['type']; labels: string[] }> = {
@@ -129,6 +130,33 @@ test('every SPEC metric carries exactly its label set once producers report', as
   assert.is(value(families, 'svc_active_flows', { backend: 'inmemory' }), 1);
   assert.is(value(families, 'svc_latency_injected_ms', { rule_id: 'stub-0' }, '_sum'), 120);
   assert.is(value(families, 'svc_error_status_total', { status: '503', rule_id: 'orders' }), 1);
+});
+
+test('proxied requests: fault_applied is "true" when any fault of the stub fired (latency included), else "false"', async () => {
+  const origin = await startUpstream('http', (_req, res) => res.end('origin'));
+  try {
+    const proxy = { proxy: { to: origin.origin, mode: 'proxyTransparent' } };
+    const proxying = await svc.createImposter({
+      stubs: [
+        { predicates: [{ equals: { path: '/slow' } }], responses: [{ ...proxy, _svc: { fault: { latency: { ms: 5 } } } }] },
+        { predicates: [{ equals: { path: '/broken' } }], responses: [{ ...proxy, _svc: { fault: { error: { status: 503 } } } }] },
+        { predicates: [{ equals: { path: '/never' } }], responses: [{ ...proxy, _svc: { fault: { latency: { ms: 5, probability: 0 } } } }] },
+        { responses: [proxy] },
+      ],
+    });
+    const before = await scrape();
+    const count = (families: Map<string, Family>, faultApplied: string) =>
+      value(families, 'svc_proxy_request_duration_ms', { method: 'PATCH', fault_applied: faultApplied }, '_count') ?? 0;
+    assert.is((await call(proxying, 'PATCH', '/slow')).body, 'origin');
+    assert.is((await call(proxying, 'PATCH', '/broken')).status, 503);
+    assert.is((await call(proxying, 'PATCH', '/never')).body, 'origin');
+    assert.is((await call(proxying, 'PATCH', '/plain')).body, 'origin');
+    const after = await scrape();
+    assert.is(count(after, 'true') - count(before, 'true'), 2, 'latency and error faults fired');
+    assert.is(count(after, 'false') - count(before, 'false'), 2, 'a fault that did not fire, and no fault block');
+  } finally {
+    await origin.stop();
+  }
 });
 
 test('accept errors: admin classes, fatal excluded, outage while wedged and released on the next accept', async () => {

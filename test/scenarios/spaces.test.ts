@@ -130,7 +130,10 @@ test('tried reasons: skippedSpace in recorded matchOutcome', async () => {
   const entries = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
   assert.equal(entries.at(-1).matchOutcome, {
     matched: true, stubIndex: 2, stubId: 'shared-all',
-    tried: [{ stubIndex: 0, stubId: 'a-all', why: { reason: 'skippedSpace' } }],
+    tried: [
+      { stubIndex: 0, stubId: 'a-all', why: { reason: 'skippedSpace' } },
+      { stubIndex: 1, stubId: 'shared-price', why: { reason: 'failedPredicate', predicateIndex: 0 } },
+    ],
   });
 });
 

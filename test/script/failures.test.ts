@@ -123,4 +123,17 @@ test('without --allowInjection a script is 400 invalid injection', async () => {
   }
 });
 
+
+test('_svc.scriptEngine.timeoutMs of -1, 0 or "abc" is a 400 naming the field', async () => {
+  for (const timeoutMs of [-1, 0, 'abc', Number.MAX_SAFE_INTEGER * 2]) {
+    const res = await svc.admin('POST', '/imposters', { protocol: 'http', _svc: { scriptEngine: { timeoutMs } }, stubs: [] });
+    assert.is(res.status, 400, `timeoutMs ${JSON.stringify(timeoutMs)}`);
+    assert.is(res.json.errors[0].type, 'bad_data');
+    assert.match(res.json.errors[0].message, /'_svc\.scriptEngine\.timeoutMs' must be a positive/);
+  }
+  const fine = await svc.admin('POST', '/imposters', { protocol: 'http', _svc: { scriptEngine: { timeoutMs: 250 } } });
+  assert.is(fine.status, 201);
+  await svc.admin('DELETE', `/imposters/${fine.json.port}`);
+});
+
 test.run();

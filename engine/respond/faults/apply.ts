@@ -34,6 +34,12 @@ function countFaultResponse(outcome: ResponseOutcome, compiled: CompiledResponse
   }
 }
 
+/** The outcome after the fault block, and whether any of its faults fired (the proxy metric's `fault_applied`). */
+export interface FaultedOutcome {
+  outcome: ResponseOutcome;
+  faultApplied: boolean;
+}
+
 /**
  * The `_svc.fault` step (SPEC §2.6), after the response type and behaviors: latency delays and
  * continues, then a firing tcp fault replaces the response, else a firing error does. Every draw is
@@ -41,11 +47,11 @@ function countFaultResponse(outcome: ResponseOutcome, compiled: CompiledResponse
  */
 export function applyFaultBlock(
   outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext,
-): ResponseOutcome | Promise<ResponseOutcome> {
+): FaultedOutcome | Promise<FaultedOutcome> {
   const faults = faultsOf(compiled);
   if (faults === null) {
     countFaultResponse(outcome, compiled, ctx);
-    return outcome;
+    return { outcome, faultApplied: false };
   }
   const { random, observers } = ctx.imposter;
   let delayMs = -1;
@@ -68,7 +74,8 @@ export function applyFaultBlock(
   } else {
     countFaultResponse(outcome, compiled, ctx);
   }
+  const faulted = { outcome: result, faultApplied: delayMs >= 0 || result !== outcome };
   // Unref'd: a pending delay must not keep a stopping process alive (its connection is closed anyway).
   // Rounded up: timers drop the fraction, and the client must wait at least the drawn delay.
-  return delayMs > 0 ? sleep(Math.ceil(delayMs), undefined, { ref: false }).then(() => result) : result;
+  return delayMs > 0 ? sleep(Math.ceil(delayMs), undefined, { ref: false }).then(() => faulted) : faulted;
 }

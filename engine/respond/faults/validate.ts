@@ -1,17 +1,9 @@
-import { isObject, MAX_DELAY_MS } from '../../model/index.js';
+import { isObject, MAX_DELAY_MS, repeatedHeaderProblems } from '../../model/index.js';
 
 const BLOCK_MEMBERS = ['latency', 'error', 'tcp'];
 const LATENCY_MEMBERS = ['probability', 'ms', 'minMs', 'maxMs'];
 const ERROR_MEMBERS = ['probability', 'status', 'body', 'headers'];
 const TCP_MEMBERS = ['probability', 'type'];
-
-/**
- * Header names that may legitimately appear on several lines (Set-Cookie cannot be comma-joined;
- * the others are list-valued). Any other name given twice in different cases is ambiguous.
- */
-const MULTI_VALUED_HEADERS = new Set([
-  'set-cookie', 'www-authenticate', 'proxy-authenticate', 'link', 'via', 'vary', 'warning', 'cache-control', 'allow',
-]);
 
 function unknownMembers(value: Record<string, unknown>, allowed: string[], where: string, errs: string[]): void {
   for (const key of Object.keys(value)) {
@@ -65,18 +57,12 @@ function checkHeaders(headers: unknown, errs: string[]): void {
     errs.push(`'${where}' must be an object`);
     return;
   }
-  const seen = new Map<string, string>();
   for (const [name, value] of Object.entries(headers)) {
     if (!isHeaderValue(value) && !(Array.isArray(value) && value.every(isHeaderValue))) {
       errs.push(`'${where}.${name}' must be a string, a number or an array of them`);
     }
-    const lower = name.toLowerCase();
-    const first = seen.get(lower);
-    if (first !== undefined && !MULTI_VALUED_HEADERS.has(lower)) {
-      errs.push(`'${where}' repeats the header '${first}' as '${name}' (header names are case-insensitive)`);
-    }
-    seen.set(lower, first ?? name);
   }
+  errs.push(...repeatedHeaderProblems(headers, where));
 }
 
 function checkError(error: unknown, errs: string[]): void {

@@ -40,6 +40,8 @@ export interface ScriptSource {
 /** A spec that cannot be used; the message is what the 400 says. */
 export class ScriptSpecError extends Error {}
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const ENGINES: Record<string, ScriptEngineName> = { rhai: 'rhai', javascript: 'javascript', js: 'javascript' };
 
 /** An `engine` value (`rhai`, `javascript` or its alias `js`) as the engine it names; undefined when unknown. */
@@ -70,7 +72,11 @@ export function scriptSettingsOf(config: Record<string, unknown>, base: ScriptBa
   if (svc.scriptEngine !== undefined) {
     if (!isObject(svc.scriptEngine)) problems.push("'_svc.scriptEngine' must be an object");
     else {
-      // A timeoutMs that is not a positive number reads as the default (scriptTimeoutOf), as for inject.
+      const timeoutMs = svc.scriptEngine.timeoutMs;
+      // Timers fire at once beyond 2^31-1 ms, so a larger deadline would time every script out.
+      if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+        problems.push(`'_svc.scriptEngine.timeoutMs' must be a positive number of milliseconds up to ${MAX_TIMER_MS}`);
+      }
       const given = svc.scriptEngine.defaultEngine;
       if (given !== undefined) {
         const engine = typeof given === 'string' ? scriptEngineNamed(given) : undefined;
