@@ -18,6 +18,7 @@ import { reloadRoutes, type Reloader } from './routes/reload.js';
 import { EventHub, eventRoutes } from './events/index.js';
 import { InterceptControl, imposterProtocols } from './intercept/index.js';
 import { interceptRoutes } from './routes/intercept.js';
+import { dashboardResponder, dashboardRoutes } from './dashboard/index.js';
 
 const MAX_ADMIN_BODY = 64 * 1024 * 1024;
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
@@ -107,6 +108,8 @@ export function createAdminServer(options: AdminServerOptions): Server {
   spaceRoutes(router, manager);
   flowStateRoutes(router, manager);
   reloadRoutes(router, options.reloader);
+  dashboardRoutes(router, manager);
+  const dashboard = dashboardResponder();
   const events = options.events ?? new EventHub({ engineVersion: settings.version });
   const unobserve = manager.observe(events);
   eventRoutes(router, manager, events);
@@ -125,6 +128,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
       }
       return;
     }
+    if (dashboard(request, url.pathname, response)) return;
     if (!authorized(request, settings.apiKey)) {
       sendError(response, errors.unauthorized());
       return;
