@@ -100,7 +100,7 @@ export function ImposterPage({ port }) {
   const stubs = imposter.stubs ?? [];
   return html`<section>
     <div class="title-row">
-      <h1>${imposter.protocol}://:${port} ${imposter.name && html`<span class="muted">${imposter.name}</span>`}
+      <h1>Imposter ${port} <span class="badge">${imposter.protocol}</span> ${imposter.name && html`<span class="muted">${imposter.name}</span>`}
         ${' '}<span class=${imposter.enabled ? 'badge on' : 'badge off'}>${imposter.enabled ? 'enabled' : 'disabled'}</span></h1>
       <div class="actions">
         ${imposter.enabled
