@@ -25,6 +25,7 @@ import { reply, sendError } from './replies.js';
 import { declaredTooLarge, MAX_ADMIN_BODY, readBody } from './request-body.js';
 import { requestUrl } from './request-target.js';
 import { answerClientErrorsWithEnvelope } from './client-errors.js';
+import { dashboardResponder, dashboardRoutes } from './dashboard/index.js';
 
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
 
@@ -116,6 +117,8 @@ export function createAdminServer(options: AdminServerOptions): Server {
   spaceRoutes(router, manager);
   flowStateRoutes(router, manager);
   reloadRoutes(router, options.reloader);
+  dashboardRoutes(router, manager);
+  const dashboard = dashboardResponder();
   const events = options.events ?? new EventHub({ engineVersion: settings.version });
   const unobserve = manager.observe(events);
   eventRoutes(router, manager, events);
@@ -137,6 +140,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
       }
       return;
     }
+    if (dashboard(request, url.pathname, response)) return;
     // Checked on the head: an unauthenticated client cannot make the server buffer its body.
     if (!authorized(request, settings.apiKey)) throw errors.unauthorized();
     const method = request.method ?? 'GET';

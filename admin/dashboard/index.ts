@@ -1,0 +1,2 @@
+export { dashboardResponder, dashboardRoutes } from './routes.js';
+export { prefersHtml } from './negotiation.js';

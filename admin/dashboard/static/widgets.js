@@ -1,0 +1,32 @@
+// Small pieces several pages use.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+
+/** Collapsible pretty JSON; closed unless `open`. */
+export function JsonView({ value, summary = 'JSON', open = false }) {
+  return html`<details class="json" open=${open}>
+    <summary>${summary}</summary>
+    <pre>${JSON.stringify(value, null, 2)}</pre>
+  </details>`;
+}
+
+/** An error from `api()` as the server's messages. */
+export function ErrorText({ error }) {
+  if (!error) return null;
+  return html`<p class="error" role="alert">${error.message ?? String(error)}</p>`;
+}
+
+/** `{data, error, reload}` of an async loader, re-run when `deps` change. */
+export function useLoad(load, deps) {
+  const [state, setState] = useState({ data: undefined, error: undefined });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (data) => live && setState({ data, error: undefined }),
+      (error) => live && setState((old) => ({ data: old.data, error })),
+    );
+    return () => { live = false; };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((t) => t + 1) };
+}
