@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ImposterManager } from '../engine/manager/index.js';
-import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
+import type { Compat, ImposterManager } from '../engine/manager/index.js';
+import { errors, isSvcError, type ErrorEntry, type SvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
 import { Router, type AdminReply, type AdminRequest } from './router.js';
 import type { AdminSettings } from './settings.js';
@@ -72,8 +72,11 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.end(text);
 }
 
-function sendError(response: ServerResponse, err: SvcError): void {
-  sendJson(response, err.status, err.envelope());
+/** mountebank 2.9.1's error entries have no `type` (SPEC §7 adds it); `--compat mountebank` leaves it out. */
+function sendError(response: ServerResponse, err: SvcError, compat?: Compat): void {
+  const envelope = err.envelope();
+  if (compat === 'mountebank') envelope.errors = envelope.errors.map(({ type: _type, ...entry }) => entry as ErrorEntry);
+  sendJson(response, err.status, envelope);
 }
 
 function reply(response: ServerResponse, result: AdminReply): void {
@@ -121,18 +124,18 @@ export function createAdminServer(options: AdminServerOptions): Server {
     if (gateway) {
       const rest = (request.url ?? '').replace(/^\/__svc\/\d+\/?/, '');
       if (!dispatchGateway(manager, Number(gateway[1]), rest, request, body, response)) {
-        sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`));
+        sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`), manager.compat);
       }
       return;
     }
     if (!authorized(request, settings.apiKey)) {
-      sendError(response, errors.unauthorized());
+      sendError(response, errors.unauthorized(), manager.compat);
       return;
     }
     const method = request.method ?? 'GET';
     const found = router.find(method, url.pathname);
     if (found === undefined || found === 'method') {
-      sendError(response, errors.notFoundRoute(`${method} ${url.pathname}`));
+      sendError(response, errors.notFoundRoute(`${method} ${url.pathname}`), manager.compat);
       return;
     }
     const adminRequest: AdminRequest = {
@@ -156,7 +159,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
         response.destroy();
         return;
       }
-      sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)));
+      sendError(response, isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err)), manager.compat);
     });
   };
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);

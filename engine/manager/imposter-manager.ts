@@ -9,7 +9,7 @@ import { isRecordedProxyResponse } from '../respond/index.js';
 import type { Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
 import { PortAllocator } from './port-allocator.js';
-import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type RenderOptions } from './imposter-json.js';
+import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type Compat, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, putFlowState } from './flow-state-api.js';
@@ -34,6 +34,11 @@ export interface ManagerOptions {
   recordAllRequests?: boolean;
   /** mountebank's `--debug` flag: each stub keeps the requests it matched, read back as `matches`. */
   debugMatches?: boolean;
+  /**
+   * `--compat mountebank`: mountebank 2.9.1's observable admin behaviour (its imposter JSON, no generated
+   * stub ids, `protocol` required, 200 `{}` for deleting a missing imposter, unknown faults ignored).
+   */
+  compat?: Compat;
   /** `--localOnly` / `--ipWhitelist` (transport connectionFilter); absent serves every peer. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
   log: Logger;
@@ -139,6 +144,19 @@ export class ImposterManager {
     return this.options.allowInjection;
   }
 
+  get compat(): Compat | undefined {
+    return this.options.compat;
+  }
+
+  /** Stub ids are generated (SPEC §2.2) unless the caller or mountebank compatibility says not to. */
+  private generatesIds(requested: boolean): boolean {
+    return requested && this.options.compat !== 'mountebank';
+  }
+
+  private rendering(render: RenderOptions): RenderOptions {
+    return { ...render, compat: this.options.compat };
+  }
+
   /** Request body cap of imposter ports (also what the front door enforces). */
   get maxBodyBytes(): number {
     return this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -167,7 +185,12 @@ export class ImposterManager {
   /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
   parse(body: unknown, generateIds = true, scriptBase?: ScriptBase): ImposterDefinition {
     const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
-    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base });
+    return parseImposter(body, {
+      allowInjection: this.options.allowInjection,
+      generateIds: this.generatesIds(generateIds),
+      scriptBase: base,
+      requireProtocol: this.options.compat === 'mountebank',
+    });
   }
 
   /** POST /imposters. */
@@ -203,7 +226,10 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true, flowStore, this.svcScripts);
+    const imposter = new Imposter(
+      definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true,
+      this.options.debugMatches === true, flowStore, this.svcScripts, this.options.compat === 'mountebank',
+    );
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
@@ -286,12 +312,16 @@ export class ImposterManager {
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
   }
 
-  /** DELETE /imposters/{port}: resolves after the port is unbound and connections closed. */
+  /**
+   * DELETE /imposters/{port}: resolves after the port is unbound and connections closed. A missing
+   * imposter is a 404 (SPEC §4.2), or `{}` under mountebank compatibility, as 2.9.1 answers.
+   */
   deleteImposter(port: number, render: RenderOptions): Promise<Record<string, unknown>> {
     return this.exclusive(async () => {
+      if (this.options.compat === 'mountebank' && !this.imposters.has(port)) return {};
       const imposter = this.require(port);
       this.options.beforeDelete?.(port);
-      const snapshot = renderDeleted(imposter, render);
+      const snapshot = renderDeleted(imposter, this.rendering(render));
       await this.stop(imposter);
       this.observers.onLifecycle('deleted', port);
       return snapshot;
@@ -307,7 +337,7 @@ export class ImposterManager {
         if (refused) kept.push(...(isSvcError(refused) ? refused.entries : [errorEntries.badData(refused.message)]));
         return !refused;
       });
-      const snapshots = doomed.map((imposter) => renderImposter(imposter, render));
+      const snapshots = doomed.map((imposter) => renderImposter(imposter, this.rendering(render)));
       await Promise.all(doomed.map((imposter) => this.stop(imposter)));
       if (kept.length === 0) {
         this.observers.onLifecycle('allDeleted', null);
@@ -332,7 +362,7 @@ export class ImposterManager {
       if (seen.has(d.port)) throw errors.badData(`duplicate port ${d.port} in imposters`);
       seen.add(d.port);
     }
-    return this.exclusive(() => this.reconcile(definitions, generateIds));
+    return this.exclusive(() => this.reconcile(definitions, this.generatesIds(generateIds)));
   }
 
   private async reconcile(definitions: ImposterDefinition[], generateIds: boolean): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
@@ -428,7 +458,7 @@ export class ImposterManager {
   // ---- stubs (SPEC §4.3) ----
 
   private stubOptions(generateIds: boolean, imposter: Imposter) {
-    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings };
+    return { allowInjection: this.options.allowInjection, generateIds: this.generatesIds(generateIds), scripts: imposter.scriptSettings };
   }
 
   replaceStubs(port: number, stubs: unknown, generateIds = true): Imposter {
@@ -629,13 +659,15 @@ export class ImposterManager {
 
   // ---- rendering (same JSON for every surface) ----
 
+  /** The summary form, or the full one with `replayable` (mountebank: also with `removeProxies`). */
   renderList(render: RenderOptions): Array<Record<string, unknown>> {
-    return this.list().map((imposter) =>
-      render.replayable ? renderImposter(imposter, render) : renderSummary(imposter, render));
+    const options = this.rendering(render);
+    const full = options.replayable || (options.compat === 'mountebank' && options.removeProxies);
+    return this.list().map((imposter) => full ? renderImposter(imposter, options) : renderSummary(imposter, options));
   }
 
   render(port: number, render: RenderOptions): Record<string, unknown> {
-    return renderImposter(this.require(port), render);
+    return renderImposter(this.require(port), this.rendering(render));
   }
 
   /** Tears everything down (process shutdown). */

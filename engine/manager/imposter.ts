@@ -87,6 +87,8 @@ export class Imposter {
     flowStore?: FlowStore,
     /** The manager's `_svc.script` workers, started on first use. */
     svcRunner?: () => SvcScriptRunner,
+    /** mountebank 2.9.1 answers an unknown fault name with the default response (SPEC §2.6: 500 `Unknown fault`). */
+    private readonly unknownFaultServesDefault = false,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
@@ -466,7 +468,12 @@ export class Imposter {
     } else if (outcome.kind === 'pass') {
       this.finish(request, sink, this.defaultPrepared, record, started);
     } else if (!applyTransportFault(outcome.fault, sink)) {
-      this.deliver(unknownFault(outcome.fault), request, sink, record, started);
+      if (!this.unknownFaultServesDefault) {
+        this.deliver(unknownFault(outcome.fault), request, sink, record, started);
+        return;
+      }
+      this.log.error(`${this.protocol}:${this.port} unknown fault '${outcome.fault}' ignored (mountebank compatibility)`);
+      this.finish(request, sink, this.defaultPrepared, record, started);
     }
   }
 

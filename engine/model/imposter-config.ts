@@ -33,6 +33,8 @@ export interface ParseOptions {
   scriptBase?: ScriptBase;
   /** The imposter's script settings, when stubs are parsed for an existing imposter. */
   scripts?: ScriptSettings;
+  /** mountebank 2.9.1 refuses an imposter without `protocol` (SPEC §2.1 defaults it to http). */
+  requireProtocol?: boolean;
 }
 
 const SUPPORTED_PROTOCOLS = new Set<string>(['http', 'https']);
@@ -211,8 +213,10 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   if (isObject(body.defaultResponse)) body.defaultResponse = withoutNulls(body.defaultResponse);
   const errs: ErrorEntry[] = [];
   validatePort(body.port, errs);
-  const protocol = body.protocol === undefined ? 'http' : body.protocol;
-  if (typeof protocol !== 'string' || !SUPPORTED_PROTOCOLS.has(protocol)) {
+  const protocol = body.protocol === undefined && !options.requireProtocol ? 'http' : body.protocol;
+  if (protocol === undefined) {
+    errs.push(errorEntries.badData("'protocol' is a required field"));
+  } else if (typeof protocol !== 'string' || !SUPPORTED_PROTOCOLS.has(protocol)) {
     errs.push(errorEntries.badData(`the ${String(protocol)} protocol is not yet supported`));
   }
   validateDefaultResponse(body.defaultResponse, errs);

@@ -34,11 +34,14 @@ export interface Pair {
   stop(): Promise<void>;
 }
 
-/** Starts mountebank and svc side by side, both with the same extra command-line `args`. */
-export async function startPair(args: string[] = []): Promise<Pair> {
+/**
+ * Starts mountebank and svc side by side, both with the same extra command-line `args`; `svcArgs`
+ * go to svc only (such as `--compat mountebank`).
+ */
+export async function startPair(args: string[] = [], svcArgs: string[] = []): Promise<Pair> {
   const [mb, svc] = await Promise.allSettled([
     startMountebank({ args }),
-    svcIsMountebank ? startMountebank({ args }) : startSvc({ args }),
+    svcIsMountebank ? startMountebank({ args }) : startSvc({ args: [...args, ...svcArgs] }),
   ]);
   if (mb.status === 'rejected' || svc.status === 'rejected') {
     if (mb.status === 'fulfilled') await mb.value.stop();
@@ -55,8 +58,8 @@ export async function startPair(args: string[] = []): Promise<Pair> {
 }
 
 /** One pair for a whole suite, imposters deleted after each test (see suiteResource for a failed start). */
-export function pairForSuite(test: Test, args: string[] = []): () => Pair {
-  return suiteResource(test, () => startPair(args), { stop: (pair) => pair.stop(), afterEach: deleteAll });
+export function pairForSuite(test: Test, args: string[] = [], svcArgs: string[] = []): () => Pair {
+  return suiteResource(test, () => startPair(args, svcArgs), { stop: (pair) => pair.stop(), afterEach: deleteAll });
 }
 
 export interface SideImposters {

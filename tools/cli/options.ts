@@ -32,6 +32,8 @@ export interface CliOptions {
   scriptsDir?: string;
   frontDoor?: string;
   runtime: 'single' | 'per-core';
+  /** `--compat mountebank` / `SVC_COMPAT`: mountebank 2.9.1's admin behaviour where the spec departs from it. */
+  compat?: 'mountebank';
   /** `--validate <file>`: check a config file instead of serving. */
   validate?: string;
   /** `save`: target file (`--savefile` or the first positional argument). */
@@ -67,6 +69,7 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--scripts-dir': 'scriptsDir',
   '--front-door': 'frontDoor',
   '--runtime': 'runtime',
+  '--compat': 'compat',
   '--validate': 'validate',
   '--savefile': 'saveFile',
   '--protofile': 'ignored',
@@ -125,6 +128,10 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
     case 'runtime':
       if (value !== 'per-core' && value !== 'single') throw new UsageError(`${source} must be per-core or single, got '${value}'`);
       layer.runtime = value;
+      return;
+    case 'compat':
+      if (value !== 'mountebank') throw new UsageError(`${source} must be mountebank, got '${value}'`);
+      layer.compat = value;
       return;
     case 'frontDoor':
       if (parseListenAddress(value) === undefined) {
@@ -196,6 +203,7 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   read('MB_PORT', 'port');
   read('MB_ALLOW_INJECTION', 'allowInjection');
   read('SVC_METRICS_PORT', 'metricsPort');
+  read('SVC_COMPAT', 'compat');
   if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
   const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
   const filter = env[filterName];
