@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { Compat, ImposterManager } from '../engine/manager/index.js';
 import { errors, isSvcError, type ErrorEntry, type SvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
@@ -152,7 +153,14 @@ export function createAdminServer(options: AdminServerOptions): Server {
     if (result) reply(response, result);
   }
 
+  const logCalls = log.isEnabled('debug');
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    if (logCalls) {
+      const started = performance.now();
+      response.once('finish', () => {
+        log.debug(`admin ${request.method} ${request.url} => ${response.statusCode} in ${Math.round(performance.now() - started)} ms`);
+      });
+    }
     handle(request, response).catch((err: unknown) => {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
       if (response.headersSent) {
