@@ -73,10 +73,10 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
   response.end(text);
 }
 
-/** mountebank 2.9.1's error entries have no `type` (SPEC §7 adds it); `--compat mountebank` leaves it out. */
+/** mountebank 2.9.1's error entries have no `type` (SPEC §7) nor `path`; `--compat mountebank` leaves them out. */
 function sendError(response: ServerResponse, err: SvcError, compat?: Compat): void {
   const envelope = err.envelope();
-  if (compat === 'mountebank') envelope.errors = envelope.errors.map(({ type: _type, ...entry }) => entry as ErrorEntry);
+  if (compat === 'mountebank') envelope.errors = envelope.errors.map(({ type: _type, path: _path, ...entry }) => entry as ErrorEntry);
   sendJson(response, err.status, envelope);
 }
 

@@ -119,7 +119,9 @@ export class ConfigSources {
 
   /** The same errors with the source and port in every message. */
   private invalid(candidate: Candidate): ErrorEntry[] {
-    return this.problemsOf(candidate).map((entry) => ({ ...entry, message: `${describe(candidate)}: ${entry.message}` }));
+    return this.problemsOf(candidate).map((entry) => ({
+      ...entry, message: `${describe(candidate)}: ${entry.path === undefined ? '' : `${entry.path}: `}${entry.message}`,
+    }));
   }
 
   private duplicates(candidates: Candidate[]): ErrorEntry[] {

@@ -479,7 +479,7 @@ export class ImposterManager {
     }
     if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
     if (problems.length > 0) throw errors.validation(problems);
-    const [parsed] = parseStubs([stub], this.stubOptions(generateIds, imposter), this.ids(imposter));
+    const [parsed] = parseStubs([stub], this.stubOptions(generateIds, imposter), this.ids(imposter), () => 'stub');
     const next = [...imposter.stubs];
     next.splice(at, 0, imposter.liveStub(parsed));
     this.changeStubs(imposter, next);
@@ -524,7 +524,7 @@ export class ImposterManager {
     const imposter = this.require(port);
     const at = this.resolveStub(imposter, ref);
     const replacement = 'id' in ref && isObject(stub) && stub.id === undefined ? { ...stub, id: ref.id } : stub;
-    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds, imposter), this.ids(imposter, at));
+    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds, imposter), this.ids(imposter, at), () => '');
     const next = [...imposter.stubs];
     next[at] = imposter.liveStub(parsed);
     this.changeStubs(imposter, next);
@@ -614,7 +614,7 @@ export class ImposterManager {
   /** A bare stub scoped to the flow, placed before the shared stubs (engine/state/spaces.ts says why). */
   spaceAddStub(port: number, flowId: string, stub: unknown, generateIds = true): SpaceStubs {
     const imposter = this.require(port);
-    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds, imposter), this.ids(imposter));
+    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds, imposter), this.ids(imposter), () => '');
     const next = [...imposter.stubs];
     next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
     this.changeStubs(imposter, next);

@@ -165,13 +165,43 @@ function withoutNullFields(stub: unknown): unknown {
   return out;
 }
 
-/** Validates stubs (collecting every error, like mountebank) and returns their read-back form. */
-export function parseStubs(given: unknown, options: ParseOptions, existingIds: Iterable<string> = []): StubDefinition[] {
+/**
+ * The JSON path of what an entry of stub `stub` (at `base`) complains about: the response or predicate
+ * at fault when one can be told, else the stub.
+ */
+function pathInStub(base: string, stub: unknown, entry: ErrorEntry, original: unknown): string {
+  const join = (tail: string) => (base === '' ? tail : `${base}.${tail}`);
+  if (!isObject(stub)) return base;
+  const responses = Array.isArray(stub.responses) ? stub.responses : [];
+  const originals = isObject(original) && Array.isArray(original.responses) ? original.responses : [];
+  const response = responses.findIndex((r: unknown, j: number) => r === entry.source || originals[j] === entry.source);
+  if (response !== -1) return join(`responses[${response}]`);
+  if (/predicate/i.test(entry.message) && Array.isArray(stub.predicates)) {
+    const predicate = stub.predicates.findIndex((p: unknown) => validatePredicates([p]) !== null);
+    if (predicate !== -1) return join(`predicates[${predicate}]`);
+  }
+  return base;
+}
+
+/**
+ * Validates stubs (collecting every error, like mountebank) and returns their read-back form. Each
+ * error entry carries the JSON `path` of the field at fault, stub `i` being at `stubPath(i)`.
+ */
+export function parseStubs(
+  given: unknown, options: ParseOptions, existingIds: Iterable<string> = [], stubPath: (index: number) => string = (i) => `stubs[${i}]`,
+): StubDefinition[] {
   if (given === undefined || given === null) return [];
   if (!Array.isArray(given)) throw errors.badData("'stubs' must be an array");
   const stubs = given.map(withoutNullFields);
   const errs: ErrorEntry[] = [];
-  for (const stub of stubs) validateStub(stub, options, errs);
+  for (const [i, stub] of stubs.entries()) {
+    const before = errs.length;
+    validateStub(stub, options, errs);
+    for (const entry of errs.slice(before)) {
+      const path = entry.path ?? pathInStub(stubPath(i), stub, entry, given[i]);
+      if (path !== '') entry.path = path;
+    }
+  }
   const seen = new Set(existingIds);
   for (const stub of stubs as Array<Record<string, unknown>>) {
     if (typeof stub?.id !== 'string') continue;
