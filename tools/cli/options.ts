@@ -48,6 +48,8 @@ export interface CliOptions {
 export class UsageError extends Error {}
 
 export const DEFAULT_PIDFILE = 'svc.pid';
+/** As mountebank writes `mb.log`: a detached server (`svc restart`) keeps its log somewhere. */
+export const DEFAULT_LOGFILE = 'svc.log';
 export const DEFAULT_SAVEFILE = 'svc.json';
 
 type Key = Exclude<keyof CliOptions, 'positionals' | 'warnings'>;
@@ -289,6 +291,7 @@ function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
     debug: false,
     logLevel: 'info',
     logQuiet: false,
+    logFile: DEFAULT_LOGFILE,
     noLogFile: false,
     pidFile: DEFAULT_PIDFILE,
     localOnly: false,
