@@ -178,8 +178,9 @@ export class ImposterManager {
 
   require(port: number): Imposter {
     const imposter = this.imposters.get(port);
-    if (!imposter) throw errors.noSuchResource(`no imposter on port ${port}`);
-    return imposter;
+    if (imposter) return imposter;
+    // mountebank 2.9.1's one message for every route on a missing imposter.
+    throw errors.noSuchResource(this.options.compat === 'mountebank' ? 'Try POSTing to /imposters first?' : `no imposter on port ${port}`);
   }
 
   /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */

@@ -105,9 +105,17 @@ test('errors: no type, and the same codes and messages', async () => {
   assertExactJson(await both(sides, 'PUT', '/imposters/{port}/stubs/9', { value: { responses: [{ is: {} }] } }), sides, 'replace out of range');
 });
 
-test('DELETE /imposters/:port for a missing port: 200 {}', async () => {
+test('a missing imposter: DELETE answers 200 {}, every other route mountebank\'s 404', async () => {
   const answer = assertExactJson(await both(null, 'DELETE', '/imposters/1'), null, 'DELETE missing imposter');
   assert.equal(answer, {});
+  const routes: Array<[string, string]> = [
+    ['GET', '/imposters/1'], ['PUT', '/imposters/1/stubs'], ['POST', '/imposters/1/stubs'], ['PUT', '/imposters/1/stubs/0'],
+    ['DELETE', '/imposters/1/stubs/0'], ['DELETE', '/imposters/1/savedRequests'], ['DELETE', '/imposters/1/savedProxyResponses'],
+  ];
+  for (const [method, path] of routes) {
+    const body = method === 'GET' || method === 'DELETE' ? undefined : { value: { stubs: [], stub: { responses: [{ is: {} }] }, responses: [{ is: {} }] } };
+    assertExactJson(await both(null, method, path, body), null, `${method} ${path}`);
+  }
 });
 
 test('stubs: add, insert, replace one, replace all, delete keep mountebank JSON (no generated ids)', async () => {
