@@ -59,6 +59,11 @@ test('help <command> and <command> --help show that command; an unknown topic ex
   const save = await runSvc(['save', '--help']);
   assert.match(save.stdout, /^Usage: svc save/);
   assert.match(save.stdout, /--removeProxies/);
+  for (const command of ['script', 'verify']) {
+    const own = await runSvc([command, '--help']);
+    assert.is(own.status, 0, command);
+    assert.match(own.stdout, new RegExp(`^Usage: svc ${command}`), command);
+  }
   const unknown = await runSvc(['help', 'nope']);
   assert.is(unknown.status, 2);
   assert.match(unknown.stderr, /no help for 'nope'/);

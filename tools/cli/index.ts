@@ -42,6 +42,10 @@ async function run(command: string, options: CliOptions, args: string[]): Promis
  */
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const [first, ...rest] = argv;
+  if ((first === 'script' || first === 'verify') && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(commandUsage(first) ?? USAGE);
+    return 0;
+  }
   if (first === 'script') {
     const { scriptCommand } = await import('../script/index.js');
     return scriptCommand(rest);
