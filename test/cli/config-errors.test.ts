@@ -5,6 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { freePort, http, startSvc } from '../helpers/servers.js';
@@ -42,6 +43,20 @@ test('a JSON syntax error gives line and column, at startup and under --validate
   }
   const truncated = tmp.file('truncated.json', '{"imposters": [\n  {"protocol": "http"');
   assert.match((await runSvc(['--validate', truncated])).stderr, 'not valid JSON at line 2, column 22 (Expected \',\' or \'}\' after property value)');
+});
+
+test('skipped data-directory files are listed with the JSON path, or the line and column of a syntax error', async () => {
+  tmp.file('data/4545.json', JSON.stringify(badImposter));
+  tmp.file('data/4546.json', '{"protocol": "http",\n "port": 4546\n "stubs": []}');
+  const logfile = join(tmp.path, 'datadir.log');
+  const server = await startSvc({ args: ['--datadir', join(tmp.path, 'data'), '--logfile', logfile, '--metrics-port', String(await freePort())] });
+  try {
+    const log = readFileSync(logfile, 'utf8');
+    assert.match(log, /4545\.json: stubs\[1\]\.predicates\[1\]: missing predicate/);
+    assert.match(log, /4546\.json: not readable as JSON at line 3, column 2/);
+  } finally {
+    await server.stop();
+  }
 });
 
 test('the admin envelope carries the JSON path of the field at fault', async () => {
