@@ -1,5 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import { errors, type SvcError } from '../engine/model/index.js';
+import type { Compat } from '../engine/manager/index.js';
+import { errors, type ErrorEntry, type SvcError } from '../engine/model/index.js';
 import type { AdminReply } from './router.js';
 
 /** SPEC §7: the one door without the envelope, used only when the envelope itself cannot be built. */
@@ -26,17 +27,30 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   else sendError(response, errors.internal('the response body could not be serialised as JSON'));
 }
 
+export interface ErrorReplyOptions {
+  headers?: Record<string, string>;
+  /** mountebank 2.9.1's error entries have no `type` (SPEC §7) nor `path`; `--compat mountebank` leaves them out. */
+  compat?: Compat;
+}
+
+function envelopeOf(err: SvcError, compat: Compat | undefined): { errors: ErrorEntry[] } {
+  const envelope = err.envelope();
+  if (compat === 'mountebank') envelope.errors = envelope.errors.map(({ type: _type, path: _path, ...entry }) => entry as ErrorEntry);
+  return envelope;
+}
+
 /**
  * Answers with the error's envelope and never throws: an envelope that cannot be serialised falls
  * back to a plain 500 envelope, then to the last-resort text; a response already started is cut.
  */
-export function sendError(response: ServerResponse, err: SvcError, headers: Record<string, string> = {}): void {
+export function sendError(response: ServerResponse, err: SvcError, options: ErrorReplyOptions = {}): void {
+  const headers = options.headers ?? {};
   try {
     if (response.headersSent) {
       response.destroy();
       return;
     }
-    const text = serialise(err.envelope()) ?? serialise(errors.internal('the error response could not be serialised').envelope());
+    const text = serialise(envelopeOf(err, options.compat)) ?? serialise(errors.internal('the error response could not be serialised').envelope());
     if (text !== undefined) {
       writeText(response, err.status, text, headers);
       return;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { ImposterManager } from '../engine/manager/index.js';
 import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
@@ -136,7 +137,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
       const body = await readBody(request, maxBody);
       const rest = (request.url ?? '').replace(/^\/__svc\/\d+\/?/, '');
       if (!dispatchGateway(manager, Number(gateway[1]), rest, request, body, response)) {
-        sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`));
+        sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`), { compat: manager.compat });
       }
       return;
     }
@@ -167,13 +168,20 @@ export function createAdminServer(options: AdminServerOptions): Server {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
       const failure = isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err));
       // A body left unread (refused before or while reading it) is not worth draining: close after the answer.
-      sendError(response, failure, request.complete ? {} : { Connection: 'close' });
+      sendError(response, failure, { headers: request.complete ? {} : { Connection: 'close' }, compat: manager.compat });
     } catch {
       response.destroy();
     }
   };
 
+  const logCalls = log.isEnabled('debug');
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    if (logCalls) {
+      const started = performance.now();
+      response.once('finish', () => {
+        log.debug(`admin ${request.method} ${request.url} => ${response.statusCode} in ${Math.round(performance.now() - started)} ms`);
+      });
+    }
     handle(request, response).catch((err: unknown) => answerFailure(request, response, err));
   };
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);

@@ -27,7 +27,7 @@ export async function startSvcServer(pin: Pinning): Promise<{ server: RunningSer
   if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
   const words = custom
     ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection'];
+    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile'];
   const [command, ...args] = [...pin.server, ...words];
   const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
   return { server, command: words.join(' ') };

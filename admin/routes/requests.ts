@@ -20,7 +20,9 @@ export function requestRoutes(router: Router, manager: ImposterManager): void {
     });
     router.on('DELETE', `/imposters/:port/${name}`, (req) => {
       const port = portParam(req);
-      manager.clearRequests(port, req.query.getAll('match'));
+      // mountebank 2.9.1 routes DELETE .../requests to its saved-proxy-responses reset.
+      if (name === 'requests' && manager.compat === 'mountebank') manager.clearProxyResponses(port);
+      else manager.clearRequests(port, req.query.getAll('match'));
       return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
     });
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
+import { jsonErrorLocation } from './json-location.js';
 import { renderTemplateFile, TemplateError } from './template.js';
 
 /** What a `--configfile` holds once rendered and parsed. */
@@ -42,7 +43,9 @@ function fromJson(path: string, text: string): ConfigDocument {
     // A YAML sequence in a file without a YAML extension is still accepted; anything else reports the JSON error.
     const yaml = tryYaml(text);
     if (Array.isArray(yaml)) return { imposters: yaml };
-    throw new ConfigFileError(`${path}: not valid JSON (${(jsonError as Error).message}) nor a YAML sequence of imposters`);
+    // V8's message without its offset or its echo of the text: the location says where.
+    const reason = (jsonError as Error).message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '').replace(/\n/g, '\\n');
+    throw new ConfigFileError(`${path}: not valid JSON at ${jsonErrorLocation(text)} (${reason}) nor a YAML sequence of imposters`);
   }
   if (Array.isArray(doc)) return { imposters: doc };
   if (!isObject(doc)) throw new ConfigFileError(`${path}: expected {"imposters": [...]}, an imposter or an array of imposters`);

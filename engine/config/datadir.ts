@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
 import type { ImposterManager, LifecycleAction } from '../manager/index.js';
 import type { Logger } from '../log/index.js';
+import { jsonErrorLocation } from './json-location.js';
 
 /** One `<port>.json` of the data directory. */
 export interface DataDirEntry {
@@ -50,13 +51,15 @@ export function scanDataDir(dir: string): DataDirScan {
 
 function readEntry(file: string, namedPort: number): DataDirEntry | SkippedFile {
   let body: unknown;
+  let text: string | undefined;
   try {
-    const text = readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
     const tooDeep = jsonNestingPath(text);
     if (tooDeep !== undefined) return { file, reason: `JSON nesting deeper than ${MAX_JSON_DEPTH} levels at ${tooDeep}` };
     body = JSON.parse(text);
   } catch (err) {
-    return { file, reason: `not readable as JSON (${(err as Error).message})` };
+    const at = text === undefined ? '' : ` at ${jsonErrorLocation(text)}`;
+    return { file, reason: `not readable as JSON${at} (${(err as Error).message})` };
   }
   if (!isObject(body)) return { file, reason: 'not an imposter object' };
   if (body.port === undefined) return { file, reason: 'declares no port' };

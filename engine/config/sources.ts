@@ -62,6 +62,11 @@ function problems(err: unknown): ErrorEntry[] {
   return [{ code: 'bad data', type: 'bad_data', message: (err as Error).message }];
 }
 
+/** `stubs[1].predicates[0]: message`, or the message alone when the entry has no path. */
+function withPath(entry: ErrorEntry): string {
+  return entry.path === undefined ? entry.message : `${entry.path}: ${entry.message}`;
+}
+
 function sourceError(entries: ErrorEntry[]): SvcError {
   return new SvcError(500, entries);
 }
@@ -117,9 +122,9 @@ export class ConfigSources {
     }
   }
 
-  /** The same errors with the source and port in every message. */
+  /** The same errors with the source, port and JSON path in every message. */
   private invalid(candidate: Candidate): ErrorEntry[] {
-    return this.problemsOf(candidate).map((entry) => ({ ...entry, message: `${describe(candidate)}: ${entry.message}` }));
+    return this.problemsOf(candidate).map((entry) => ({ ...entry, message: `${describe(candidate)}: ${withPath(entry)}` }));
   }
 
   private duplicates(candidates: Candidate[]): ErrorEntry[] {
@@ -175,7 +180,7 @@ export class ConfigSources {
         return false;
       }
       const found = this.problemsOf(candidate);
-      if (found.length > 0) loaded.skipped.push({ file: candidate.origin, reason: found.map((p) => p.message).join('; ') });
+      if (found.length > 0) loaded.skipped.push({ file: candidate.origin, reason: found.map(withPath).join('; ') });
       return found.length === 0;
     });
     this.options.store?.leaveAlone(loaded.skipped.map((s) => s.file));

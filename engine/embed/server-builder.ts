@@ -121,6 +121,7 @@ export class ServerBuilder {
       scriptsDir: options.scriptsDir,
       recordAllRequests: options.mock,
       debugMatches: options.debug,
+      compat: options.compat,
       host,
       log,
       allowConnection,

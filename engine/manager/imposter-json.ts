@@ -1,6 +1,10 @@
 import { cloneJson, isObject } from '../model/index.js';
 import type { KeyPair } from '../transport/index.js';
 import type { Imposter } from './imposter.js';
+import { renderMountebank } from './mountebank-json.js';
+
+/** `--compat mountebank`: the admin JSON of mountebank 2.9.1 instead of the spec's (README "mountebank drop-in mode"). */
+export type Compat = 'mountebank';
 
 export interface RenderOptions {
   replayable?: boolean;
@@ -8,6 +12,7 @@ export interface RenderOptions {
   list?: boolean;
   /** Absolute base for `_links` (mountebank uses the admin request's Host). */
   baseUrl: string;
+  compat?: Compat;
 }
 
 const LEADING = ['protocol', 'port', 'name'];
@@ -76,6 +81,7 @@ function withoutRecordingTimes(stubs: Array<Record<string, unknown>>): Array<Rec
 
 /** Summary entry of `GET /imposters` (SPEC §2.1 outputs); `list=true` keeps mountebank's short form. */
 export function renderSummary(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
+  if (options.compat === 'mountebank') return renderMountebank(imposter, { ...options, list: true });
   const out = header(imposter);
   out.numberOfRequests = imposter.numberOfRequests;
   if (!options.list) {
@@ -89,6 +95,7 @@ export function renderSummary(imposter: Imposter, options: RenderOptions): Recor
 
 /** `GET /imposters/{port}` detail, or the replayable config with `replayable=true`. */
 export function renderImposter(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
+  if (options.compat === 'mountebank') return renderMountebank(imposter, options);
   let stubs = imposter.stubConfigs();
   if (options.removeProxies) stubs = withoutProxies(stubs);
   if (options.replayable) {
@@ -116,10 +123,10 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
   return out;
 }
 
-/** Snapshot returned by a delete: the detail with no recorded requests (SPEC §2.1). */
+/** Snapshot returned by a delete: the detail with no recorded requests (SPEC §2.1; mountebank keeps them). */
 export function renderDeleted(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
   const out = renderImposter(imposter, options);
-  if (!options.replayable) {
+  if (!options.replayable && options.compat !== 'mountebank') {
     out.numberOfRequests = 0;
     out.requests = [];
   }

@@ -12,7 +12,7 @@ import { canonicalJson } from '../analysis/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
 import { PortAllocator } from './port-allocator.js';
-import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type RenderOptions } from './imposter-json.js';
+import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type Compat, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, putFlowState } from './flow-state-api.js';
@@ -41,6 +41,11 @@ export interface ManagerOptions {
   recordAllRequests?: boolean;
   /** mountebank's `--debug` flag: each stub keeps the requests it matched, read back as `matches`. */
   debugMatches?: boolean;
+  /**
+   * `--compat mountebank`: mountebank 2.9.1's observable admin behaviour (its imposter JSON, no generated
+   * stub ids, `protocol` required, 200 `{}` for deleting a missing imposter, unknown faults ignored).
+   */
+  compat?: Compat;
   /** `--localOnly` / `--ipWhitelist` (transport connectionFilter); absent serves every peer. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
   log: Logger;
@@ -192,6 +197,19 @@ export class ImposterManager {
     return this.options.allowInjection;
   }
 
+  get compat(): Compat | undefined {
+    return this.options.compat;
+  }
+
+  /** Stub ids are generated (SPEC §2.2) unless the caller or mountebank compatibility says not to. */
+  private generatesIds(requested: boolean): boolean {
+    return requested && this.options.compat !== 'mountebank';
+  }
+
+  private rendering(render: RenderOptions): RenderOptions {
+    return { ...render, compat: this.options.compat };
+  }
+
   /** Request body cap of imposter ports (also what the front door enforces). */
   get maxBodyBytes(): number {
     return this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -213,14 +231,21 @@ export class ImposterManager {
 
   require(port: number): Imposter {
     const imposter = this.imposters.get(port);
-    if (!imposter) throw errors.noSuchResource(`no imposter on port ${port}`);
-    return imposter;
+    if (imposter) return imposter;
+    // mountebank 2.9.1's one message for every route on a missing imposter.
+    throw errors.noSuchResource(this.options.compat === 'mountebank' ? 'Try POSTing to /imposters first?' : `no imposter on port ${port}`);
   }
 
   /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
   parse(body: unknown, generateIds = true, scriptBase?: ScriptBase): ImposterDefinition {
     const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
-    return parseImposter(body, { allowInjection: this.options.allowInjection, generateIds, scriptBase: base, csvRoot: this.csvRoot(scriptBase) });
+    return parseImposter(body, {
+      allowInjection: this.options.allowInjection,
+      generateIds: this.generatesIds(generateIds),
+      scriptBase: base,
+      csvRoot: this.csvRoot(scriptBase),
+      requireProtocol: this.options.compat === 'mountebank',
+    });
   }
 
   /** POST /imposters. */
@@ -258,7 +283,10 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
-    const imposter = new Imposter(definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true, this.options.debugMatches === true, flowStore, this.svcScripts);
+    const imposter = new Imposter(
+      definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true,
+      this.options.debugMatches === true, flowStore, this.svcScripts, this.options.compat === 'mountebank',
+    );
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
@@ -341,12 +369,16 @@ export class ImposterManager {
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
   }
 
-  /** DELETE /imposters/{port}: resolves after the port is unbound and connections closed. */
+  /**
+   * DELETE /imposters/{port}: resolves after the port is unbound and connections closed. A missing
+   * imposter is a 404 (SPEC §4.2), or `{}` under mountebank compatibility, as 2.9.1 answers.
+   */
   deleteImposter(port: number, render: RenderOptions): Promise<Record<string, unknown>> {
     return this.exclusive(async () => {
+      if (this.options.compat === 'mountebank' && !this.imposters.has(port)) return {};
       const imposter = this.require(port);
       this.options.beforeDelete?.(port);
-      const snapshot = renderDeleted(imposter, render);
+      const snapshot = renderDeleted(imposter, this.rendering(render));
       await this.stop(imposter);
       this.observers.onLifecycle('deleted', port);
       return snapshot;
@@ -362,7 +394,7 @@ export class ImposterManager {
         if (refused) kept.push(...(isSvcError(refused) ? refused.entries : [errorEntries.badData(refused.message)]));
         return !refused;
       });
-      const snapshots = doomed.map((imposter) => renderImposter(imposter, render));
+      const snapshots = doomed.map((imposter) => renderImposter(imposter, this.rendering(render)));
       await Promise.all(doomed.map((imposter) => this.stop(imposter)));
       if (kept.length === 0) {
         this.observers.onLifecycle('allDeleted', null);
@@ -393,7 +425,7 @@ export class ImposterManager {
     }
     return this.exclusive(async () => {
       if (!options.partial) await this.preflight(definitions);
-      return this.reconcile(definitions, generateIds);
+      return this.reconcile(definitions, this.generatesIds(generateIds));
     });
   }
 
@@ -533,7 +565,7 @@ export class ImposterManager {
   // ---- stubs (SPEC §4.3) ----
 
   private stubOptions(generateIds: boolean, imposter: Imposter) {
-    return { allowInjection: this.options.allowInjection, generateIds, scripts: imposter.scriptSettings, csvRoot: this.csvRoot(imposter.scriptSettings.base) };
+    return { allowInjection: this.options.allowInjection, generateIds: this.generatesIds(generateIds), scripts: imposter.scriptSettings, csvRoot: this.csvRoot(imposter.scriptSettings.base) };
   }
 
   /** Lookup CSVs are confined like `file:` scripts: under `--scripts-dir`, for imposters not loaded from a config file. */
@@ -695,7 +727,7 @@ export class ImposterManager {
   /** A bare stub scoped to the flow, placed before the shared stubs (engine/state/spaces.ts says why). */
   spaceAddStub(port: number, flowId: string, stub: unknown, generateIds = true): SpaceStubs {
     const imposter = this.require(port);
-    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds, imposter), this.ids(imposter));
+    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds, imposter), this.ids(imposter), () => '');
     const next = [...imposter.stubs];
     next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
     this.changeStubs(imposter, next);
@@ -740,13 +772,15 @@ export class ImposterManager {
 
   // ---- rendering (same JSON for every surface) ----
 
+  /** The summary form, or the full one with `replayable` (mountebank: also with `removeProxies`). */
   renderList(render: RenderOptions): Array<Record<string, unknown>> {
-    return this.list().map((imposter) =>
-      render.replayable ? renderImposter(imposter, render) : renderSummary(imposter, render));
+    const options = this.rendering(render);
+    const full = options.replayable || (options.compat === 'mountebank' && options.removeProxies);
+    return this.list().map((imposter) => full ? renderImposter(imposter, options) : renderSummary(imposter, options));
   }
 
   render(port: number, render: RenderOptions): Record<string, unknown> {
-    return renderImposter(this.require(port), render);
+    return renderImposter(this.require(port), this.rendering(render));
   }
 
   /** Tears everything down (process shutdown). */

@@ -12,6 +12,7 @@ import { JournalRing, type JournalEntry } from '../journal/index.js';
 import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './recorded-request.js';
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
+import { LoggedSink } from './request-log.js';
 import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
@@ -63,6 +64,8 @@ export class Imposter {
   private readonly defaultPrepared: PreparedResponse;
   private readonly recordRequests: boolean;
   private readonly allowCORS: boolean;
+  /** `--loglevel debug`: each answered request is logged (LoggedSink). */
+  private readonly logRequests: boolean;
   /** What predicates may call while matching (inject); verify evaluates with the same context. */
   readonly matchContext: MatchContext;
   private readonly scope: ImposterScope;
@@ -87,12 +90,15 @@ export class Imposter {
     flowStore?: FlowStore,
     /** The manager's `_svc.script` workers, started on first use. */
     svcRunner?: () => SvcScriptRunner,
+    /** mountebank 2.9.1 answers an unknown fault name with the default response (SPEC §2.6: 500 `Unknown fault`). */
+    private readonly unknownFaultServesDefault = false,
   ) {
     this.port = port;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
     this.recordRequests = recordAll || definition.config.recordRequests === true;
     this.allowCORS = definition.config.allowCORS === true;
+    this.logRequests = log.isEnabled('debug');
     this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(this.defaults);
     const scripts = { host: scriptHost, timeoutMs: scriptTimeoutOf(definition.config) };
@@ -203,7 +209,10 @@ export class Imposter {
     const known = new Set(this.warnings.map((w) => w.message));
     this.warnings = analyzeStubs(configs);
     for (const w of this.warnings) {
-      if (!known.has(w.message)) this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+      if (known.has(w.message)) continue;
+      // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
+      if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+      else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
     }
   }
 
@@ -212,16 +221,19 @@ export class Imposter {
   }
 
   /** Entry point for every request reaching this imposter (its port, the gateway, later the front door). */
-  handle(wire: WireRequest, sink: ResponseSink): void {
+  handle(wire: WireRequest, given: ResponseSink): void {
     const started = this.recordRequests ? performance.now() : 0;
     let request: MockRequest;
     try {
       request = toMockRequest(wire);
     } catch (err) {
       this.log.error(`imposter ${this.port}: cannot read request: ${(err as Error).message}`);
-      this.send(sink, errorResponse(400, '400', 'bad_request', 'Malformed request'));
+      this.send(given, errorResponse(400, '400', 'bad_request', 'Malformed request'));
       return;
     }
+    const sink = this.logRequests
+      ? new LoggedSink(given, request.method, request.path, (line) => this.log.debug(`${this.protocol}:${this.port} ${line}`))
+      : given;
     this.numberOfRequests += 1;
     const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
     if (wantsDebug(wire.rawHeaders)) {
@@ -392,6 +404,7 @@ export class Imposter {
     taken?: { compiled: CompiledResponse; configIndex: number },
   ): void {
     const stub = index >= 0 ? this.stubList[index] : undefined;
+    if (sink instanceof LoggedSink) sink.stubIndex = index;
     if (record) {
       record.value.matchOutcome = outcomeOf(index, stub?.config.id as string | undefined, trace && this.withIds(trace));
     }
@@ -469,7 +482,12 @@ export class Imposter {
     } else if (outcome.kind === 'pass') {
       this.finish(request, sink, this.defaultPrepared, record, started);
     } else if (!applyTransportFault(outcome.fault, sink)) {
-      this.deliver(unknownFault(outcome.fault), request, sink, record, started);
+      if (!this.unknownFaultServesDefault) {
+        this.deliver(unknownFault(outcome.fault), request, sink, record, started);
+        return;
+      }
+      this.log.error(`${this.protocol}:${this.port} unknown fault '${outcome.fault}' ignored (mountebank compatibility)`);
+      this.finish(request, sink, this.defaultPrepared, record, started);
     }
   }
 

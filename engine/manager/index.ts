@@ -1,7 +1,7 @@
 export { ImposterManager, type ManagerOptions, type ApplyReport, type StubRef, type SavedRequestsQuery, type SavedRequestsPage } from './imposter-manager.js';
 export { Imposter } from './imposter.js';
 export type { EngineObserver, LifecycleAction, FaultType } from './observer.js';
-export type { RenderOptions } from './imposter-json.js';
+export type { Compat, RenderOptions } from './imposter-json.js';
 export type { RecordedRequest, MatchOutcome, RequestClause } from './recorded-request.js';
 export { parseClauses, clausesMatch } from './recorded-request.js';
 export type { VerifyResult } from './verify.js';

@@ -8,6 +8,8 @@ export interface ErrorEntry {
   type: string;
   message: string;
   source?: unknown;
+  /** JSON path of the field at fault in the posted document (`stubs[3].predicates[0]`), where known. */
+  path?: string;
   [extra: string]: unknown;
 }
 

@@ -37,6 +37,8 @@ export interface ParseOptions {
   scripts?: ScriptSettings;
   /** `--scripts-dir` for admin-created imposters: lookup CSV paths must lie under it (absent: any path, as in mountebank). */
   csvRoot?: string;
+  /** mountebank 2.9.1 refuses an imposter without `protocol` (SPEC §2.1 defaults it to http). */
+  requireProtocol?: boolean;
 }
 
 const SUPPORTED_PROTOCOLS = new Set<string>(['http', 'https']);
@@ -186,15 +188,43 @@ function withoutNullFields(stub: unknown): unknown {
   return out;
 }
 
-/** Validates stubs (collecting every error, like mountebank) and returns their read-back form. */
+/**
+ * The JSON path of what an entry of stub `stub` (at `base`) complains about: the response or predicate
+ * at fault when one can be told, else the stub.
+ */
+function pathInStub(base: string, stub: unknown, entry: ErrorEntry, original: unknown): string {
+  const join = (tail: string) => (base === '' ? tail : `${base}.${tail}`);
+  if (!isObject(stub)) return base;
+  const responses = Array.isArray(stub.responses) ? stub.responses : [];
+  const originals = isObject(original) && Array.isArray(original.responses) ? original.responses : [];
+  const response = responses.findIndex((r: unknown, j: number) => r === entry.source || originals[j] === entry.source);
+  if (response !== -1) return join(`responses[${response}]`);
+  if (/predicate/i.test(entry.message) && Array.isArray(stub.predicates)) {
+    const predicate = stub.predicates.findIndex((p: unknown) => validatePredicates([p]) !== null);
+    if (predicate !== -1) return join(`predicates[${predicate}]`);
+  }
+  return base;
+}
+
+/**
+ * Validates stubs (collecting every error, like mountebank) and returns their read-back form. Each
+ * error entry carries the JSON `path` of the field at fault, stub `i` being at `stubPath(i)`.
+ */
 export function parseStubs(
-  given: unknown, options: ParseOptions, existingIds: Iterable<string> = [], stubPath = (index: number) => `stubs[${index}]`,
+  given: unknown, options: ParseOptions, existingIds: Iterable<string> = [], stubPath: (index: number) => string = (i) => `stubs[${i}]`,
 ): StubDefinition[] {
   if (given === undefined || given === null) return [];
   if (!Array.isArray(given)) throw errors.badData("'stubs' must be an array");
   const stubs = given.map(withoutNullFields);
   const errs: ErrorEntry[] = [];
-  for (const [index, stub] of stubs.entries()) validateStub(stub, options, errs, stubPath(index));
+  for (const [i, stub] of stubs.entries()) {
+    const before = errs.length;
+    validateStub(stub, options, errs, stubPath(i));
+    for (const entry of errs.slice(before)) {
+      const path = entry.path ?? pathInStub(stubPath(i), stub, entry, given[i]);
+      if (path !== '') entry.path = path;
+    }
+  }
   const seen = new Set(existingIds);
   for (const stub of stubs as Array<Record<string, unknown>>) {
     if (typeof stub?.id !== 'string') continue;
@@ -236,8 +266,10 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   if (isObject(body.defaultResponse)) body.defaultResponse = withoutNulls(body.defaultResponse);
   const errs: ErrorEntry[] = [];
   validatePort(body.port, errs);
-  const protocol = body.protocol === undefined ? 'http' : body.protocol;
-  if (typeof protocol !== 'string' || !SUPPORTED_PROTOCOLS.has(protocol)) {
+  const protocol = body.protocol === undefined && !options.requireProtocol ? 'http' : body.protocol;
+  if (protocol === undefined) {
+    errs.push(errorEntries.badData("'protocol' is a required field"));
+  } else if (typeof protocol !== 'string' || !SUPPORTED_PROTOCOLS.has(protocol)) {
     errs.push(errorEntries.badData(`the ${String(protocol)} protocol is not yet supported`));
   }
   validateDefaultResponse(body.defaultResponse, errs);

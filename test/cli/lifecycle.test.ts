@@ -100,7 +100,7 @@ test('a stale pidfile is cleaned up as success; a failing restart reports why', 
 
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, '{ "imposters": [ { "protocol": "smtp" } ] }');
-  const failed = await runSvc(['restart', '--port', String(await freePort()), '--pidfile', join(dir, 'never.pid'), '--configfile', bad]);
+  const failed = await runSvc(['restart', '--port', String(await freePort()), '--pidfile', join(dir, 'never.pid'), '--configfile', bad], { cwd: dir });
   assert.is(failed.status, 1);
   assert.match(failed.stderr, /exited with status 1/);
   assert.match(failed.stderr, /smtp/);

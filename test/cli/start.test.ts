@@ -46,7 +46,7 @@ test('MB_PORT sets the admin port; --allowInjection shows in /config', async () 
 test('a config file with an invalid imposter fails startup with exit 1', () => {
   const config = join(dir, 'bad.json');
   writeFileSync(config, JSON.stringify({ imposters: [{ protocol: 'smtp', port: 1 }] }));
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', '0', '--configfile', config], {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', '0', '--nologfile', '--configfile', config], {
     cwd: repoRoot, encoding: 'utf8', timeout: 20_000,
   });
   assert.is(result.status, 1);

@@ -22,6 +22,9 @@ import { suiteResource } from './suite-resource.js';
 /** DIFF_SVC=mb: the "svc" side is a second mountebank. */
 export const svcIsMountebank = process.env.DIFF_SVC === 'mb';
 
+/** DIFF_COMPAT=mountebank: svc runs with `--compat mountebank` and admin JSON must equal mountebank's exactly. */
+export const svcCompat = process.env.DIFF_COMPAT === 'mountebank';
+
 export interface Side {
   name: string;
   server: RunningServer;
@@ -34,11 +37,14 @@ export interface Pair {
   stop(): Promise<void>;
 }
 
-/** Starts mountebank and svc side by side, both with the same extra command-line `args`. */
-export async function startPair(args: string[] = []): Promise<Pair> {
+/**
+ * Starts mountebank and svc side by side, both with the same extra command-line `args`; `svcArgs`
+ * go to svc only (such as `--compat mountebank`).
+ */
+export async function startPair(args: string[] = [], svcArgs: string[] = []): Promise<Pair> {
   const [mb, svc] = await Promise.allSettled([
     startMountebank({ args }),
-    svcIsMountebank ? startMountebank({ args }) : startSvc({ args }),
+    svcIsMountebank ? startMountebank({ args }) : startSvc({ args: [...args, ...(svcCompat ? ['--compat', 'mountebank'] : []), ...svcArgs] }),
   ]);
   if (mb.status === 'rejected' || svc.status === 'rejected') {
     if (mb.status === 'fulfilled') await mb.value.stop();
@@ -55,8 +61,8 @@ export async function startPair(args: string[] = []): Promise<Pair> {
 }
 
 /** One pair for a whole suite, imposters deleted after each test (see suiteResource for a failed start). */
-export function pairForSuite(test: Test, args: string[] = []): () => Pair {
-  return suiteResource(test, () => startPair(args), { stop: (pair) => pair.stop(), afterEach: deleteAll });
+export function pairForSuite(test: Test, args: string[] = [], svcArgs: string[] = []): () => Pair {
+  return suiteResource(test, () => startPair(args, svcArgs), { stop: (pair) => pair.stop(), afterEach: deleteAll });
 }
 
 export interface SideImposters {
@@ -190,6 +196,7 @@ export function normalizeAdmin(value: unknown, side: Side, imposterPorts: number
 /**
  * Paths (`a.b[0].c`) where `expected` is not contained in `actual`: every object key of expected
  * must be present with a contained value; arrays must have equal length, compared element-wise.
+ * Under DIFF_COMPAT=mountebank containment is equality: a key only svc has is a difference too.
  */
 export function missingFrom(expected: unknown, actual: unknown, path = '$'): string[] {
   if (Array.isArray(expected)) {
@@ -204,8 +211,9 @@ export function missingFrom(expected: unknown, actual: unknown, path = '$'): str
       return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
     }
     const actualRecord = actual as Record<string, unknown>;
-    return Object.entries(expected).flatMap(([k, v]) =>
-      k in actualRecord ? missingFrom(v, actualRecord[k], `${path}.${k}`) : [`${path}.${k}: missing (expected ${JSON.stringify(v)})`]);
+    const extra = svcCompat ? Object.keys(actualRecord).filter((k) => !(k in expected)).map((k) => `${path}.${k}: not in mountebank's answer`) : [];
+    return [...extra, ...Object.entries(expected).flatMap(([k, v]) =>
+      k in actualRecord ? missingFrom(v, actualRecord[k], `${path}.${k}`) : [`${path}.${k}: missing (expected ${JSON.stringify(v)})`])];
   }
   return Object.is(expected, actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }

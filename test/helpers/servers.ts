@@ -165,12 +165,14 @@ export interface SvcOptions {
   adminPort?: number;
 }
 
-/** svc from source through tsx, so tests need no build. */
+/** svc from source through tsx, so tests need no build; no log file unless the test names one (like mountebank's). */
 export async function startSvc(options: SvcOptions = {}): Promise<RunningServer> {
   const adminPort = options.adminPort ?? await freePort();
+  const args = options.args ?? [];
+  const logFile = args.includes('--logfile') || args.includes('--nologfile') ? [] : ['--nologfile'];
   return spawnServer({
     command: process.execPath,
-    args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...(options.args ?? [])],
+    args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...logFile, ...args],
     env: { ...process.env, ...options.env },
     adminPort,
     readyPath: '/',

@@ -1,5 +1,5 @@
 import { parseCliOptions, UsageError, type CliOptions } from './options.js';
-import { USAGE } from './usage.js';
+import { commandUsage, USAGE } from './usage.js';
 import { VERSION } from './version.js';
 
 // Process helpers the embedding API (engine/embed) hands on. Only the commands (imported on demand)
@@ -11,6 +11,12 @@ export { stopServer, stopForRestart } from './process-control.js';
 export { saveImposters, type AdminTarget } from './snapshot.js';
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
+const VERSION_FLAGS = new Set(['--version', '-v', '-V']);
+
+/** `--help`, or `-h` with no value after it: mountebank's `-h` is `--host` only where a host follows. */
+function wantsHelp(argv: string[]): boolean {
+  return argv.some((arg, i) => arg === '--help' || (arg === '-h' && (argv[i + 1] === undefined || argv[i + 1].startsWith('-'))));
+}
 
 async function run(command: string, options: CliOptions, args: string[]): Promise<number | undefined> {
   switch (command) {
@@ -36,6 +42,10 @@ async function run(command: string, options: CliOptions, args: string[]): Promis
  */
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const [first, ...rest] = argv;
+  if ((first === 'script' || first === 'verify') && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(commandUsage(first) ?? USAGE);
+    return 0;
+  }
   if (first === 'script') {
     const { scriptCommand } = await import('../script/index.js');
     return scriptCommand(rest);
@@ -44,12 +54,22 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     const { verifyCommand } = await import('../verify/index.js');
     return verifyCommand(rest);
   }
-  if (first === '--version' || first === '-v' || first === 'version') {
+  if (first === 'version' || argv.some((arg) => VERSION_FLAGS.has(arg))) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (first === 'help' || argv.includes('--help')) {
-    process.stdout.write(USAGE);
+  if (first === 'help') {
+    const topic = rest[0];
+    const text = topic === undefined ? USAGE : commandUsage(topic);
+    if (text === undefined) {
+      process.stderr.write(`svc: no help for '${topic}': not a command\n${USAGE}`);
+      return 2;
+    }
+    process.stdout.write(text);
+    return 0;
+  }
+  if (wantsHelp(argv)) {
+    process.stdout.write((first !== undefined && COMMANDS.has(first) ? commandUsage(first) : undefined) ?? USAGE);
     return 0;
   }
   if (first !== undefined && !first.startsWith('-') && !COMMANDS.has(first)) {

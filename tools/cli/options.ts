@@ -38,6 +38,8 @@ export interface CliOptions {
   requestTimeout?: number;
   /** Request-body bytes buffered at once across all imposter connections (503 beyond). */
   maxBufferedBodyBytes?: number;
+  /** `--compat mountebank` / `SVC_COMPAT`: mountebank 2.9.1's admin behaviour where the spec departs from it. */
+  compat?: 'mountebank';
   /** `--validate <file>`: check a config file instead of serving. */
   validate?: string;
   /** `save`: target file (`--savefile` or the first positional argument). */
@@ -52,6 +54,8 @@ export interface CliOptions {
 export class UsageError extends Error {}
 
 export const DEFAULT_PIDFILE = 'svc.pid';
+/** As mountebank writes `mb.log`: a detached server (`svc restart`) keeps its log somewhere. */
+export const DEFAULT_LOGFILE = 'svc.log';
 export const DEFAULT_SAVEFILE = 'svc.json';
 
 type Key = Exclude<keyof CliOptions, 'positionals' | 'warnings'>;
@@ -64,7 +68,7 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--loglevel': 'logLevel', '--logLevel': 'logLevel',
   '--logfile': 'logFile',
   '--pidfile': 'pidFile',
-  '--ipWhitelist': 'ipWhitelist', '-w': 'ipWhitelist',
+  '--ipWhitelist': 'ipWhitelist', '--ip-whitelist': 'ipWhitelist', '-w': 'ipWhitelist',
   '--configfile': 'configFile', '--imposters': 'configFile',
   '--api-key': 'apiKey', '--apikey': 'apiKey',
   '--datadir': 'datadir',
@@ -77,22 +81,23 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--headers-timeout': 'headersTimeout',
   '--request-timeout': 'requestTimeout',
   '--max-buffered-body-bytes': 'maxBufferedBodyBytes',
+  '--compat': 'compat',
   '--validate': 'validate',
   '--savefile': 'saveFile',
   '--protofile': 'ignored',
-  '--impostersRepository': 'ignored',
+  '--impostersRepository': 'ignored', '--imposters-repository': 'ignored',
   '--origin': 'ignored', '-o': 'ignored',
   '--formatter': 'ignored',
   '--log': 'ignored',
 };
 
 const BOOLEAN_FLAGS: Record<string, Key | 'ignored'> = {
-  '--allowInjection': 'allowInjection', '-i': 'allowInjection',
-  '--localOnly': 'localOnly', '-l': 'localOnly',
+  '--allowInjection': 'allowInjection', '--allow-injection': 'allowInjection', '-i': 'allowInjection',
+  '--localOnly': 'localOnly', '--local-only': 'localOnly', '-l': 'localOnly',
   '--no-parse': 'noParse', '--noParse': 'noParse',
   '--nologfile': 'noLogFile',
   '--require-admin-auth': 'requireAdminAuth',
-  '--removeProxies': 'removeProxies', '-r': 'removeProxies',
+  '--removeProxies': 'removeProxies', '--remove-proxies': 'removeProxies', '-r': 'removeProxies',
   '--mock': 'mock', '-m': 'mock',
   '--debug': 'debug', '-d': 'debug',
 };
@@ -153,6 +158,10 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       if (value !== 'per-core' && value !== 'single') throw new UsageError(`${source} must be per-core or single, got '${value}'`);
       layer.runtime = value;
       return;
+    case 'compat':
+      if (value !== 'mountebank') throw new UsageError(`${source} must be mountebank, got '${value}'`);
+      layer.compat = value;
+      return;
     case 'frontDoor':
       if (parseListenAddress(value) === undefined) {
         throw new UsageError(`${source} must be [host:]port or :port, got '${value}'`);
@@ -175,6 +184,36 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
     default:
       layer[key] = value as never;
   }
+}
+
+/** Every option spelling, for "did you mean" (help and version flags included). */
+export const KNOWN_FLAGS = [...Object.keys(VALUE_FLAGS), ...Object.keys(BOOLEAN_FLAGS), '--help', '--version'];
+
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps), for near-miss suggestions. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j += 1) d[0][j] = j;
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** `unknown option --x`, with the closest known long option when it is a near miss (case ignored). */
+export function unknownOption(flag: string): string {
+  const wanted = flag.toLowerCase();
+  let best: { flag: string; cost: number } | undefined;
+  for (const known of KNOWN_FLAGS) {
+    if (!known.startsWith('--')) continue;
+    const cost = distance(wanted, known.toLowerCase());
+    if (!best || cost < best.cost) best = { flag: known, cost };
+  }
+  const near = best !== undefined && best.cost <= Math.max(2, Math.floor(wanted.length / 4));
+  return `unknown option ${flag}${near ? ` (did you mean ${best!.flag}?)` : ''}; see svc --help`;
 }
 
 interface FlagParse {
@@ -203,8 +242,9 @@ function parseFlags(argv: string[]): FlagParse {
       if (key !== 'ignored') setFromText(parsed.layer, key, inline ?? 'true', flag);
       continue;
     }
-    if (arg.startsWith('-') && arg !== '-') parsed.warnings.push(`unknown option ${arg} ignored`);
-    else parsed.positionals.push(arg);
+    // A typo must not start a server that silently serves nothing (`--confgfile x.json`).
+    if (arg.startsWith('-') && arg !== '-') throw new UsageError(unknownOption(flag));
+    parsed.positionals.push(arg);
   }
   return parsed;
 }
@@ -227,6 +267,7 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   read('SVC_HEADERS_TIMEOUT', 'headersTimeout');
   read('SVC_REQUEST_TIMEOUT', 'requestTimeout');
   read('SVC_MAX_BUFFERED_BODY_BYTES', 'maxBufferedBodyBytes');
+  read('SVC_COMPAT', 'compat');
   if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
   const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
   const filter = env[filterName];
@@ -281,6 +322,7 @@ function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
     debug: false,
     logLevel: 'info',
     logQuiet: false,
+    logFile: DEFAULT_LOGFILE,
     noLogFile: false,
     pidFile: DEFAULT_PIDFILE,
     localOnly: false,
@@ -309,7 +351,8 @@ export function applyRcfileDefaults(options: CliOptions): CliOptions {
 
 /**
  * Parses a subcommand's arguments. Precedence: explicit flags, then environment variables, then the
- * rcfile, then defaults. Unknown flags are warned, never fatal (mountebank command lines must work).
+ * rcfile, then defaults. mountebank flags svc does not implement are warned and ignored (mountebank
+ * command lines must work); any other unknown flag is a UsageError naming it.
  */
 export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
   const flags = parseFlags(argv);

@@ -37,7 +37,7 @@ export function validateCommand(options: CliOptions, file: string): number {
         warnings.push(`${file}: ${label(body, index)}: warning E042: script or scenario stubs without _svc.flowState; an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS}) will be used`);
       }
     } catch (err) {
-      const messages = isSvcError(err) ? err.entries.map((e) => `${e.code}: ${e.message}`) : [(err as Error).message];
+      const messages = isSvcError(err) ? err.entries.map((e) => `${e.path === undefined ? '' : `${e.path}: `}${e.code}: ${e.message}`) : [(err as Error).message];
       for (const message of messages) problems.push(`${file}: ${label(body, index)}: ${message}`);
     }
   });

@@ -1,0 +1,78 @@
+import { cloneJson } from '../model/index.js';
+import type { Imposter } from './imposter.js';
+import type { RecordedRequest } from './recorded-request.js';
+
+/**
+ * Imposter JSON as mountebank 2.9.1's imposterPrinter writes it (`--compat mountebank`): its header
+ * fields only (no `_svc`, `stubCount`, `enabled`, nor svc's other config keys), recorded requests
+ * without svc's match outcome, and the same list / replayable / removeProxies forms.
+ */
+export interface MountebankRenderOptions {
+  replayable?: boolean;
+  removeProxies?: boolean;
+  list?: boolean;
+  baseUrl: string;
+}
+
+function header(imposter: Imposter, options: MountebankRenderOptions): Record<string, unknown> {
+  const config = imposter.config;
+  const out: Record<string, unknown> = { protocol: imposter.protocol, port: imposter.port };
+  if (config.name) out.name = cloneJson(config.name);
+  if (config.defaultResponse) out.defaultResponse = cloneJson(config.defaultResponse);
+  if (!options.replayable) out.numberOfRequests = imposter.numberOfRequests;
+  if (!options.list) {
+    out.recordRequests = Boolean(config.recordRequests);
+    Object.assign(out, imposter.tls);
+  }
+  if (config.endOfRequestResolver) out.endOfRequestResolver = cloneJson(config.endOfRequestResolver);
+  return out;
+}
+
+/**
+ * mountebank records `body: ''` for a request without one and decodes every body as UTF-8 (lossy
+ * for binary bodies, which svc keeps as base64); it has no match outcome, status or latency.
+ */
+export function mountebankRecord(record: RecordedRequest): Record<string, unknown> {
+  const { status: _status, latencyMs: _latency, matchOutcome: _outcome, _mode, body, ...rest } = record;
+  const text = body === undefined ? '' : _mode === 'binary' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  return { ...cloneJson(rest), body: text };
+}
+
+function isProxyResponse(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && 'proxy' in response;
+}
+
+function links(imposter: Record<string, unknown>, baseUrl: string, port: number): void {
+  const self = `${baseUrl}/imposters/${port}`;
+  imposter._links = { self: { href: self }, stubs: { href: `${self}/stubs` } };
+  const stubs = imposter.stubs as Array<Record<string, unknown>> | undefined;
+  stubs?.forEach((stub, i) => { stub._links = { self: { href: `${self}/stubs/${i}` } }; });
+}
+
+export function renderMountebank(imposter: Imposter, options: MountebankRenderOptions): Record<string, unknown> {
+  const out = header(imposter, options);
+  if (options.list) {
+    links(out, options.baseUrl, imposter.port);
+    return out;
+  }
+  if (!options.replayable) out.requests = imposter.journal.all().map((entry) => mountebankRecord(entry.value));
+  let stubs = imposter.stubConfigs().map((stub, index) => {
+    const matches = options.replayable ? undefined : imposter.stubs[index]?.matches;
+    return matches ? { ...stub, matches: cloneJson(matches) } : stub;
+  });
+  if (options.replayable) {
+    for (const stub of stubs) {
+      for (const response of stub.responses as Array<{ is?: Record<string, unknown> }>) delete response.is?._proxyResponseTime;
+    }
+  } else {
+    out.stubs = stubs;
+    links(out, options.baseUrl, imposter.port);
+  }
+  if (options.removeProxies) {
+    stubs = stubs
+      .map((stub) => ({ ...stub, responses: (stub.responses as unknown[]).filter((r) => !isProxyResponse(r)) }))
+      .filter((stub) => (stub.responses as unknown[]).length > 0);
+  }
+  out.stubs = stubs;
+  return out;
+}
