@@ -23,8 +23,7 @@ import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, St
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
-import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
-import { readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
+import { DEFAULT_MEMORY_LIMIT, readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
 import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;

@@ -25,14 +25,13 @@ import {
   newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { PRELUDE } from './prelude.js';
-import type { HookKind, LogLine, RunMessage, RunOutcome } from './protocol.js';
+import { DEFAULT_MEMORY_LIMIT, type HookKind, type LogLine, type RunMessage, type RunOutcome } from './protocol.js';
 
 export const STACK_BYTES = 96 * 1024;
 /** QuickJS calls the interrupt handler once per this many ticks. */
 const TICKS_PER_POLL = 10_000;
 export const LOOP_TICK_BUDGET = 100_000_000;
 const POLL_BUDGET = LOOP_TICK_BUDGET / TICKS_PER_POLL;
-export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const WASM_PAGE = 64 * 1024;
 /** What the QuickJS module itself needs before any script runs (emscripten's default start size). */
 const BASE_MEMORY = 16 * 1024 * 1024;
