@@ -2,7 +2,7 @@
 // own use, and the release artifact libsvc_ffi-<classifier>.<ext> with its .sha256 and ffi-manifest.json.
 // Without gcc (or off Linux) it explains and exits 0, so `npm install` still works; the C ABI tests then fail saying so.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,50 @@ copyFileSync(library, join(out, `${file}.tmp`));
 renameSync(join(out, `${file}.tmp`), join(out, file));
 const sha256 = createHash('sha256').update(readFileSync(join(out, file))).digest('hex');
 writeFileSync(join(out, `${file}.sha256`), `${sha256}  ${file}\n`);
-const manifest = { version, abi: 'v2', artifacts: [{ platform: classifier, file, sha256, url: `./${file}` }] };
+const engine = await bundleEngine();
+const manifest = { version, abi: 'v2', artifacts: [{ platform: classifier, file, sha256, url: `./${file}` }], ...(engine ? { engine } : {}) };
 writeFileSync(join(out, 'ffi-manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 console.log(`ffi/build.mjs: built ffi/build/${file}`);
+
+/**
+ * The engine host as one self-contained file next to the library (ffi/build/svc-engine.mjs): a copied
+ * ffi/build/ starts it with only node on PATH, no node_modules. Bundled from the build (dist/), so it
+ * needs `npx tsc -p tsconfig.json` first; without it the library still serves from the checkout.
+ */
+async function bundleEngine() {
+  const entry = join(ffi, '..', 'dist', 'ffi', 'host', 'main.js');
+  if (!existsSync(entry)) {
+    console.warn('ffi/build.mjs: dist/ffi/host/main.js missing (run npx tsc -p tsconfig.json), svc-engine.mjs not bundled');
+    return undefined;
+  }
+  const { build } = await import('esbuild');
+  const bundle = join(out, 'svc-engine.mjs');
+  await build({
+    entryPoints: [entry],
+    outfile: `${bundle}.tmp`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+    // CommonJS dependencies require node built-ins; an ES module has no `require` of its own.
+    banner: { js: "import { createRequire as svcCreateRequire } from 'node:module'; const require = svcCreateRequire(import.meta.url);" },
+    plugins: [{
+      name: 'svc-engine',
+      setup(context) {
+        // The version is fixed at build time: the bundle has no package.json to read it from.
+        context.onLoad({ filter: /[\\/]engine[\\/]version[\\/]index\.js$/ }, () => ({ contents: `export const VERSION = ${JSON.stringify(version)};`, loader: 'js' }));
+        // Dependencies loaded on first use (`requireModule('yaml')`, see engine/config/config-file.ts) become
+        // plain require calls, which esbuild bundles and still runs on first use.
+        context.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
+          const text = readFileSync(path, 'utf8');
+          return { contents: text.replace(/\brequireModule\((['"][^'"]+['"])\)/g, 'require($1)'), loader: 'js' };
+        });
+      },
+    }],
+  });
+  renameSync(`${bundle}.tmp`, bundle);
+  const sha = createHash('sha256').update(readFileSync(bundle)).digest('hex');
+  console.log('ffi/build.mjs: bundled ffi/build/svc-engine.mjs');
+  return { file: 'svc-engine.mjs', sha256: sha, url: './svc-engine.mjs' };
+}

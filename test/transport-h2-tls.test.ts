@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import http2 from 'node:http2';
 import https from 'node:https';
-import type { TLSSocket } from 'node:tls';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { echo, envelopeOf, headerOf, listen, makePki, RawClient, type Pki } from './transport-support.js';
@@ -42,7 +42,7 @@ function closeSession(session: http2.ClientHttp2Session): Promise<void> {
   return new Promise((resolve) => session.close(() => resolve()));
 }
 
-function httpsGet(port: number, options: https.RequestOptions = {}): Promise<{ status: number; body: string; alpn: string | false; headers: Record<string, unknown> }> {
+function httpsGet(port: number, options: https.RequestOptions & Pick<ConnectionOptions, 'ALPNProtocols'> = {}): Promise<{ status: number; body: string; alpn: string | false | null; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const request = https.request(
       { host: '127.0.0.1', port, path: '/tls?q=1', method: 'POST', rejectUnauthorized: false, agent: false, ...options },

@@ -8,12 +8,13 @@ import type { Server } from 'node:net';
 import { silentLogger, type Logger } from '../../engine/log/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { createJsScriptHost, type JsScriptHost } from '../../engine/script/js/index.js';
-import { CertificateAuthority, mintEphemeralCa, type CaMaterial } from './certificates.js';
+// certificates.js and truststore.js load node-forge (~75 ms): imported when an intercept first needs them.
+import type { CertificateAuthority, CaMaterial } from './certificates.js';
 import { interceptErrors } from './errors.js';
 import { parseStartOptions, type CaSource } from './options.js';
 import { InterceptProxy, type OriginProtocol } from './proxy.js';
 import { renderRule, RuleStore } from './rules.js';
-import { DEFAULT_TRUSTSTORE_PASSWORD, truststore, type TruststoreFormat } from './truststore.js';
+import { DEFAULT_TRUSTSTORE_PASSWORD, type TruststoreFormat } from './truststore-format.js';
 
 export interface InterceptControlOptions {
   log?: Logger;
@@ -56,6 +57,7 @@ export function imposterProtocols(manager: ImposterManager): (port: number) => O
 }
 
 async function loadCa(source: CaSource): Promise<CertificateAuthority> {
+  const { CertificateAuthority, mintEphemeralCa } = await import('./certificates.js');
   let material: CaMaterial | Promise<CaMaterial>;
   if (source.kind === 'ephemeral') material = mintEphemeralCa();
   else if (source.kind === 'pem') material = { certPem: source.certPem, keyPem: source.keyPem };
@@ -185,6 +187,7 @@ export class InterceptControl {
     if (format !== 'pkcs12' && format !== 'jks') throw interceptErrors.badOptions(`truststore format must be pkcs12 or jks, not ${String(format)}`);
     let bytes: Buffer;
     try {
+      const { truststore } = await import('./truststore.js');
       bytes = truststore(format, ca.certPem, password);
       if (outPath !== undefined) await writeFile(outPath, bytes);
     } catch (err) {

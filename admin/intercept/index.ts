@@ -6,5 +6,5 @@ export { InterceptControl, imposterProtocols, type InterceptControlOptions, type
 export { interceptAccess, isLoopbackPeer, type InterceptAction, type AccessContext } from './access.js';
 export { interceptErrors } from './errors.js';
 export { RULE_CAPACITY } from './rules.js';
-export { DEFAULT_TRUSTSTORE_PASSWORD, TRUSTSTORE_ALIAS, type TruststoreFormat } from './truststore.js';
+export { DEFAULT_TRUSTSTORE_PASSWORD, TRUSTSTORE_ALIAS, type TruststoreFormat } from './truststore-format.js';
 export type { OriginProtocol } from './proxy.js';

@@ -5,13 +5,9 @@
  */
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
+import { TRUSTSTORE_ALIAS, type TruststoreFormat } from './truststore-format.js';
 
 const { asn1, pki } = forge;
-
-export type TruststoreFormat = 'pkcs12' | 'jks';
-export const DEFAULT_TRUSTSTORE_PASSWORD = 'changeit';
-/** Java lowercases aliases; keytool shows this name. */
-export const TRUSTSTORE_ALIAS = 'svc-intercept-ca';
 
 /** Oracle's "trusted key usage" bag attribute: without it Java ignores a certificate in a PKCS#12 store. */
 const ORACLE_TRUSTED_KEY_USAGE = '2.16.840.1.113894.746875.1.1';

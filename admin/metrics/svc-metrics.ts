@@ -1,11 +1,17 @@
+import { createRequire } from 'node:module';
 import type { Server } from 'node:net';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { EngineObserver, FaultType } from '../../engine/manager/index.js';
 import { classifyAcceptError } from './accept-errors.js';
 import { RequestTally } from './request-tally.js';
 
 /** Listener families of `svc_accept_errors_total` / `svc_accept_error_outage`. */
 export type ListenerKind = 'imposter' | 'admin' | 'metrics' | 'proxy';
+
+// prom-client costs ~85 ms to load: required when the first SvcMetrics is built (a metrics port), not at start-up.
+const requireModule = createRequire(import.meta.url);
+const promClient = (): typeof PromClient => requireModule('prom-client') as typeof PromClient;
 
 const MS_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
@@ -30,7 +36,7 @@ class Children<T> {
  * global), fed by engine observer calls and by the admin/metrics servers' accept loops.
  */
 export class SvcMetrics implements EngineObserver {
-  readonly registry = new Registry();
+  readonly registry = new (promClient().Registry)();
   private readonly requests = new RequestTally();
   /** Accept loops currently in a systemic outage, per listener family (imposter loops by port). */
   private readonly wedged = new Map<ListenerKind, Set<unknown>>();
@@ -62,6 +68,7 @@ export class SvcMetrics implements EngineObserver {
   private readonly outageGauge: Gauge<string>;
 
   constructor() {
+    const { Counter, Gauge, Histogram } = promClient();
     const registers = [this.registry];
     const tally = this.requests;
     // Registered for its collect() hook only: request counts are tallied off prom-client and drained at scrape time.

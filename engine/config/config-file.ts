@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import { isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
 import { jsonErrorLocation } from './json-location.js';
 import { renderTemplateFile, TemplateError } from './template.js';
+
+// yaml is required on first use (a YAML file, or JSON that failed to parse): it costs ~65 ms at start-up.
+const requireModule = createRequire(import.meta.url);
+let yamlModule: typeof Yaml | undefined;
+const parseYaml = (text: string): unknown => (yamlModule ??= requireModule('yaml') as typeof Yaml).parse(text);
 
 /** What a `--configfile` holds once rendered and parsed. */
 export interface ConfigDocument {

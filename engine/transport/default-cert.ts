@@ -1,6 +1,6 @@
 import { generateKeyPair, randomBytes, sign } from 'node:crypto';
 import { promisify } from 'node:util';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
 
 export interface KeyPair {
   key: string;
@@ -8,7 +8,7 @@ export interface KeyPair {
 }
 
 // forge exports getTBSCertificate (the bytes to sign) but @types/node-forge does not declare it.
-const forgeTbs = forge.pki as unknown as { getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1 };
+type ForgeTbs = { getTBSCertificate(cert: Forge.pki.Certificate): Forge.asn1.Asn1 };
 const generateKeyPairAsync = promisify(generateKeyPair);
 let pending: Promise<KeyPair> | null = null;
 
@@ -22,6 +22,8 @@ export function defaultKeyPair(): Promise<KeyPair> {
 }
 
 async function generate(): Promise<KeyPair> {
+  // Loaded here: node-forge costs ~75 ms at start-up and only https imposters without a cert need it.
+  const { default: forge } = await import('node-forge');
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -56,7 +58,7 @@ async function generate(): Promise<KeyPair> {
   // forge builds the certificate; node:crypto signs it (measured ~75x faster than forge's RSA).
   cert.siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption;
   cert.signatureOid = forge.pki.oids.sha256WithRSAEncryption;
-  const tbs = forge.asn1.toDer(forgeTbs.getTBSCertificate(cert)).getBytes();
+  const tbs = forge.asn1.toDer((forge.pki as unknown as ForgeTbs).getTBSCertificate(cert)).getBytes();
   cert.signature = sign('sha256', Buffer.from(tbs, 'binary'), privateKey).toString('binary');
   return { key: privateKey, cert: forge.pki.certificateToPem(cert) };
 }

@@ -1,5 +1,5 @@
 import { errors, isObject } from '../../engine/model/index.js';
-import { VERSION } from '../../tools/cli/index.js';
+import { VERSION } from '../../engine/version/index.js';
 import { flag, integer, json, jsonObject, options, port, stubRef, type Argument } from './arguments.js';
 import type { HostContext, Operations } from './operations.js';
 

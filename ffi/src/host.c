@@ -20,10 +20,18 @@
 
 extern char **environ;
 
-/* Where the library sits in the repository (ffi/build/) relative to the compiled host script. */
+/* In a checkout the library sits in ffi/build/ and runs the compiled host (dist/), so a rebuilt engine
+ * needs no re-bundle; anywhere else it runs the self-contained bundle next to it (ffi/build.mjs). */
 #define HOST_FROM_LIBRARY "/../../dist/ffi/host/main.js"
+#define BUNDLE_BESIDE_LIBRARY "/svc-engine.mjs"
 #define MAX_FRAME (256u * 1024u * 1024u)
 #define STOP_GRACE_MS 5000
+
+static char *path_in(const char *dir, const char *relative) {
+    char *path = malloc(strlen(dir) + strlen(relative) + 1);
+    if (path) sprintf(path, "%s%s", dir, relative);
+    return path;
+}
 
 static char *host_script_path(void) {
     const char *override = getenv("SVC_FFI_HOST");
@@ -33,9 +41,10 @@ static char *host_script_path(void) {
     char resolved[PATH_MAX];
     if (!realpath(info.dli_fname, resolved)) return NULL;
     char *dir = dirname(resolved);
-    char *path = malloc(strlen(dir) + sizeof HOST_FROM_LIBRARY);
-    if (path) sprintf(path, "%s%s", dir, HOST_FROM_LIBRARY);
-    return path;
+    char *checkout = path_in(dir, HOST_FROM_LIBRARY);
+    if (!checkout || access(checkout, R_OK) == 0) return checkout;
+    free(checkout);
+    return path_in(dir, BUNDLE_BESIDE_LIBRARY);
 }
 
 int host_spawn(struct SvcHandle *h) {
@@ -64,6 +73,7 @@ int host_spawn(struct SvcHandle *h) {
         return -1;
     }
     const char *node = getenv("SVC_FFI_NODE");
+    if (!node || !*node) node = getenv("SVC_NODE");
     if (!node || !*node) node = "node";
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);

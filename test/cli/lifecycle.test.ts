@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, http } from '../helpers/servers.js';
 import { runSvc } from './run-svc.js';
-import { processAlive } from '../../tools/cli/pidfile.js';
+import { processAlive } from '../../engine/embed/index.js';
 
 const test = suite('cli: restart, stop, healthcheck, save, replay');
 const KEY = 'lifecycle-key';

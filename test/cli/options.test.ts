@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCliOptions, UsageError } from '../../tools/cli/options.js';
-import { parseLogFilter } from '../../tools/cli/log-filter.js';
+import { parseCliOptions, UsageError } from '../../engine/embed/index.js';
+import { parseLogFilter } from '../../engine/log/index.js';
 
 const test = suite('cli: options, rcfile and log filter');
 let dir: string;

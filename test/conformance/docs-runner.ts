@@ -248,9 +248,9 @@ function maskJson(value: unknown, keys: Set<string>): unknown {
 /** An `is` a proxy recorded: timing and the origin's framing headers are per run. */
 function maskRecorded(recorded: Record<string, unknown>, keys: Set<string>): unknown {
   const { _proxyResponseTime: _time, ...rest } = recorded;
-  const out = { ...(maskJson(rest, keys) as Record<string, unknown>), _proxyResponseTime: '<volatile>' };
+  const out: Record<string, unknown> = { ...(maskJson(rest, keys) as Record<string, unknown>), _proxyResponseTime: '<volatile>' };
   if (out.headers && typeof out.headers === 'object') {
-    out.headers = Object.fromEntries(Object.entries(out.headers).filter(([k]) => !recordedFromOrigin.has(k.toLowerCase())));
+    out.headers = Object.fromEntries(Object.entries(out.headers as Record<string, unknown>).filter(([k]) => !recordedFromOrigin.has(k.toLowerCase())));
   }
   return out;
 }

@@ -84,7 +84,7 @@ test('SVC_DISABLE_HTTP2 is honoured for imposters created while it is set', asyn
   try {
     const port = await freePort();
     await svc.admin('POST', '/imposters', { port, protocol: 'https', stubs });
-    const alpn = await new Promise<string | false>((resolve, reject) => {
+    const alpn = await new Promise<string | false | null>((resolve, reject) => {
       const socket = tls.connect({ host: '127.0.0.1', port, ALPNProtocols: ['h2', 'http/1.1'], rejectUnauthorized: false }, () => {
         resolve(socket.alpnProtocol);
         socket.destroy();

@@ -4,8 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyRcfileDefaults, DEFAULT_PIDFILE, saveImposters, stopForRestart, stopServer } from '../../engine/embed/index.js';
-import { parseCliOptions } from '../../tools/cli/options.js';
+import { applyRcfileDefaults, DEFAULT_PIDFILE, parseCliOptions, saveImposters, stopForRestart, stopServer } from '../../engine/embed/index.js';
 import { startInProcess } from '../helpers/in-process.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 

@@ -2,10 +2,9 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ServerBuilder, StartupFailure } from '../../engine/embed/index.js';
+import { parseCliOptions, ServerBuilder, StartupFailure } from '../../engine/embed/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { parseCliOptions } from '../../tools/cli/options.js';
 import { freePort, http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 

@@ -23,7 +23,7 @@ test.before.each(() => {
   events = [];
   latencies = [];
 });
-test.after.each(async () => { await manager.deleteAll({}); });
+test.after.each(async () => { await manager.deleteAll({ baseUrl: '' }); });
 test.after(async () => { await manager.close(); });
 
 const OK = { is: { body: 'fine' } };

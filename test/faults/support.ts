@@ -112,7 +112,7 @@ function chunkedEnd(buffer: Buffer, from: number): number {
 export function pipelinedStatuses(port: number, path: string, count: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
     const statuses: number[] = [];
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     const socket = net.connect(port, '127.0.0.1', () => {
       socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(count));
     });

@@ -3,7 +3,7 @@ import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, type InProcessSvc } from '../helpers/in-process.js';
-import { clientRequest, createImposter, rawExchange, stubAt, type Protocol } from './support.js';
+import { clientRequest, createImposter, rawExchange, stubAt } from './support.js';
 
 const OK = { is: { body: 'fine' } };
 const withTcp = (tcp: unknown) => ({ ...OK, _svc: { fault: { tcp } } });

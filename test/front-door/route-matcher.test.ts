@@ -37,7 +37,7 @@ const hostCases: Array<[string, string | undefined, boolean]> = [
 ];
 for (const [pattern, host, expected] of hostCases) {
   test(`host ${pattern} ${expected ? 'matches' : 'does not match'} ${String(host)}`, () => {
-    const headers = host === undefined ? {} : { Host: host };
+    const headers: Record<string, string> = host === undefined ? {} : { Host: host };
     assert.is(resolved([{ id: 'r', match: { host: pattern }, target }], request('GET', '/', headers)), expected ? 'r' : null);
   });
 }

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { httpsViaProxy, startInterceptServer, viaProxy, type InterceptServer } from './support.js';
+import { httpsViaProxy, startInterceptServer, viaProxy } from './support.js';
 
 const test = suite('intercept inject rules: gated by --allowInjection on the admin plane, run in the sandbox');
 

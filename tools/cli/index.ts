@@ -1,14 +1,10 @@
-import { parseCliOptions, UsageError, type CliOptions } from './options.js';
+import type { CliOptions } from '../../engine/embed/index.js';
+import { VERSION } from '../../engine/version/index.js';
 import { commandUsage, USAGE } from './usage.js';
-import { VERSION } from './version.js';
 
-// Process helpers the embedding API (engine/embed) hands on. Only the commands (imported on demand)
-// use engine/embed, so the two never form a static import cycle.
-export { VERSION };
-export type { CliOptions };
-export { applyRcfileDefaults, DEFAULT_PIDFILE } from './options.js';
-export { stopServer, stopForRestart } from './process-control.js';
-export { saveImposters, type AdminTarget } from './snapshot.js';
+// engine/embed (server options, process helpers and the server itself) is imported once a command
+// needs it, so `--version` and `--help` load two small modules.
+type Embed = typeof import('../../engine/embed/index.js');
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
 const VERSION_FLAGS = new Set(['--version', '-v', '-V']);
@@ -18,18 +14,18 @@ function wantsHelp(argv: string[]): boolean {
   return argv.some((arg, i) => arg === '--help' || (arg === '-h' && (argv[i + 1] === undefined || argv[i + 1].startsWith('-'))));
 }
 
-async function run(command: string, options: CliOptions, args: string[]): Promise<number | undefined> {
+async function run(embed: Embed, command: string, options: CliOptions, args: string[]): Promise<number | undefined> {
   switch (command) {
     case 'stop':
-      return (await import('./process-control.js')).stopCommand(options);
+      return embed.stopCommand(options);
     case 'restart':
-      return (await import('./process-control.js')).restartCommand(options, args);
+      return embed.restartCommand(options, args);
     case 'save':
-      return (await import('./snapshot.js')).saveCommand(options);
+      return embed.saveCommand(options);
     case 'replay':
-      return (await import('./snapshot.js')).replayCommand(options);
+      return embed.replayCommand(options);
     case 'healthcheck':
-      return (await import('./snapshot.js')).healthcheckCommand(options);
+      return embed.healthcheckCommand(options);
     default:
       if (options.validate !== undefined) return (await import('./validate.js')).validateCommand(options, options.validate);
       return (await import('./start.js')).startCommand(options);
@@ -78,13 +74,14 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   }
   const command = first !== undefined && COMMANDS.has(first) ? first : 'start';
   const args = command === first ? rest : argv;
+  const embed = await import('../../engine/embed/index.js');
   let options: CliOptions;
   try {
-    options = parseCliOptions(args);
+    options = embed.parseCliOptions(args);
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!(err instanceof embed.UsageError)) throw err;
     process.stderr.write(`svc: ${err.message}\n`);
     return 2;
   }
-  return run(command, options, args);
+  return run(embed, command, options, args);
 }

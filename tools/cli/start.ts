@@ -1,9 +1,6 @@
 import { createLogger } from '../../engine/log/index.js';
 import { isSvcError } from '../../engine/model/index.js';
-import { ServerBuilder, StartupFailure, type RunningServer } from '../../engine/embed/index.js';
-import type { CliOptions } from './options.js';
-import { removeOwnPidFile, writePidFile } from './pidfile.js';
-import { VERSION } from './version.js';
+import { removeOwnPidFile, ServerBuilder, StartupFailure, VERSION, writePidFile, type CliOptions, type RunningServer } from '../../engine/embed/index.js';
 
 function describe(err: unknown): string {
   if (isSvcError(err)) return err.entries.map((e) => e.message).join('; ');

@@ -3,7 +3,7 @@ import { parseRoutes, type Route } from '../../admin/front-door/index.js';
 import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
 import { DEFAULT_TTL_SECONDS, needsImplicitFlowStore } from '../../engine/state/index.js';
 import { dirname } from 'node:path';
-import type { CliOptions } from './options.js';
+import type { CliOptions } from '../../engine/embed/index.js';
 
 function label(body: unknown, index: number): string {
   return isObject(body) && body.port !== undefined ? `imposter on port ${JSON.stringify(body.port)}` : `imposter #${index + 1} (no port)`;

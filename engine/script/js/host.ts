@@ -18,13 +18,12 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { workerSpawner } from '../spawn-worker.js';
-import { StateChannel } from '../svc/state-bridge.js';
-import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../svc/protocol.js';
+import { StateChannel } from '../state-bridge.js';
+import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
-import { DEFAULT_MEMORY_LIMIT } from './sandbox.js';
-import { readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
+import { DEFAULT_MEMORY_LIMIT, readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
 import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;

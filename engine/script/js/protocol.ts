@@ -4,6 +4,9 @@
  * once per worker, then only its number.
  */
 
+/** The workers' wasm memory ceiling unless the host sets one; here, not in sandbox.ts, so the host loads no QuickJS. */
+export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
+
 /** The places user JavaScript runs: mountebank's four hooks, and `svc` for `_svc.script` (engine/script/svc). */
 export type HookKind = 'inject' | 'predicate' | 'decorate' | 'wait' | 'svc';
 

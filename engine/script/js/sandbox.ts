@@ -27,10 +27,9 @@ import {
 import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-guard.js';
 import { PRELUDE } from './prelude.js';
 import { FlowStoreFailure } from './errors.js';
-import type { HookKind, LogLine, RunMessage, RunOutcome } from './protocol.js';
+import { DEFAULT_MEMORY_LIMIT, type HookKind, type LogLine, type RunMessage, type RunOutcome } from './protocol.js';
 
 export const STACK_BYTES = 96 * 1024;
-export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const WASM_PAGE = 64 * 1024;
 /** What the QuickJS module itself needs before any script runs (emscripten's default start size). */
 const BASE_MEMORY = 16 * 1024 * 1024;

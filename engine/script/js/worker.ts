@@ -9,8 +9,8 @@ import { platform, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxSet } from './sandbox.js';
 import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
-import { stateHandle } from '../svc/ctx.js';
-import { BackendFailure, StateBridge, type StateWiring } from '../svc/state-bridge.js';
+import { stateHandle } from '../ctx.js';
+import { BackendFailure, StateBridge, type StateWiring } from '../state-bridge.js';
 import { FlowStoreFailure } from './errors.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */

@@ -5,33 +5,11 @@
  * after an Atomics wake-up, so `ctx.state` calls are synchronous to the script.
  */
 import type { ScriptResult } from './results.js';
-import type { LogLevel, StateOp } from './ctx.js';
+import type { LogLevel } from '../ctx.js';
+import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
 
-/** Where a script runs (SPEC §2.7), named by its entry point. */
-export type Placement = 'respond' | 'matches' | 'transform' | 'delay';
-
-export interface ScriptRequestData {
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  pathParams: Record<string, string>;
-  headers: Record<string, string | string[]>;
-  /** Raw text; base64 when binary. */
-  body: string;
-  isBinary?: boolean;
-}
-
-export interface ScriptResponseData {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: string;
-}
-
-export interface StubInfo {
-  id?: string;
-  scenarioName?: string;
-  scenarioState?: string;
-}
+// The wire shapes both engines share live in ../protocol.ts; re-exported for this room's files.
+export type { Placement, ScriptRequestData, ScriptResponseData, StateAnswer, StateMessage, StubInfo } from '../protocol.js';
 
 /** What one script run is given, whichever engine runs it. */
 export interface ScriptInput {
@@ -63,18 +41,5 @@ export interface DoneMessage {
   outcome: RunOutcome;
   logs: Array<[LogLevel, string]>;
 }
-
-export interface StateMessage {
-  type: 'state';
-  /** The run asking. */
-  id: number;
-  /** Matches the answer to the question (a late answer to an abandoned one is dropped). */
-  seq: number;
-  flowId: string;
-  op: StateOp;
-  args: unknown[];
-}
-
-export type StateAnswer = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };
 
 export type WorkerMessage = DoneMessage | StateMessage;

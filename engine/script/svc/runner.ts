@@ -24,8 +24,8 @@ import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKin
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
 import { workerSpawner } from '../spawn-worker.js';
-import type { LogLevel } from './ctx.js';
-import { StateChannel } from './state-bridge.js';
+import type { LogLevel } from '../ctx.js';
+import { StateChannel } from '../state-bridge.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 
 const GRACE_MS = 1000;

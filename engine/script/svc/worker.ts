@@ -7,11 +7,11 @@
 import { platform, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
-import { buildCtx, type LogLevel, type StateCall } from './ctx.js';
+import { buildCtx, type LogLevel, type StateCall } from '../ctx.js';
 import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
 import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
-import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from './state-bridge.js';
+import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from '../state-bridge.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
 const SCRIPT_NICENESS = 5;

@@ -1,4 +1,4 @@
-import type { LogLevel } from '../../engine/log/index.js';
+import type { LogLevel } from './logger.js';
 
 /** The effective level of a `RUST_LOG`-style filter, or why it cannot be read. */
 export type LogFilter = { level: LogLevel; quiet: boolean } | { error: string };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 function packageVersion(): string {
-  // Works from the sources (tools/cli) and from the build (dist/tools/cli): walk up to package.json.
+  // Works from the sources (engine/version) and from the build (dist/engine/version): walk up to package.json.
   for (const relative of ['../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
@@ -13,4 +13,5 @@ function packageVersion(): string {
   return '0.0.0-dev';
 }
 
+/** svc's version (package.json): `svc --version`, the admin plane's config, `svc_version()`. Its own room so `--version` loads nothing else. */
 export const VERSION = packageVersion();

@@ -8,7 +8,7 @@
  * the port pair and answers from whichever FlowStore the asking run belongs to.
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
-import type { FlowStore } from '../../state/index.js';
+import type { FlowStore } from '../state/index.js';
 import type { StateOp } from './ctx.js';
 import type { StateAnswer, StateMessage } from './protocol.js';
 

@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { adminBase, adminCall, describeFailure } from './admin-client.js';
-import { DEFAULT_SAVEFILE, type CliOptions } from './options.js';
+import { DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 
 function fail(command: string, message: string): number {
   process.stderr.write(`svc ${command}: ${message}\n`);

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import type { CliOptions } from './options.js';
+import type { CliOptions } from './server-options.js';
 
 export interface AdminResponse {
   status: number;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_PIDFILE, type CliOptions } from './options.js';
+import { DEFAULT_PIDFILE, type CliOptions } from './server-options.js';
 import { processAlive, readPidFile } from './pidfile.js';
 
 const STOP_GRACE_MS = 10_000;

@@ -1,0 +1,102 @@
+/**
+ * The house rules for imports between rooms (README "Working on svc"). A room is a folder under
+ * engine/, admin/, ffi/ or tools/ (engine/match, admin/routes, ffi/host, tools/cli, ...); a folder
+ * inside a room (engine/script/js, engine/respond/behaviors) is a room of its own for its siblings.
+ *
+ * Run: npx depcruise --config .dependency-cruiser.cjs --ignore-known engine admin ffi tools
+ * Violations that predate the rules are listed in .dependency-cruiser-known-violations.json and
+ * only shrink (regenerate it with `--output-type baseline` after removing some, never to add).
+ * test/architecture/dependency-rules.test.ts runs this and also checks for cycles between rooms.
+ */
+const ROOT = '(?:engine|admin|ffi|tools)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A module cycle: one of its imports must move or be inverted.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'room-door',
+      severity: 'error',
+      comment: "Another room is entered only through its index.ts; its other files are its own business.",
+      from: { path: `^(${ROOT}/[^/]+)/` },
+      to: { path: `^${ROOT}/[^/]+/`, pathNot: ['^$1/', '/index\\.ts$'] },
+    },
+    {
+      name: 'sub-room-door',
+      severity: 'error',
+      comment: 'A sibling room inside a room (engine/script/js beside engine/script/svc) is entered only through its index.ts.',
+      from: { path: `^(${ROOT}/[^/]+/[^/]+)/` },
+      to: { path: `^${ROOT}/[^/]+/[^/]+/`, pathNot: ['^$1/', '/index\\.ts$'] },
+    },
+    {
+      name: 'child-room-door',
+      severity: 'error',
+      comment: 'A room enters a room inside it (respond → respond/behaviors) through its index.ts too.',
+      from: { path: `^(${ROOT}/[^/]+)/[^/]+\\.ts$` },
+      to: { path: '^$1/[^/]+/', pathNot: '/index\\.ts$' },
+    },
+    {
+      name: 'top-room-door',
+      severity: 'error',
+      comment: 'Files at the top of admin/ (the admin room) enter admin/routes, admin/intercept, ... through their index.ts.',
+      from: { path: `^(${ROOT})/[^/]+\\.ts$` },
+      to: { path: '^$1/[^/]+/', pathNot: '/index\\.ts$' },
+    },
+    {
+      name: 'root-files-door',
+      severity: 'error',
+      comment: 'Files at the top of admin/ are the admin room: outside admin/, reach them through admin/index.ts.',
+      from: { pathNot: '^admin/' },
+      to: { path: '^admin/[^/]+\\.ts$', pathNot: '^admin/index\\.ts$' },
+    },
+    {
+      name: 'engine-is-below-adapters',
+      severity: 'error',
+      comment: 'The engine serves traffic; admin, tools and ffi are adapters over it. Only engine/embed (the embedding API, which composes the admin plane) may import admin.',
+      from: { path: '^engine/', pathNot: '^engine/embed/' },
+      to: { path: '^(?:admin|tools|ffi)/' },
+    },
+    {
+      name: 'embed-below-tools-and-ffi',
+      severity: 'error',
+      comment: 'The embedding API owns server options, process helpers and VERSION; the CLI and the C host map onto it, not the other way round.',
+      from: { path: '^engine/embed/' },
+      to: { path: '^(?:tools|ffi)/' },
+    },
+    {
+      name: 'admin-below-tools-and-ffi',
+      severity: 'error',
+      comment: 'The admin plane is an adapter over the manager; it never imports the CLI or the C host.',
+      from: { path: '^admin/' },
+      to: { path: '^(?:tools|ffi)/' },
+    },
+    {
+      name: 'ffi-below-tools',
+      severity: 'error',
+      comment: 'The C host maps C calls onto the engine; VERSION and server options come from engine/embed, not the CLI.',
+      from: { path: '^ffi/' },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'ffi-not-imported',
+      severity: 'error',
+      comment: 'ffi/host is a process entry (the C library spawns it); nothing in the product imports it.',
+      from: { path: `^${ROOT}/`, pathNot: '^ffi/' },
+      to: { path: '^ffi/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules|test|bench)/' },
+    // Type-only imports count: a type cycle still couples the rooms' edits.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * svc as a package: `npm pack` of the built project, unpacked as node_modules/svc of a fresh consumer
+ * folder (its other dependencies linked from this checkout, so nothing is downloaded), where a
+ * TypeScript file importing `svc` and its subpaths type-checks against the emitted .d.ts and runs.
+ * Needs the build (npm test builds first).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '../helpers/servers.js';
+import { tempDirForSuite } from '../helpers/temp-dir.js';
+
+const run = promisify(execFile);
+const test = suite('package: npm pack, import from a consumer');
+const tmp = tempDirForSuite(test, 'svc-pack-');
+
+const CONSUMER = `import { ServerBuilder, parseCliOptions, VERSION, type CliOptions, type RunningServer } from 'svc';
+import { ImposterManager } from 'svc/manager';
+import { createLogger } from 'svc/log';
+
+const options: CliOptions = parseCliOptions(['--port', '0', '--metrics-port', '0']);
+const builder: ServerBuilder = ServerBuilder.fromCli(options).logger(createLogger({ level: 'warn' })).version(VERSION);
+// @ts-expect-error fromCli takes options, not a port: the types are real, not any.
+ServerBuilder.fromCli(2525);
+export const started: Promise<RunningServer> = builder.start();
+export const managerClass: typeof ImposterManager = ImposterManager;
+`;
+
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] },
+  files: ['consumer.ts'],
+});
+
+let consumer = '';
+
+test.before(async () => {
+  if (!existsSync(join(repoRoot, 'dist/engine/embed/index.d.ts'))) throw new Error('dist/ has no .d.ts: build first (npx tsc -p tsconfig.json)');
+  const packed = join(tmp.path, 'packed');
+  mkdirSync(packed);
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', packed], { cwd: repoRoot });
+  const tarball = join(packed, stdout.trim().split('\n').pop()!);
+  consumer = join(tmp.path, 'consumer');
+  const modules = join(consumer, 'node_modules');
+  mkdirSync(join(modules, 'svc'), { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', join(modules, 'svc'), '--strip-components=1']);
+  // The packed svc's dependencies (and @types/node for the consumer) come from this checkout.
+  for (const name of readdirSync(join(repoRoot, 'node_modules'))) {
+    if (name !== 'svc' && !name.startsWith('.')) symlinkSync(join(repoRoot, 'node_modules', name), join(modules, name));
+  }
+  tmp.file('consumer/consumer.ts', CONSUMER);
+  tmp.file('consumer/tsconfig.json', TSCONFIG);
+  tmp.file('consumer/package.json', JSON.stringify({ name: 'consumer', type: 'module', private: true }));
+});
+
+test('the tarball holds the build and its type declarations, not the sources or tests', () => {
+  const root = join(consumer, 'node_modules/svc');
+  for (const file of ['package.json', 'dist/engine/embed/index.js', 'dist/engine/embed/index.d.ts', 'dist/tools/svc.js', 'ffi/include/svc.h']) {
+    assert.ok(existsSync(join(root, file)), `${file} missing from the package`);
+  }
+  for (const absent of ['test', 'engine', 'bench', 'tsconfig.json']) assert.not.ok(existsSync(join(root, absent)), `${absent} should not be packed`);
+});
+
+test("a consumer's `import { ServerBuilder } from 'svc'` type-checks against the packed .d.ts", async () => {
+  const result = await run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer })
+    .then(() => ({ ok: true, output: '' }), (err: { stdout?: string; stderr?: string }) => ({ ok: false, output: `${err.stdout ?? ''}${err.stderr ?? ''}` }));
+  assert.ok(result.ok, result.output);
+});
+
+test('the package entry and its subpaths resolve at run time', async () => {
+  const probe = "const [svc, manager, log] = await Promise.all([import('svc'), import('svc/manager'), import('svc/log')]);"
+    + "console.log([typeof svc.ServerBuilder, typeof svc.VERSION, typeof manager.ImposterManager, typeof log.createLogger].join(','));";
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
+  assert.is(stdout.trim(), 'function,string,function,function');
+});
+
+test.run();
