@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, UsageError } from '../../tools/cli/options.js';
+import { parseCliOptions, UsageError } from '../../engine/embed/index.js';
 import { http, startSvc, type RunningServer } from '../helpers/servers.js';
 
 const test = suite('cli: --compat mountebank');

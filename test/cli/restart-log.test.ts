@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { processAlive } from '../../tools/cli/pidfile.js';
+import { processAlive } from '../../engine/embed/index.js';
 import { runSvc } from './run-svc.js';
 
 const test = suite('cli: restart keeps the log (default svc.log)');

@@ -6,8 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KNOWN_FLAGS, parseCliOptions, UsageError } from '../../tools/cli/options.js';
-import { VERSION } from '../../tools/cli/version.js';
+import { KNOWN_FLAGS, parseCliOptions, UsageError, VERSION } from '../../engine/embed/index.js';
 import { runSvc } from './run-svc.js';
 
 const test = suite('cli: unknown options, version and help');
