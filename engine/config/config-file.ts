@@ -63,6 +63,8 @@ function fromJson(path: string, text: string): ConfigDocument {
 }
 
 function fromYaml(path: string, text: string): ConfigDocument {
+  // The YAML parser recurses per flow level and aborts the process (out of memory) near 2,000 levels.
+  if (jsonNestingPath(text) !== undefined) throw new ConfigFileError(`${path}: YAML flow nesting ([ and {) deeper than ${MAX_JSON_DEPTH} levels`);
   let doc: unknown;
   try {
     doc = parseYaml(text);

@@ -58,10 +58,10 @@ export function jsonNestingPath(text: string, limit = MAX_JSON_DEPTH): string | 
 }
 
 function closingQuote(text: string, opening: number): number {
-  for (let i = opening + 1; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c /* \ */) i += 1;
-    else if (c === 0x22) return i;
+  for (let at = text.indexOf('"', opening + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 0x5c /* \ */) backslashes += 1;
+    if (backslashes % 2 === 0) return at;
   }
   return text.length;
 }

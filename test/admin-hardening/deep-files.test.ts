@@ -15,4 +15,11 @@ test('--validate refuses a config file with 10,000 nested levels, naming where',
   assert.match(run.stdout + run.stderr, /nesting deeper than 100 levels at imposters\[0\]\.stubs\[0\]\.responses\[0\]\.is\.body\[0\]/);
 });
 
+test('a YAML config file 2,000 flow levels deep is refused, not an aborted process', async () => {
+  const file = dir.file('deep.yaml', `- port: 4545\n  protocol: http\n  stubs: ${'['.repeat(2000)}${']'.repeat(2000)}\n`);
+  const run = await runSvc(['--validate', file]);
+  assert.is(run.status, 1, run.stdout + run.stderr);
+  assert.match(run.stdout + run.stderr, /YAML flow nesting \(\[ and \{\) deeper than 100 levels/);
+});
+
 test.run();

@@ -11,7 +11,7 @@ import { adminCase, rawCase } from './arbitraries.js';
 import { startFuzzTarget, type Finding, type FindingKind, type FuzzTarget } from './harness.js';
 
 const SEED = 20_261_124;
-const ADMIN_CASES = 200;
+const ADMIN_CASES = 150;
 const RAW_CASES = 64;
 const RAW_LANES = 32;
 /**

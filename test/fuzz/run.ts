@@ -23,7 +23,7 @@ const BATCH = 500;
 /** Cases between two liveness probes of the admin port and the imposter. */
 const PROBE_EVERY = 100;
 /** Raw imposter exchanges in flight at once. */
-const RAW_LANES = 32;
+const RAW_LANES = 128;
 
 const target = await startFuzzTarget();
 const findings = new Map<string, { count: number; example: string }>();
@@ -61,7 +61,7 @@ try {
       if (Math.floor(rawRun / PROBE_EVERY) !== Math.floor((rawRun - lane.length) / PROBE_EVERY)) {
         const down = await target.alive();
         record('imposter', down, { after: lane.map((c) => c.bytes.toString('latin1')) });
-        if (down) crashed = true;
+        if (down?.kind === 'crash') crashed = true;
       }
     }
     const done = adminRun + rawRun;
