@@ -24,6 +24,8 @@ const FD_SLACK = 20;
 interface Sample {
   second: number;
   rssMb: number;
+  /** V8 heap in use (GET /config), to tell a leak (heap grows) from allocator and heap-size slack. */
+  heapMb: number;
   fds: number;
   requests: number;
   errors: number;
@@ -114,9 +116,11 @@ for (const imposter of imposters) {
   if (status !== 201) throw new Error(`creating imposter ${imposter.port}: ${status}`);
 }
 
+/** The recording traffic's one request shape, so the journal's size is steady once at its cap. */
+const recordBody = (n: number): string => JSON.stringify({ n: n % 1000, pad: 'x'.repeat(200) });
 // Fill the journal to its cap first, so later growth is not mistaken for the journal filling up.
 for (let batch = 0; batch < 10_000 / 50; batch++) {
-  await Promise.all(Array.from({ length: 50 }, (_, k) => call('POST', recordPort, `/fill/${batch * 50 + k}`, '{"fill":true}')));
+  await Promise.all(Array.from({ length: 50 }, (_, k) => call('POST', recordPort, `/record/${(batch * 50 + k) % 1000}`, recordBody(k))));
 }
 requests = 0;
 errors = 0;
@@ -134,7 +138,7 @@ async function trafficLoop(k: number): Promise<void> {
       case 1: await call('GET', predicatePort, `/item/${n % 60}`); break;
       case 2: await call('POST', predicatePort, `/search/q${n % 7}`, `{"text":"a needle ${n}"}`); break;
       case 3: await call('GET', predicatePort, '/x?a=1&b=2'); break;
-      default: await call('POST', recordPort, `/record/${n}`, JSON.stringify({ n, pad: 'x'.repeat(200) })); break;
+      default: await call('POST', recordPort, `/record/${n % 1000}`, recordBody(n)); break;
     }
   }
 }
@@ -197,21 +201,42 @@ function subscribe(): void {
 }
 let subscription: ReturnType<typeof request> | undefined;
 
-const samples: Sample[] = [];
-const started = Date.now();
-function sample(): void {
-  const entry: Sample = { second: Math.round((Date.now() - started) / 1000), rssMb: readRssMb(), fds: countFds(), requests, errors };
-  samples.push(entry);
-  console.log(`t=${String(entry.second).padStart(4)}s rss=${entry.rssMb.toFixed(1)} MB fds=${entry.fds} requests=${entry.requests} errors=${entry.errors}`);
+function readHeapMb(): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port: adminPort, path: '/config', agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(text).process.heapUsed / 1024 / 1024);
+        } catch {
+          resolve(NaN);
+        }
+      });
+    });
+    req.on('error', () => resolve(NaN));
+    req.end();
+  });
 }
 
-sample();
-const sampler = setInterval(sample, SAMPLE_SECONDS * 1000);
+const samples: Sample[] = [];
+const started = Date.now();
+async function sample(): Promise<void> {
+  const second = Math.round((Date.now() - started) / 1000);
+  const rssMb = readRssMb();
+  const fds = countFds();
+  const entry: Sample = { second, rssMb, heapMb: await readHeapMb(), fds, requests, errors };
+  samples.push(entry);
+  console.log(`t=${String(entry.second).padStart(4)}s rss=${entry.rssMb.toFixed(1)} MB heapUsed=${entry.heapMb.toFixed(1)} MB fds=${entry.fds} requests=${entry.requests} errors=${entry.errors}`);
+}
+
+await sample();
+const sampler = setInterval(() => void sample(), SAMPLE_SECONDS * 1000);
 subscribe();
 for (let k = 0; k < SLOWLORIS; k++) slowloris();
 await Promise.all([...Array.from({ length: LOAD_LOOPS }, (_, k) => trafficLoop(k)), adminChurn(), probes()]);
 clearInterval(sampler);
-sample();
+await sample();
 
 const recorded = await new Promise<number>((resolve) => {
   request({ host: '127.0.0.1', port: adminPort, path: `/imposters/${recordPort}`, agent }, (res) => {
@@ -237,5 +262,6 @@ const rssFlat = peak(lastThird, 'rssMb') <= warmRss * RSS_GROWTH;
 const fdsFlat = peak(lastThird, 'fds') <= warmFds + FD_SLACK;
 console.log(`\nsoak ${SECONDS}s: ${requests} requests, ${errors} client errors ${JSON.stringify(Object.fromEntries(errorKinds))}, recorded entries at the end: ${recorded}`);
 console.log(`RSS after warm-up: min ${Math.min(...afterWarm.map((s) => s.rssMb)).toFixed(1)} / max ${peak(afterWarm, 'rssMb').toFixed(1)} MB; warm-up peak ${warmRss.toFixed(1)} MB; last-third peak ${peak(lastThird, 'rssMb').toFixed(1)} MB -> ${rssFlat ? 'flat' : 'GROWING'}`);
+console.log(`heapUsed after warm-up: min ${Math.min(...afterWarm.map((s) => s.heapMb)).toFixed(1)} / max ${Math.max(...afterWarm.map((s) => s.heapMb)).toFixed(1)} MB (first post-warm-up third min ${Math.min(...afterWarm.slice(0, Math.max(1, Math.floor(afterWarm.length / 3))).map((s) => s.heapMb)).toFixed(1)}, last third min ${Math.min(...lastThird.map((s) => s.heapMb)).toFixed(1)})`);
 console.log(`fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`);
 process.exit(rssFlat && fdsFlat ? 0 : 1);

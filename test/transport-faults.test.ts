@@ -21,7 +21,7 @@ for (const protocol of ['http', 'https'] as const) {
     const listener = await listen({ protocol }, faulty);
     try {
       const client = await RawClient.connect(listener.port, tlsOptions);
-      client.send('GET /reset HTTP/1.1\r\n\r\n');
+      client.send('GET /reset HTTP/1.1\r\nHost: x\r\n\r\n');
       const { data, errorCode } = await client.rest();
       assert.is(errorCode, 'ECONNRESET');
       assert.is(data.length, 0);
@@ -34,7 +34,7 @@ for (const protocol of ['http', 'https'] as const) {
     const listener = await listen({ protocol }, faulty);
     try {
       const client = await RawClient.connect(listener.port, tlsOptions);
-      client.send('GET /empty HTTP/1.1\r\n\r\n');
+      client.send('GET /empty HTTP/1.1\r\nHost: x\r\n\r\n');
       const { data, errorCode } = await client.rest();
       assert.is(errorCode, null);
       assert.is(data.length, 0);
@@ -47,7 +47,7 @@ for (const protocol of ['http', 'https'] as const) {
     const listener = await listen({ protocol }, faulty);
     try {
       const client = await RawClient.connect(listener.port, tlsOptions);
-      client.send('GET /raw HTTP/1.1\r\n\r\n');
+      client.send('GET /raw HTTP/1.1\r\nHost: x\r\n\r\n');
       const { data, errorCode } = await client.rest();
       assert.is(errorCode, null);
       assert.ok(data.equals(GARBAGE), data.toString('hex'));
@@ -64,7 +64,7 @@ test('pipelined: a fault waits for the earlier answer, which is delivered first'
   });
   try {
     const client = await RawClient.connect(listener.port);
-    client.send('GET /slow HTTP/1.1\r\n\r\nGET /empty HTTP/1.1\r\n\r\n');
+    client.send('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /empty HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is((await client.next()).body.toString(), 'slow');
     const { data, errorCode } = await client.rest();
     assert.is(data.length, 0);

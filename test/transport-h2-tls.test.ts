@@ -107,7 +107,7 @@ test('h2c and HTTP/1 share one plain port; h2 body cap answers 413', async () =>
   const session = await connectH2(`http://127.0.0.1:${listener.port}`);
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('GET /h1 HTTP/1.1\r\n\r\n');
+    client.send('GET /h1 HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is(headerOf(await client.next(), 'x-version'), '1.1');
     const tooBig = await h2Request(session, { ':method': 'POST', ':path': '/' }, Buffer.alloc(9));
     assert.is(tooBig.headers[':status'], 413);

@@ -36,7 +36,7 @@ test('pipelining: answers leave in request order even when the handler answers o
   });
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('GET /60 HTTP/1.1\r\n\r\nGET /0 HTTP/1.1\r\n\r\nGET /30 HTTP/1.1\r\n\r\nGET /1 HTTP/1.1\r\n\r\n');
+    client.send('GET /60 HTTP/1.1\r\nHost: x\r\n\r\nGET /0 HTTP/1.1\r\nHost: x\r\n\r\nGET /30 HTTP/1.1\r\nHost: x\r\n\r\nGET /1 HTTP/1.1\r\nHost: x\r\n\r\n');
     const bodies: string[] = [];
     for (let k = 0; k < 4; k++) bodies.push((await client.next()).body.toString());
     assert.equal(bodies, ['/60', '/0', '/30', '/1']);
@@ -68,12 +68,12 @@ test('chunked request body with extensions and trailers', async () => {
   const listener = await listen({}, echo);
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;name=v\r\nhello\r\n');
+    client.send('POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;name=v\r\nhello\r\n');
     await delay(5);
-    client.send('1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Trailer: yes\r\n\r\nGET /after HTTP/1.1\r\n\r\n');
+    client.send('1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Trailer: yes\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n');
     const response = await client.next();
     assert.is(response.body.toString(), 'hello 0123456789');
-    assert.equal(JSON.parse(headerOf(response, 'x-raw-headers') ?? ''), ['Transfer-Encoding', 'chunked']);
+    assert.equal(JSON.parse(headerOf(response, 'x-raw-headers') ?? ''), ['Host', 'x', 'Transfer-Encoding', 'chunked']);
     assert.is(headerOf(await client.next(), 'x-url'), '/after');
   } finally {
     client.close();
@@ -85,7 +85,7 @@ test('Expect: 100-continue is answered before the body is sent', async () => {
   const listener = await listen({}, echo);
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('PUT /e HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n');
+    client.send('PUT /e HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n');
     const interim = await client.next();
     assert.is(interim.status, 100);
     assert.is(interim.reason, 'Continue');
@@ -103,8 +103,8 @@ test('413 envelope then close: Content-Length over the cap (no 100 Continue), ch
   const listener = await listen({ maxBodyBytes: 10 }, echo);
   try {
     for (const request of [
-      'POST / HTTP/1.1\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n',
-      'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\nghijk\r\n0\r\n\r\n',
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n',
+      'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\nghijk\r\n0\r\n\r\n',
     ]) {
       const client = await RawClient.connect(listener.port);
       client.send(request);
@@ -119,7 +119,7 @@ test('413 envelope then close: Content-Length over the cap (no 100 Continue), ch
       assert.ok(client.ended);
     }
     const ok = await RawClient.connect(listener.port);
-    ok.send('POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789');
+    ok.send('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789');
     assert.is((await ok.next()).body.toString(), '0123456789');
     ok.close();
   } finally {
@@ -135,8 +135,8 @@ test('a body cut short by the client (half-close) is answered 400 incomplete_bod
   });
   try {
     for (const request of [
-      'POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc',
-      'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab',
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc',
+      'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab',
     ]) {
       const client = await RawClient.connect(listener.port);
       client.send(request);
@@ -161,15 +161,15 @@ test('malformed requests get a 400 envelope and close; the listener keeps servin
     ['NOT A REQUEST\r\n\r\n', 400],
     ['GET /x HTTP/1.1 extra\r\n\r\n', 400],
     ['GET /x HTTP/2.5\r\n\r\n', 400],
-    ['GET /x HTTP/1.1\r\nBad Header: v\r\n\r\n', 400],
-    ['GET /x HTTP/1.1\r\nX: a\r\n  folded\r\n\r\n', 400],
-    ['GET /x HTTP/1.1\r\nX: a\x00b\r\n\r\n', 400],
-    ['POST /x HTTP/1.1\r\nContent-Length: 1x\r\n\r\n', 400],
-    ['POST /x HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', 400],
-    ['POST /x HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n', 400],
-    ['POST /x HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n', 400],
-    ['POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
-    ['POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n', 400],
+    ['GET /x HTTP/1.1\r\nHost: x\r\nBad Header: v\r\n\r\n', 400],
+    ['GET /x HTTP/1.1\r\nHost: x\r\nX: a\r\n  folded\r\n\r\n', 400],
+    ['GET /x HTTP/1.1\r\nHost: x\r\nX: a\x00b\r\n\r\n', 400],
+    ['POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n', 400],
+    ['POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', 400],
+    ['POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n', 400],
+    ['POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n', 400],
+    ['POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
+    ['POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n', 400],
     [`GET /x HTTP/1.1\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`, 431],
   ];
   try {
@@ -183,7 +183,7 @@ test('malformed requests get a 400 envelope and close; the listener keeps servin
       assert.ok(client.ended);
     }
     const client = await RawClient.connect(listener.port);
-    client.send('GET /still-alive HTTP/1.1\r\n\r\n');
+    client.send('GET /still-alive HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is(headerOf(await client.next(), 'x-url'), '/still-alive');
     client.close();
   } finally {
@@ -198,7 +198,7 @@ test('binary bodies round-trip byte-exact', async () => {
     const every = Buffer.from(Array.from({ length: 256 }, (_, k) => k));
     const big = randomBytes(300 * 1024);
     for (const body of [every, big]) {
-      client.send(Buffer.concat([Buffer.from(`POST /bin HTTP/1.1\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
+      client.send(Buffer.concat([Buffer.from(`POST /bin HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
       const response = await client.next();
       assert.ok(response.body.equals(body), `${body.length} bytes`);
     }
@@ -215,17 +215,17 @@ test('HEAD gets the head only (no framing header, no body), as node:http; 204/30
   });
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('HEAD / HTTP/1.1\r\n\r\n');
+    client.send('HEAD / HTTP/1.1\r\nHost: x\r\n\r\n');
     const head = await client.next({ head: true });
     assert.is(headerOf(head, 'content-length'), undefined);
     assert.is(headerOf(head, 'transfer-encoding'), undefined);
-    client.send('GET /204 HTTP/1.1\r\n\r\n');
+    client.send('GET /204 HTTP/1.1\r\nHost: x\r\n\r\n');
     const noContent = await client.next();
     assert.is(noContent.status, 204);
     assert.is(headerOf(noContent, 'content-length'), undefined);
-    client.send('GET /304 HTTP/1.1\r\n\r\n');
+    client.send('GET /304 HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is((await client.next()).status, 304);
-    client.send('GET / HTTP/1.1\r\n\r\n');
+    client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const get = await client.next();
     // No stray body bytes from the HEAD/204/304 answers came before this one.
     assert.is(get.status, 200);
@@ -243,12 +243,12 @@ test('Connection: close (response header or request header) closes after the ans
   });
   try {
     const byResponse = await RawClient.connect(listener.port);
-    byResponse.send('GET /close HTTP/1.1\r\n\r\nGET /never HTTP/1.1\r\n\r\n');
+    byResponse.send('GET /close HTTP/1.1\r\nHost: x\r\n\r\nGET /never HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is(headerOf(await byResponse.next(), 'connection'), 'close');
     assert.is((await byResponse.rest()).data.length, 0, 'the pipelined second request is not answered');
 
     const byRequest = await RawClient.connect(listener.port);
-    byRequest.send('GET / HTTP/1.1\r\nConnection: close\r\n\r\n');
+    byRequest.send('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.is(headerOf(await byRequest.next(), 'connection'), 'close');
     await byRequest.rest();
     assert.ok(byRequest.ended);
@@ -301,18 +301,18 @@ test('writer: header order and repeats kept, Transfer-Encoding answers chunked, 
   });
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('GET /chunked HTTP/1.1\r\n\r\n');
+    client.send('GET /chunked HTTP/1.1\r\nHost: x\r\n\r\n');
     const chunked = await client.next();
     assert.is(headerOf(chunked, 'content-length'), undefined);
     assert.is(chunked.body.toString(), 'chunky body');
-    client.send('GET /empty-chunked HTTP/1.1\r\n\r\n');
+    client.send('GET /empty-chunked HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is((await client.next()).body.length, 0);
-    client.send('GET /own-date HTTP/1.1\r\n\r\n');
+    client.send('GET /own-date HTTP/1.1\r\nHost: x\r\n\r\n');
     const own = await client.next();
     assert.is(own.reason, 'Success');
     assert.equal(own.headers.filter(([n]) => n === 'Date'), [['Date', 'yesterday']]);
     assert.equal(own.headers.filter(([n]) => n === 'Content-Length'), [['Content-Length', '3']]);
-    client.send('GET / HTTP/1.1\r\n\r\n');
+    client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const teapot = await client.next();
     assert.is(teapot.reason, "I'm a Teapot");
     assert.equal(teapot.headers.slice(0, 3), [['Set-Cookie', 'a=1'], ['X-B', 'b'], ['Set-Cookie', 'c=2']]);
@@ -329,15 +329,15 @@ test('one header list reused across answers with different status, body, HEAD an
   });
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('GET /a HTTP/1.1\r\n\r\n');
+    client.send('GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
     const a = await client.next();
     assert.is(a.body.toString(), '/a');
     assert.is(headerOf(a, 'x-shared'), 'yes');
-    client.send('HEAD /abc HTTP/1.1\r\n\r\n');
+    client.send('HEAD /abc HTTP/1.1\r\nHost: x\r\n\r\n');
     const head = await client.next({ head: true });
     assert.is(head.status, 200);
     assert.is(headerOf(head, 'x-shared'), 'yes');
-    client.send('GET /404 HTTP/1.1\r\nConnection: close\r\n\r\n');
+    client.send('GET /404 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     const last = await client.next();
     assert.is(last.status, 404);
     assert.is(last.body.toString(), '/404');
@@ -356,14 +356,14 @@ test('a static answer served again is byte-identical within a second and carries
   const listener = await listen({}, (_request, sink) => sink.send(200, headers, body));
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('GET / HTTP/1.1\r\n\r\n');
+    client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const first = await client.next();
-    client.send('GET / HTTP/1.1\r\n\r\n');
+    client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const second = await client.next();
     assert.is(second.body.toString(), 'same');
     assert.is(headerOf(second, 'date'), headerOf(first, 'date'));
     await delay(1100);
-    client.send('GET / HTTP/1.1\r\n\r\n');
+    client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const later = await client.next();
     assert.is.not(headerOf(later, 'date'), headerOf(first, 'date'), 'Date follows the clock');
     assert.is(later.body.toString(), 'same');
@@ -383,13 +383,13 @@ test('a throwing handler or an illegal header answers 500 and the connection car
   const client = await RawClient.connect(listener.port);
   try {
     for (const [path, type] of [['/throw', 'internal_error'], ['/reject', 'internal_error'], ['/bad-header', 'invalid_response']]) {
-      client.send(`GET ${path} HTTP/1.1\r\n\r\n`);
+      client.send(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
       const response = await client.next();
       assert.is(response.status, 500, path);
       assert.is(envelopeOf(response).type, type);
       assert.is(headerOf(response, 'injected'), undefined);
     }
-    client.send('GET /ok HTTP/1.1\r\n\r\n');
+    client.send('GET /ok HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is((await client.next()).body.toString(), 'fine');
   } finally {
     client.close();
@@ -404,7 +404,7 @@ test('a second send on the same sink is ignored', async () => {
   });
   const client = await RawClient.connect(listener.port);
   try {
-    client.send('GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n');
+    client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.is((await client.next()).status, 201);
     assert.is((await client.next()).status, 201);
   } finally {
@@ -420,10 +420,10 @@ test('close() unbinds the port and ends keep-alive connections, even with a pend
     else sink.send(200, [], Buffer.alloc(0));
   });
   const idle = await RawClient.connect(listener.port);
-  idle.send('GET / HTTP/1.1\r\n\r\n');
+  idle.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
   await idle.next();
   const hanging = await RawClient.connect(listener.port);
-  hanging.send('GET /hang HTTP/1.1\r\n\r\n');
+  hanging.send('GET /hang HTTP/1.1\r\nHost: x\r\n\r\n');
   await delay(10);
   await listener.close();
   assert.ok(await portIsClosed(listener.port));
@@ -464,7 +464,7 @@ test('default host binds every interface: reachable over IPv4 and IPv6 loopback'
     const hosts = (await canListenOn('::1')) ? ['127.0.0.1', '::1'] : ['127.0.0.1'];
     for (const host of hosts) {
       const response = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(listener.port, host, () => socket.write('GET / HTTP/1.1\r\n\r\n'));
+        const socket = net.connect(listener.port, host, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
         socket.once('data', (data) => {
           socket.destroy();
           resolve(data.toString('latin1'));

@@ -2,7 +2,14 @@
  * Incremental HTTP/1.1 request parser working on Buffers. The head is scanned once byte by byte for
  * validation and offsets, decoded once as latin1 (like Node's parser) and sliced, so a request costs
  * one native string conversion however many headers it has.
+ *
+ * Strictness follows node:http (llhttp), which mountebank's imposters run on, so what a mountebank
+ * client sends is accepted and what mountebank refuses is refused with 400: only node's method names
+ * (upper case), no bytes above 0x7E in the target, CRLF line ends (a bare LF is refused at once, never
+ * waited on), one Content-Length even when repeated identically, Host required on HTTP/1.1. Framing
+ * fields in chunked trailers (which node acts on after answering) are refused.
  */
+import { METHODS } from 'node:http';
 
 export interface RequestHead {
   method: string;
@@ -66,8 +73,10 @@ export const TCHAR = byteTable(
 );
 /** Header value bytes: HTAB, visible ASCII, SP and obs-text; no controls. */
 const VALUE_BYTE = byteTable((c) => c === HT || (c >= 0x20 && c !== 0x7f));
-/** Request-target bytes: anything visible (obs-text included, as Node accepts it). */
-const TARGET_BYTE = byteTable((c) => c > 0x20 && c !== 0x7f);
+/** Request-target bytes: visible ASCII (llhttp refuses obs-text here). */
+const TARGET_BYTE = byteTable((c) => c > 0x20 && c < 0x7f);
+/** Methods llhttp knows (node's `http.METHODS`); any other token, lower case included, is a 400 there. */
+const KNOWN_METHODS = new Set(METHODS);
 const HEX_VALUE = new Int8Array(256).fill(-1);
 for (let c = 0; c < 16; c++) {
   HEX_VALUE['0123456789abcdef'.charCodeAt(c)] = c;
@@ -79,6 +88,7 @@ const NAME_CONTENT_LENGTH = Buffer.from('content-length');
 const NAME_TRANSFER_ENCODING = Buffer.from('transfer-encoding');
 const NAME_CONNECTION = Buffer.from('connection');
 const NAME_EXPECT = Buffer.from('expect');
+const NAME_HOST = Buffer.from('host');
 
 /** Case-insensitive compare of buf[start..] with a lowercase letters-and-dashes name. */
 function nameIs(buf: Buffer, start: number, lower: Buffer): boolean {
@@ -117,6 +127,8 @@ export class Http1Parser {
   private pending: Buffer | null = null;
   /** Where to resume the head-terminator search inside `pending`. */
   private scanFrom = 0;
+  /** Bytes of `pending` already checked for bare LFs. */
+  private heldFrom = 0;
   private head: RequestHead | null = null;
   // Framing of the current request, set by parseHead.
   private contentLength = -1;
@@ -244,11 +256,17 @@ export class Http1Parser {
 
   private readHead(data: Buffer, start: number): number {
     let off = start;
-    // RFC 9112 §2.2: tolerate empty lines before a request line (clients that add CRLF after a body).
-    while (data[off] === CR && data[off + 1] === LF) off += 2;
+    // RFC 9112 §2.2: tolerate empty lines before a request line (clients that add CRLF after a body);
+    // node skips a bare LF there too.
+    for (;;) {
+      if (data[off] === CR && data[off + 1] === LF) off += 2;
+      else if (data[off] === LF) off += 1;
+      else break;
+    }
     if (off >= data.length) return data.length;
     const end = data.indexOf(CRLFCRLF, Math.max(off, this.scanFrom));
     this.scanFrom = 0;
+    if (end !== -1) this.heldFrom = 0;
     if (end === -1) {
       if (data.length - off > MAX_HEAD_BYTES) return this.headTooLarge();
       // Bytes that cannot start a request line (a TLS handshake on a plain port) fail now, as in
@@ -256,7 +274,12 @@ export class Http1Parser {
       let i = off;
       while (i < data.length && TCHAR[data[i]] === 1) i++;
       if (i < data.length && (i === off || data[i] !== SP)) return this.fail(bad('Malformed request line'));
+      // A head with a bare LF would never see its CRLFCRLF: refuse it now (node answers 400 too).
+      for (let lf = data.indexOf(LF, Math.max(off, this.heldFrom)); lf !== -1; lf = data.indexOf(LF, lf + 1)) {
+        if (data[lf - 1] !== CR) return this.fail(bad('Bare LF in request head'));
+      }
       this.scanFrom = Math.max(0, data.length - off - 3);
+      this.heldFrom = data.length - off;
       return this.hold(data, off);
     }
     if (end - off > MAX_HEAD_BYTES) return this.headTooLarge();
@@ -305,6 +328,7 @@ export class Http1Parser {
     while (TCHAR[buf[i]] === 1) i++;
     if (i === start || buf[i] !== SP) return bad('Malformed request line');
     const method = text.slice(0, i - start);
+    if (!KNOWN_METHODS.has(method)) return bad('Invalid method');
     const targetStart = ++i;
     while (TARGET_BYTE[buf[i]] === 1) i++;
     if (i === targetStart || buf[i] !== SP) return bad('Malformed request line');
@@ -324,6 +348,7 @@ export class Http1Parser {
     let connectionClose = false;
     let connectionKeepAlive = false;
     let expectContinue = false;
+    let hasHost = false;
     const stopAt = end + 2;
     while (i < stopAt) {
       const nameStart = i;
@@ -345,9 +370,8 @@ export class Http1Parser {
         case 14:
           if (nameIs(buf, nameStart, NAME_CONTENT_LENGTH)) {
             const length = parseContentLength(value);
-            if (length < 0 || (contentLength >= 0 && length !== contentLength)) {
-              return bad('Invalid Content-Length');
-            }
+            if (length < 0) return bad('Invalid Content-Length');
+            if (contentLength >= 0) return bad('Duplicate Content-Length');
             contentLength = length;
           }
           break;
@@ -364,8 +388,12 @@ export class Http1Parser {
         case 6:
           if (nameIs(buf, nameStart, NAME_EXPECT) && value.toLowerCase() === '100-continue') expectContinue = true;
           break;
+        case 4:
+          if (nameIs(buf, nameStart, NAME_HOST)) hasHost = true;
+          break;
       }
     }
+    if (!hasHost && !http10) return bad('Missing Host header');
 
     if (transferEncoding !== null) {
       // Both framings at once is the request-smuggling shape; any coding but chunked last leaves the
@@ -474,12 +502,23 @@ export class Http1Parser {
     let i = off;
     while (TCHAR[data[i]] === 1) i++;
     if (i === off || data[i] !== 0x3a) return this.fail(bad('Malformed trailer field'));
+    if (isFramingField(data, off, i)) return this.fail(bad('Framing field in chunked trailers'));
     i++;
     while (i < lineEnd && VALUE_BYTE[data[i]] === 1) i++;
     if (i !== lineEnd) return this.fail(bad('Malformed trailer field'));
     this.trailerBytes += lineEnd + 2 - off;
     if (this.trailerBytes > MAX_HEAD_BYTES) return this.headTooLarge();
     return lineEnd + 2;
+  }
+}
+
+/** Content-Length, Transfer-Encoding or Host: fields a trailer must not carry (RFC 9110 §6.5.1). */
+function isFramingField(buf: Buffer, start: number, end: number): boolean {
+  switch (end - start) {
+    case 14: return nameIs(buf, start, NAME_CONTENT_LENGTH);
+    case 17: return nameIs(buf, start, NAME_TRANSFER_ENCODING);
+    case 4: return nameIs(buf, start, NAME_HOST);
+    default: return false;
   }
 }
 

@@ -1,7 +1,9 @@
 /** The engine host's lifecycle under a C program: death, hangs, orphans, start failures, default location. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import net from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { AbiRun, childrenOf, lazyAbiProgram } from './abi-program.js';
 
@@ -49,6 +51,38 @@ test('the engine host ends when the calling program dies (no orphan)', async () 
     while (isAlive(host) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.not.ok(isAlive(host), 'the host saw its stdin end and exited');
   } finally {
+    await run.kill();
+  }
+});
+
+test('svc_stop is prompt although clients hold idle or half-closed sockets on the admin, metrics and imposter ports', async () => {
+  const imposterPort = await freePort();
+  const options = { port: await freePort(), metricsPort: await freePort(), config: { imposters: [{ port: imposterPort, protocol: 'http' }] } };
+  const run = new AbiRun(abiProgram(), ['serve', JSON.stringify(options)]);
+  const sockets: net.Socket[] = [];
+  try {
+    await run.json('serve_admin');
+    await run.json('list_imposters');
+    await run.pause('serving');
+    for (const port of [options.port, options.metricsPort, imposterPort]) {
+      for (const send of [null, '', 'PRI * HTTP/2.0\r\n']) {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        await new Promise((resolve) => socket.once('connect', resolve));
+        // null: connected and silent; a string: sent, then half-closed (a TCP health probe).
+        if (send !== null) socket.end(send);
+        sockets.push(socket);
+      }
+    }
+    const started = Date.now();
+    run.resume();
+    assert.is(await run.next('stopped', 20_000), '0');
+    // The host's stop grace is 5 s, after which svc_stop kills it; a clean stop takes a fraction of that.
+    const took = Date.now() - started;
+    assert.ok(took < 4000, `svc_stop took ${took} ms`);
+    assert.is(await run.finish(), 0);
+  } finally {
+    for (const socket of sockets) socket.destroy();
     await run.kill();
   }
 });
