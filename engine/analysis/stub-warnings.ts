@@ -4,12 +4,15 @@ import { covers, factsOf, type PredicateFacts } from './predicate-facts.js';
 import { AnchorIndex } from './anchor-index.js';
 
 export type WarningType =
-  | 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated';
+  | 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated'
+  | 'config_key_ignored';
 
-/** SPEC §2.10; `truncated` carries only `warningType` and `message`. */
+/** SPEC §2.10 (and §9.6 `config_key_ignored`, which carries `path`); `truncated` carries only `warningType` and `message`. */
 export interface StubWarning {
   warningType: WarningType;
   message: string;
+  /** `config_key_ignored`: the JSON path of the ignored key. */
+  path?: string;
   stubIndex?: number;
   stubId?: string;
   shadowedByIndex?: number;

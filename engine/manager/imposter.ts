@@ -13,7 +13,7 @@ import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './re
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { LoggedSink } from './request-log.js';
-import { analyzeStubs, debugReport, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
+import { analyzeStubs, debugReport, ignoredConfigKeys, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
@@ -207,7 +207,8 @@ export class Imposter {
   /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list. */
   private analyse(configs: ReadonlyArray<Record<string, unknown>>): void {
     const known = new Set(this.warnings.map((w) => w.message));
-    this.warnings = analyzeStubs(configs);
+    const ignored = ignoredConfigKeys(this.config, configs).map((key): StubWarning => ({ warningType: 'config_key_ignored', ...key }));
+    this.warnings = [...ignored, ...analyzeStubs(configs)];
     for (const w of this.warnings) {
       if (known.has(w.message)) continue;
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.

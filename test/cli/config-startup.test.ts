@@ -97,4 +97,14 @@ test('--validate: exit 0 with a count for a good file, 1 with every problem for 
   assert.match(badTemplate.stderr, /unsupported template tag <% while \(true\) \{\} %>/);
 });
 
+test('--validate lists ignored configuration keys with their JSON path as warnings; the file stays valid', async () => {
+  const typo = file('typo.json', JSON.stringify({ port: 4550, protocol: 'http', recordrequests: true, stubs: [{ respnses: [], responses: [{ is: {} }] }] }));
+  const result = await runSvc(['--validate', typo]);
+  assert.is(result.status, 0, result.stderr);
+  const lines = result.stderr.trim().split('\n');
+  assert.is(lines.length, 2, result.stderr);
+  assert.match(lines[0], /imposter on port 4550: warning config_key_ignored: 'recordrequests' is not a known key/);
+  assert.match(lines[1], /imposter on port 4550: warning config_key_ignored: 'stubs\[0\]\.respnses' is not a known key/);
+});
+
 test.run();

@@ -126,6 +126,38 @@ admin('warnings follow stub changes (replace, add, delete)', async () => {
   assert.is(warnings[100].message, '4 more warnings suppressed');
 });
 
+admin('config_key_ignored: each unknown key of the imposter, _svc, stubs, responses and is, with its JSON path, logged', async () => {
+  const log = createLogger({ level: 'warn', quiet: true });
+  const manager = new ImposterManager({ allowInjection: false, log, host: '127.0.0.1' });
+  try {
+    await manager.createImposter({
+      port, protocol: 'http', recordrequests: true, stubz: [], _svc: { flowstate: {} },
+      stubs: [
+        { predicates: [{ equals: { path: '/a' } }], respnses: [], responses: [{ is: { statuscode: 201, body: 'x' }, behaviours: {} }] },
+        { id: 'kept', scenarioName: 's', required_scenario_state: 'Started', responses: [{ is: { body: 'y' }, _svc: { templated: true } }] },
+      ],
+    });
+    const warnings = manager.get(port)!.warnings.filter((w) => w.warningType === 'config_key_ignored');
+    assert.equal(warnings.map((w) => [w.path, w.stubIndex]), [
+      ['recordrequests', undefined], ['stubz', undefined], ['_svc.flowstate', undefined],
+      ['stubs[0].respnses', 0], ['stubs[0].responses[0].behaviours', 0], ['stubs[0].responses[0].is.statuscode', 0],
+    ]);
+    assert.match(warnings[0]!.message, /'recordrequests' is not a known key and is ignored \(did you mean 'recordRequests'\?\)/);
+    assert.match(warnings[3]!.message, /did you mean 'responses'/);
+    const lines = log.recent().filter((e) => e.level === 'warn').map((e) => e.message);
+    assert.ok(lines.some((l) => l.includes(`imposter ${port}: config_key_ignored: 'stubz'`)), lines.join('\n'));
+  } finally {
+    await manager.close();
+  }
+  await svc.admin('POST', '/imposters', { port, protocol: 'http', recordrequests: true, stubs: [route('GET', '/a')] });
+  const detail = (await svc.admin('GET', `/imposters/${port}`)).json;
+  assert.equal(detail._svc.warnings.map((w: any) => [w.warningType, w.path]), [['config_key_ignored', 'recordrequests']]);
+  const roundTrip = await svc.admin('PUT', '/imposters', { imposters: [(await svc.admin('GET', `/imposters/${port}`)).json] });
+  assert.is(roundTrip.status, 200);
+  assert.equal((await svc.admin('GET', `/imposters/${port}`)).json._svc.warnings.map((w: any) => w.path), ['recordrequests'],
+    'a detail document posted back warns only about the typo, not about its output fields');
+});
+
 admin('warnings are logged at warn level', async () => {
   const log = createLogger({ level: 'warn', quiet: true });
   const manager = new ImposterManager({ allowInjection: false, log, host: '127.0.0.1' });

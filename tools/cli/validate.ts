@@ -2,6 +2,7 @@ import { readConfigFile, ConfigFileError, type ConfigDocument } from '../../engi
 import { parseRoutes, type Route } from '../../admin/front-door/index.js';
 import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
 import { DEFAULT_TTL_SECONDS, needsImplicitFlowStore } from '../../engine/state/index.js';
+import { ignoredConfigKeys } from '../../engine/analysis/index.js';
 import { dirname } from 'node:path';
 import type { CliOptions } from '../../engine/embed/index.js';
 
@@ -33,6 +34,9 @@ export function validateCommand(options: CliOptions, file: string): number {
       const definition = parseImposter(body, { allowInjection: options.allowInjection, generateIds: false, scriptBase });
       if (definition.port !== 0 && ports.has(definition.port)) problems.push(`${file}: duplicate port ${definition.port}`);
       ports.add(definition.port);
+      for (const ignored of ignoredConfigKeys(definition.config, definition.stubs.map((s) => s.config))) {
+        warnings.push(`${file}: ${label(body, index)}: warning config_key_ignored: ${ignored.message}`);
+      }
       if (needsImplicitFlowStore({ _svc: definition.config._svc, stubs: definition.stubs.map((s) => s.config) })) {
         warnings.push(`${file}: ${label(body, index)}: warning E042: script or scenario stubs without _svc.flowState; an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS}) will be used`);
       }
