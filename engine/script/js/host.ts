@@ -33,8 +33,10 @@ const MAX_SOURCES = 4096;
 
 export interface JsScriptHostOptions {
   log: Logger;
-  /** Worker threads (default: min(2, available cores)). */
+  /** Worker threads started at once (default: min(2, available cores)). */
   workers?: number;
+  /** The bound the pool grows to when a new imposter finds every worker busy (default: max(workers, 4)). */
+  maxWorkers?: number;
   /** Heap ceiling of each worker's sandboxes (default 256 MiB). */
   memoryLimitBytes?: number;
 }
@@ -193,8 +195,13 @@ class WorkerSlot {
   }
 }
 
+/** The pool's growth bound when `maxWorkers` is not given (each worker holds a QuickJS heap). */
+const DEFAULT_MAX_WORKERS = 4;
+
 class WorkerScriptHost implements JsScriptHost {
   private readonly slots: WorkerSlot[];
+  private readonly newSlot: () => WorkerSlot;
+  private readonly maxWorkers: number;
   private readonly assigned = new Map<number, WorkerSlot>();
   private nextId = 1;
   private closed = false;
@@ -209,7 +216,9 @@ class WorkerScriptHost implements JsScriptHost {
     };
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
-    this.slots = Array.from({ length: count }, () => new WorkerSlot(spawn, onReply, onExit));
+    this.newSlot = () => new WorkerSlot(spawn, onReply, onExit);
+    this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
+    this.slots = Array.from({ length: count }, this.newSlot);
   }
 
   inject(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<unknown> {
@@ -249,11 +258,22 @@ class WorkerScriptHost implements JsScriptHost {
     await Promise.all(this.slots.map((slot) => slot.stop()));
   }
 
-  /** The imposter's worker: fixed once chosen; a new imposter goes to the worker holding the fewest. */
+  /**
+   * The imposter's worker: fixed once chosen (its state lives there). A new imposter goes to an idle
+   * worker holding the fewest imposters, so it does not queue behind another imposter's slow script;
+   * when every worker is busy the pool grows (up to `maxWorkers`), else the least loaded is shared.
+   */
   private slotFor(scope: number): WorkerSlot {
     let slot = this.assigned.get(scope);
     if (!slot) {
-      slot = this.slots.reduce((best, s) => (s.scopes < best.scopes ? s : best));
+      let candidates = this.slots.filter((s) => s.pending.size === 0);
+      if (candidates.length === 0 && this.slots.length < this.maxWorkers) {
+        const added = this.newSlot();
+        this.slots.push(added);
+        candidates = [added];
+      }
+      if (candidates.length === 0) candidates = this.slots;
+      slot = candidates.reduce((best, s) => (s.scopes < best.scopes ? s : best));
       slot.scopes += 1;
       this.assigned.set(scope, slot);
     }

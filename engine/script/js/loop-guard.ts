@@ -5,7 +5,8 @@
  * iteration and calls the sandbox's LOOP_BOUND_HOOK past the bound. The rewrite keeps line numbers
  * (it inserts text on existing lines) and runs once per source, when the sandbox compiles it.
  */
-import { parse, type Node } from 'acorn';
+import { createRequire } from 'node:module';
+import type * as Acorn from 'acorn';
 
 export const LOOP_ITERATIONS_PER_FRAME = 10_000_000;
 /** The sandbox global a guarded loop calls past the bound (defined non-writable by the sandbox). */
@@ -17,7 +18,11 @@ const LOOPS = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'Whil
 // A class static block is not a frame of its own here: its loops count against the enclosing function's counter.
 const FRAMES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
-type AnyNode = Node & Record<string, unknown>;
+type AnyNode = Acorn.Node & Record<string, unknown>;
+/** A source without these words has no loop to guard. */
+const LOOP_KEYWORD = /\b(?:for|while|do)\b/;
+/** Loaded on the first source with a loop: most scripts have none, and the parser adds to a worker's cold start. */
+let acorn: typeof Acorn | undefined;
 
 /** Where a function's counter is declared: the start of its body, after the directive prologue. */
 function counterAt(frame: AnyNode): number | undefined {
@@ -37,9 +42,11 @@ function counterAt(frame: AnyNode): number | undefined {
  * acorn cannot parse is returned unchanged: QuickJS then reports its own syntax error.
  */
 export function guardLoops(source: string): string {
-  let program: Node;
+  if (!LOOP_KEYWORD.test(source)) return source;
+  acorn ??= createRequire(import.meta.url)('acorn') as typeof Acorn;
+  let program: Acorn.Node;
   try {
-    program = parse(`(${source}\n)`, { ecmaVersion: 'latest', sourceType: 'script' });
+    program = acorn.parse(`(${source}\n)`, { ecmaVersion: 'latest', sourceType: 'script' });
   } catch {
     return source;
   }

@@ -112,7 +112,7 @@ export const PRELUDE = String.raw`(function (hostLog, hostState) {
     const json = () => {
       if (!tried) {
         tried = true;
-        try { parsed = parse(body); isJson = body !== ''; } catch (e) { isJson = false; }
+        try { parsed = parse(body); isJson = true; } catch (e) { isJson = false; }
       }
       return isJson;
     };
