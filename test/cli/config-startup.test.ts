@@ -61,7 +61,7 @@ test('startup fails naming the file and tag, or the port of a scripted imposter 
   assert.ok(badTag.stderr.includes(inner), badTag.stderr);
   assert.ok(badTag.stderr.includes('<%= name %>'), badTag.stderr);
   assert.is(gated.status, 1);
-  assert.match(gated.stderr, new RegExp(`imposter on port ${port}: JavaScript injection is not allowed`));
+  assert.match(gated.stderr, new RegExp(`imposter on port ${port}: stubs\\[0\\]: JavaScript injection is not allowed`));
 });
 
 test('--validate: exit 0 with a count for a good file, 1 with every problem for a bad one', async () => {
@@ -88,7 +88,7 @@ test('--validate: exit 0 with a count for a good file, 1 with every problem for 
   const lines = notOk.stderr.trim().split('\n');
   assert.is(lines.length, 3, notOk.stderr);
   assert.match(lines[0], /imposter on port 4547: .*smtp/);
-  assert.match(lines[1], /imposter on port 4548: invalid injection: JavaScript injection is not allowed/);
+  assert.match(lines[1], /imposter on port 4548: stubs\[0\]: invalid injection: JavaScript injection is not allowed/);
   assert.match(lines[2], /duplicate port 4549/);
   assert.is(gatedScripted.status, 1);
   assert.is(missing.status, 1);
