@@ -2,6 +2,7 @@
  * The admin port answers browsers with the dashboard and every other client exactly as before
  * (issue 14 scope 1 and 4): HTML only when `Accept` ranks text/html above application/json.
  */
+import { readdirSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prefersHtml } from '../../admin/dashboard/index.js';
@@ -89,6 +90,9 @@ plane('the page files come from the package: app modules, preact, hooks and htm'
     assert.ok(res.bodyBytes.length > 0, name);
     assert.match(String(res.headers['content-type']), name.endsWith('.css') ? /^text\/css/ : /^text\/javascript/, name);
   }
+  const page = await get('/', { Accept: BROWSER_ACCEPT });
+  const modules = readdirSync(new URL('../../admin/dashboard/static/', import.meta.url)).filter((name) => name.endsWith('.js'));
+  for (const name of modules) assert.match(page.body, `<link rel="modulepreload" href="/_dashboard/assets/${name}">`, `${name} is preloaded`);
   const unknown = await get('/_dashboard/assets/nope.js');
   assert.is(unknown.status, 404);
   assert.is(JSON.parse(unknown.body).errors[0].type, 'not_found');
