@@ -130,19 +130,19 @@ keyed('the page and its files need no key; every API read still does', async () 
 
 keyed.run();
 
-const process = suite('dashboard: served by the svc binary');
+const binary = suite('dashboard: served by the svc binary');
 let running: RunningServer;
 
-process.before(async () => {
+binary.before(async () => {
   running = await startSvc({ args: ['--metrics-port', String(await freePort())] });
 });
-process.after(async () => { await running.stop(); });
+binary.after(async () => { await running.stop(); });
 
-process('the started server answers a browser with the page and its files', async () => {
+binary('the started server answers a browser with the page and its files', async () => {
   const page = await http('GET', `http://127.0.0.1:${running.adminPort}/`, { headers: { Accept: BROWSER_ACCEPT } });
   assert.match(String(page.headers['content-type']), /^text\/html/);
   const preact = await http('GET', `http://127.0.0.1:${running.adminPort}/_dashboard/assets/vendor/preact.mjs`);
   assert.is(preact.status, 200);
 });
 
-process.run();
+binary.run();
