@@ -36,7 +36,7 @@ test('a miss names the failing predicate of each visited stub and the stubs the 
     'stub 1: predicate 1 failed: contains body',
     'stub 2: skipped: it belongs to space "tenant-a"',
     'stub 3: skipped: scenario "checkout" is not in state "paid"',
-    'stub 0: ruled out by the request index before their predicates ran',
+    'stub 0: ruled out by the request index before its predicates ran',
   ]);
 });
 
@@ -45,6 +45,8 @@ test('a hit, a capped list and a missing outcome', () => {
   const capped = outcomeSentences({ matched: false, tried: [{ stubIndex: 0, why: { reason: 'failedPredicate', predicateIndex: 0 } }], triedOmitted: 30 }, stubs);
   assert.equal(capped.map((l: { text: string }) => l.text), ['matched no stub', 'stub 0: predicate 0 failed: equals path', '… and 30 more candidates']);
   assert.equal(outcomeSentences(undefined, stubs), [{ kind: 'none', text: 'no match outcome recorded' }]);
+  const none = outcomeSentences({ matched: false }, stubs);
+  assert.is(none[1].text, 'stubs 0, 1, 2, 3: ruled out by the request index before their predicates ran');
 });
 
 test('an error source is found at its JSON path in the submitted config', () => {
