@@ -5,6 +5,7 @@
  * within 2 s) is ~20x what it takes here.
  */
 import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -46,6 +47,32 @@ test.after.each(async () => {
 });
 
 const url = (path: string) => `http://127.0.0.1:${svc.adminPort}${path}`;
+
+/**
+ * `count` GETs to an imposter whose response keeps the connection open (svc, like mountebank, closes
+ * it by default), each sent when the previous answer has ended, over a few raw sockets.
+ */
+function sendMany(port: number, count: number, connections = 8): Promise<void> {
+  let next = 0;
+  const lane = () => new Promise<void>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setEncoding('latin1');
+    const send = () => {
+      if (next >= count) {
+        socket.destroy();
+        resolve();
+        return;
+      }
+      socket.write(`GET /bulk?n=${next++} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    };
+    // Chunked answers end with the zero-size chunk.
+    socket.on('data', (chunk: string) => { if (chunk.endsWith('0\r\n\r\n')) send(); });
+    socket.on('error', reject);
+    socket.on('close', () => { if (next < count) reject(new Error('imposter closed the connection')); });
+    socket.on('connect', send);
+  });
+  return Promise.all(Array.from({ length: connections }, lane)).then(() => undefined);
+}
 
 const ordersStubs = [
   { predicates: [{ equals: { path: '/health' } }], responses: [{ is: { body: 'up' } }] },
@@ -122,6 +149,86 @@ test('the test-request form shows the debug report', async () => {
   const report = page.locator('.report.match');
   await report.waitFor(WAIT);
   assert.match(await report.innerText(), /matched stub 0 [-0-9a-f]+: is 200/);
+});
+
+test('the live tail reconnects and fetches what it missed with since=, without duplicates', async () => {
+  const port = await svc.createImposter({ name: 'orders', recordRequests: true, stubs: ordersStubs });
+  await http('GET', `http://127.0.0.1:${port}/health?n=1`);
+  await page.goto(url(`/imposters/${port}`));
+  await page.locator('#tail-status:text("live")').waitFor(WAIT);
+  const sinceCalls: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/savedRequests?since=')) sinceCalls.push(new URL(request.url()).searchParams.get('since') ?? '');
+  });
+  // Drops the event stream (and every other admin connection); the request lands while it is down.
+  svc.server.closeAllConnections();
+  await http('GET', `http://127.0.0.1:${port}/health?n=2`);
+  await page.locator('li.request:has-text("n=2")').waitFor(WAIT);
+  await page.locator('#tail-status:text("live")').waitFor(WAIT);
+  await http('GET', `http://127.0.0.1:${port}/health?n=3`);
+  await page.locator('li.request:has-text("n=3")').waitFor(WAIT);
+  assert.is(await page.locator('li.request').count(), 3);
+  assert.is(await page.locator('#request-count').innerText(), '3');
+  assert.ok(sinceCalls.includes('1'), `reconciled with since=1 (calls: ${sinceCalls.join(', ')})`);
+});
+
+test('scenarios, spaces and flow state of an imposter', async () => {
+  const port = await svc.createImposter({
+    name: 'flows', recordRequests: true,
+    _svc: { flowState: { backend: 'inmemory' } },
+    stubs: [
+      { scenarioName: 'checkout', requiredScenarioState: 'Started', newScenarioState: 'paid', predicates: [{ equals: { path: '/pay' } }],
+        responses: [{ is: { body: 'paid' }, _svc: { stateOps: [{ op: 'increment', key: 'payments' }] } }] },
+    ],
+  });
+  const space = await svc.admin('POST', `/imposters/${port}/spaces/tenant-a/stubs`, { responses: [{ is: { body: 'a' } }] });
+  assert.is(space.status, 201, space.body);
+  await http('GET', `http://127.0.0.1:${port}/pay`);
+  await page.goto(url(`/imposters/${port}`));
+  const scenario = page.locator('.panel:has(h2:text("Scenarios")) tbody tr');
+  await scenario.waitFor(WAIT);
+  assert.match(await scenario.innerText(), /checkout\s+paid/);
+  await page.locator('button.chip:text("tenant-a")').click(WAIT);
+  await page.locator('.panel:has(h2:text("Spaces")) p:has-text("1 stubs")').waitFor(WAIT);
+  assert.is(await page.locator('#flow-state-keys').inputValue(), 'payments');
+  await page.locator('.panel:has(h2:text("Flow state")) button:text("Look up")').click(WAIT);
+  const value = page.locator('.panel:has(h2:text("Flow state")) tbody tr');
+  await value.waitFor(WAIT);
+  assert.match(await value.innerText(), /payments\s+1/);
+});
+
+test('the config and logs pages show /config and recent log lines', async () => {
+  await page.goto(url('/config'));
+  await page.locator('h1:has-text("svc test")').waitFor(WAIT);
+  assert.match(await page.locator('main').innerText(), /allowInjection/);
+  await page.locator('nav a:text("Logs")').click(WAIT);
+  await page.locator('h1:has-text("Logs")').waitFor(WAIT);
+  assert.is(new URL(page.url()).pathname, '/logs');
+});
+
+test('stays fast with 100 imposters and 10,000 recorded requests', async () => {
+  const bulk = [];
+  for (let i = 0; i < 99; i += 1) bulk.push({ port: await freePort(), protocol: 'http', name: `bulk-${i}` });
+  assert.is((await svc.admin('PUT', '/imposters', { imposters: bulk })).status, 200);
+  const busy = await svc.createImposter({
+    name: 'busy', recordRequests: true,
+    stubs: [{ predicates: [{ equals: { path: '/bulk' } }], responses: [{ is: { headers: { Connection: 'keep-alive' }, body: 'up' } }] }, ...ordersStubs],
+  });
+  await sendMany(busy, 10_000);
+  let started = Date.now();
+  await page.goto(url('/imposters'));
+  await page.locator(`tr[data-port="${busy}"]`).waitFor(WAIT);
+  const listMs = Date.now() - started;
+  assert.is(await page.locator('tbody tr').count(), 100);
+  started = Date.now();
+  await page.goto(url(`/imposters/${busy}`));
+  await page.locator('#request-count:text("10000")').waitFor(WAIT);
+  await page.locator('li.request').first().waitFor(WAIT);
+  const detailMs = Date.now() - started;
+  assert.is(await page.locator('li.request').count(), 100, 'renders the newest 100, more on demand');
+  await http('GET', `http://127.0.0.1:${busy}/health?last=1`);
+  await page.locator('li.request:has-text("last=1")').waitFor(WAIT);
+  console.log(`dashboard with 100 imposters: list ${listMs} ms; imposter with 10,000 requests: ${detailMs} ms`);
 });
 
 test('the page weighs under 200 KB uncompressed', async () => {

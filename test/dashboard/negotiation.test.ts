@@ -2,6 +2,7 @@
  * The admin port answers browsers with the dashboard and every other client exactly as before
  * (issue 14 scope 1 and 4): HTML only when `Accept` ranks text/html above application/json.
  */
+import { readdirSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prefersHtml } from '../../admin/dashboard/index.js';
@@ -89,6 +90,9 @@ plane('the page files come from the package: app modules, preact, hooks and htm'
     assert.ok(res.bodyBytes.length > 0, name);
     assert.match(String(res.headers['content-type']), name.endsWith('.css') ? /^text\/css/ : /^text\/javascript/, name);
   }
+  const page = await get('/', { Accept: BROWSER_ACCEPT });
+  const modules = readdirSync(new URL('../../admin/dashboard/static/', import.meta.url)).filter((name) => name.endsWith('.js'));
+  for (const name of modules) assert.match(page.body, `<link rel="modulepreload" href="/_dashboard/assets/${name}">`, `${name} is preloaded`);
   const unknown = await get('/_dashboard/assets/nope.js');
   assert.is(unknown.status, 404);
   assert.is(JSON.parse(unknown.body).errors[0].type, 'not_found');
@@ -126,19 +130,19 @@ keyed('the page and its files need no key; every API read still does', async () 
 
 keyed.run();
 
-const process = suite('dashboard: served by the svc binary');
+const binary = suite('dashboard: served by the svc binary');
 let running: RunningServer;
 
-process.before(async () => {
+binary.before(async () => {
   running = await startSvc({ args: ['--metrics-port', String(await freePort())] });
 });
-process.after(async () => { await running.stop(); });
+binary.after(async () => { await running.stop(); });
 
-process('the started server answers a browser with the page and its files', async () => {
+binary('the started server answers a browser with the page and its files', async () => {
   const page = await http('GET', `http://127.0.0.1:${running.adminPort}/`, { headers: { Accept: BROWSER_ACCEPT } });
   assert.match(String(page.headers['content-type']), /^text\/html/);
   const preact = await http('GET', `http://127.0.0.1:${running.adminPort}/_dashboard/assets/vendor/preact.mjs`);
   assert.is(preact.status, 200);
 });
 
-process.run();
+binary.run();

@@ -24,7 +24,7 @@ function Report({ report }) {
     return html`<div class="report match">
       <p><strong>matched stub ${result.stubIndex}</strong>${result.stubId && html` <code class="muted">${result.stubId}</code>`}:
         ${' '}${preview.responseType} ${preview.statusCode ?? ''}</p>
-      ${preview.bodyPreview !== undefined && html`<pre>${preview.bodyPreview}</pre>`}
+      ${preview.bodyPreview ? html`<pre>${preview.bodyPreview}</pre>` : null}
       <${JsonView} summary="debug report" value=${report} />
     </div>`;
   }

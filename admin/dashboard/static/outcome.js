@@ -62,7 +62,8 @@ export function outcomeSentences(outcome, stubs = []) {
     const skipped = stubs.map((_, index) => index).filter((index) => !visited.has(index));
     if (skipped.length > 0) {
       const named = skipped.length > 8 ? `${skipped.slice(0, 8).join(', ')} … (${skipped.length} stubs)` : skipped.join(', ');
-      lines.push({ kind: 'tried', text: `${skipped.length === 1 ? 'stub' : 'stubs'} ${named}: ruled out by the request index before their predicates ran` });
+      const one = skipped.length === 1;
+      lines.push({ kind: 'tried', text: `${one ? 'stub' : 'stubs'} ${named}: ruled out by the request index before ${one ? 'its' : 'their'} predicates ran` });
     }
   }
   return lines;

@@ -19,7 +19,7 @@ export function ConfigPage() {
   return html`<section>
     <h1>Config ${data && html`<span class="muted">svc ${data.version}</span>`}</h1>
     <${ErrorText} error=${config.error} />
-    ${data && html`<div class="columns">
+    ${data && html`<div class="columns even">
       <section class="panel"><h2>Options</h2><${Fields} value=${data.options} /></section>
       <section class="panel"><h2>Serve options</h2><${Fields} value=${data.serveOptions} /></section>
       <section class="panel"><h2>Process</h2><${Fields} value=${data.process} /></section>
