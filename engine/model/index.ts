@@ -1,7 +1,6 @@
 export type { WireRequest, MockRequest, HeaderMap, HeaderValue, QueryMap } from './request.js';
 export { SvcError, errors, errorEntries, isSvcError, type ErrorEntry } from './errors.js';
 export { isObject, cloneJson, type Json, type JsonObject } from './json.js';
-export { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition, type Protocol, type ParseOptions } from './imposter-config.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';
 export {
@@ -10,3 +9,4 @@ export {
 export {
   FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
 } from './scenario-fields.js';
+export { stubScripts, scriptSpecOf, isScriptPredicate, type StubScript, type ScriptPlacement } from './script-locations.js';
