@@ -2,7 +2,7 @@
  * A compiled stub set: first match in index order (SPEC 2.1), visiting only the candidates the
  * index allows. Evaluation stays synchronous unless a visited stub holds an `inject` predicate.
  */
-import type { MockRequest } from '../model/request.js';
+import type { MockRequest } from '../model/index.js';
 import { compileNode, type CompiledNode } from './compile-predicate.js';
 import { PredicateError } from './errors.js';
 import { RequestView } from './request-view.js';

@@ -1,4 +1,4 @@
-import type { WireRequest } from '../model/request.js';
+import type { WireRequest } from '../model/index.js';
 
 /** Ordered response header list; a name may repeat (one line per value). */
 export type OutgoingHeaders = Array<[string, string]>;

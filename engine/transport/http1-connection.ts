@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { WireRequest } from '../model/request.js';
+import type { WireRequest } from '../model/index.js';
 import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import { errorEnvelope, JSON_HEADERS } from './envelope.js';
 import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
