@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  errors, isObject, isSvcError, SvcError, parseImposter, parseStubs, predicatesAreScripted, injectionMessages, errorEntries,
-  type ImposterDefinition, type StubDefinition, type ErrorEntry,
+  errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry,
 } from '../model/index.js';
+import { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition } from '../validate/index.js';
 import {
   BodyBudget, checkBindable, createListener, defaultKeyPair, DEFAULT_BUFFERED_BODY_BYTES, isHttp2Disabled, type ConnectionTimeouts, type ListenerOptions,
 } from '../transport/index.js';

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { ImposterDefinition, MockRequest, StubDefinition, WireRequest } from '../model/index.js';
+import type { MockRequest, WireRequest } from '../model/index.js';
+import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
 import { cloneJson, isObject, plainRequest, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {

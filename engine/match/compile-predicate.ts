@@ -4,7 +4,7 @@
  * Anything mountebank would throw while evaluating (bad regex, missing operator...) becomes a
  * closure that throws the same way when reached, so validation can dry-run it like mountebank.
  */
-import type { MockRequest } from '../model/request.js';
+import type { MockRequest } from '../model/index.js';
 import { actualField, type ActualConfig } from './actual.js';
 import { PredicateError } from './errors.js';
 import { normaliseValue, tryJSON } from './normalise.js';

@@ -2,7 +2,7 @@
  * Per-predicate verdicts for verify's `closest`: which top-level predicates a request satisfies and
  * the request fields each one looked at.
  */
-import type { MockRequest } from '../model/request.js';
+import type { MockRequest } from '../model/index.js';
 import { compileNode, type CompiledNode } from './compile-predicate.js';
 import { PredicateError } from './errors.js';
 import { normaliseValue } from './normalise.js';

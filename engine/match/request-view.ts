@@ -2,7 +2,7 @@
  * Per-request memo shared by every predicate evaluated for one request: case-folded strings and
  * lowercase-keyed maps are computed once, not once per stub.
  */
-import type { MockRequest, QueryMap } from '../model/request.js';
+import type { MockRequest, QueryMap } from '../model/index.js';
 
 export type ScalarField = 'requestFrom' | 'method' | 'path' | 'body' | 'ip';
 export type KeyedField = 'query' | 'headers' | 'form';

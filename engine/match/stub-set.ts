@@ -4,7 +4,7 @@
  * A traced match (recorded requests, SPEC §2.9) also reports the stubs the index skipped, in index
  * order; only the first TRIED_CAP entries are shown, so only those are evaluated for their reason.
  */
-import type { MockRequest } from '../model/request.js';
+import type { MockRequest } from '../model/index.js';
 import { compileNode, type CompiledNode } from './compile-predicate.js';
 import { PredicateError } from './errors.js';
 import { RequestView } from './request-view.js';

@@ -1,4 +1,4 @@
-import type { MockRequest } from '../model/request.js';
+import type { MockRequest } from '../model/index.js';
 
 export type Eligibility = 'ok' | 'skippedSpace' | 'skippedScenarioState';
 

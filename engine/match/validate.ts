@@ -4,7 +4,7 @@
  * true so a later bad predicate passes, `inject` is not run, a bad nested regex passes unless the
  * dry run reaches it.
  */
-import type { MockRequest } from '../model/request.js';
+import type { MockRequest } from '../model/index.js';
 import { compileNode } from './compile-predicate.js';
 import { RequestView } from './request-view.js';
 

@@ -2,7 +2,6 @@ export type { WireRequest, MockRequest, HeaderMap, HeaderValue, QueryMap } from 
 export { SvcError, errors, errorEntries, isSvcError, type ErrorEntry } from './errors.js';
 export { isObject, cloneJson, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
 export { repeatedHeaderProblems } from './header-names.js';
-export { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition, type Protocol, type ParseOptions } from './imposter-config.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';
 export {
@@ -12,3 +11,4 @@ export {
   FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
 } from './scenario-fields.js';
 export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, isIntegerIn } from './limits.js';
+export { stubScripts, scriptSpecOf, isScriptPredicate, type StubScript, type ScriptPlacement } from './script-locations.js';

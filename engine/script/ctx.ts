@@ -3,10 +3,9 @@
  * plain data. State operations go through a synchronous `StateCall`: in the worker it blocks on the
  * main thread's FlowStore, in `svc script eval` it is an in-memory map.
  */
-import type { ScriptRequestData, ScriptResponseData, StubInfo } from './protocol.js';
+import type { ScriptRequestData, ScriptResponseData, StateOp, StubInfo } from './protocol.js';
 
-/** The FlowStore operations a script can reach (engine/state/flow-store.ts), by method name. */
-export type StateOp = 'get' | 'set' | 'exists' | 'delete' | 'incrBy' | 'cas' | 'expireFlow' | 'expireKey' | 'clear';
+export type { StateOp } from './protocol.js';
 
 /** Runs one state operation for a flow and returns its result, or throws (a backend failure). */
 export type StateCall = (flowId: string, op: StateOp, args: unknown[]) => unknown;

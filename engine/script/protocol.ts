@@ -3,10 +3,10 @@
  * engine/script/js): the request/response shapes a script sees, and the state messages a worker
  * sends to its imposter's flow store (state-bridge.ts). Neither engine reaches into the other for them.
  */
-import type { StateOp } from './ctx.js';
+import type { ScriptPlacement } from '../model/index.js';
 
-/** Where a script runs (SPEC §2.7), named by its entry point. */
-export type Placement = 'respond' | 'matches' | 'transform' | 'delay';
+/** Where a script runs (SPEC §2.7), named by its entry point (engine/model lists where each sits in a stub). */
+export type Placement = ScriptPlacement;
 
 export interface ScriptRequestData {
   method: string;
@@ -30,6 +30,9 @@ export interface StubInfo {
   scenarioName?: string;
   scenarioState?: string;
 }
+
+/** The FlowStore operations a script can reach (engine/state/flow-store.ts), by method name. */
+export type StateOp = 'get' | 'set' | 'exists' | 'delete' | 'incrBy' | 'cas' | 'expireFlow' | 'expireKey' | 'clear';
 
 export interface StateMessage {
   type: 'state';

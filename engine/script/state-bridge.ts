@@ -9,8 +9,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import type { FlowStore } from '../state/index.js';
-import type { StateOp } from './ctx.js';
-import type { StateAnswer, StateMessage } from './protocol.js';
+import type { StateAnswer, StateMessage, StateOp } from './protocol.js';
 
 /** The deadline passed while waiting for the store. */
 export class StateTimeout extends Error {}

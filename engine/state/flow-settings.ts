@@ -1,6 +1,5 @@
-import { isObject, parseFlowIdSource } from '../model/index.js';
+import { isObject, parseFlowIdSource, stubScripts } from '../model/index.js';
 import type { FlowIdSource } from './flow-store.js';
-import { stubScripts } from '../script/svc/index.js';
 
 /** Redis connection settings of `_svc.flowState` (SPEC §2.8). */
 export interface RedisSettings {

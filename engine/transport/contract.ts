@@ -1,4 +1,4 @@
-import type { WireRequest } from '../model/request.js';
+import type { WireRequest } from '../model/index.js';
 import type { BodyBudget } from './body-budget.js';
 
 /** Ordered response header list; a name may repeat (one line per value). */

@@ -1,6 +1,6 @@
 import http2, { type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
-import type { WireRequest } from '../model/request.js';
+import type { WireRequest } from '../model/index.js';
 import type { BodyBudget } from './body-budget.js';
 import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import { errorEnvelope } from './envelope.js';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { WireRequest } from '../model/request.js';
+import type { WireRequest } from '../model/index.js';
 import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import type { BodyBudget } from './body-budget.js';
 import type { DeadlineSweep, Expiring } from './deadline-sweep.js';

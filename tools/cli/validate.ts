@@ -1,6 +1,7 @@
 import { readConfigFile, ConfigFileError, type ConfigDocument } from '../../engine/config/index.js';
 import { parseRoutes, type Route } from '../../admin/front-door/index.js';
-import { isObject, isSvcError, parseImposter } from '../../engine/model/index.js';
+import { isObject, isSvcError } from '../../engine/model/index.js';
+import { parseImposter } from '../../engine/validate/index.js';
 import { DEFAULT_TTL_SECONDS, needsImplicitFlowStore } from '../../engine/state/index.js';
 import { ignoredConfigKeys } from '../../engine/analysis/index.js';
 import { dirname } from 'node:path';

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { errorEntries, errors, type ErrorEntry } from './errors.js';
-import { cloneJson, isObject } from './json.js';
-import { MAX_REPEAT } from './limits.js';
-import { repeatedHeaderProblems } from './header-names.js';
-import { scriptedReasons } from './injection.js';
-import { FLOW_GATE_FIELDS, flowGateProblems } from './scenario-fields.js';
-import { flowStateProblems, stateOpsProblems } from './flow-state-config.js';
+import {
+  cloneJson, errorEntries, errors, FLOW_GATE_FIELDS, flowGateProblems, flowStateProblems, isObject, MAX_REPEAT, repeatedHeaderProblems, scriptedReasons, stateOpsProblems,
+  type ErrorEntry,
+} from '../model/index.js';
 import { validatePredicates } from '../match/index.js';
 import { behaviorProblems, faultBlockErrors, proxyProblems } from '../respond/index.js';
 import { scriptSettingsOf, stubScriptProblems, type ScriptBase, type ScriptSettings } from '../script/svc/index.js';
