@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServerBuilder, type RunningServer } from '../../engine/embed/index.js';
 import { createLogger } from '../../engine/log/index.js';
-import { parseCliOptions } from '../../tools/cli/options.js';
+import { parseCliOptions } from '../../engine/embed/index.js';
 import { RawClient, envelopeOf, headerOf } from '../transport-support.js';
 import { freePort, http } from '../helpers/servers.js';
 
