@@ -76,7 +76,7 @@ export function httpsGet(port: number, path: string, headers: Record<string, str
       res.on('data', (chunk: string) => { body += chunk; });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
-    req.setTimeout(5000, () => req.destroy(new Error(`GET https://localhost:${port}${path} timed out`)));
+    req.setTimeout(30_000, () => req.destroy(new Error(`GET https://localhost:${port}${path} timed out`)));
     req.on('error', reject);
     req.end();
   });

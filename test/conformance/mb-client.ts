@@ -64,7 +64,7 @@ export function mbClient(protocol: 'http' | 'https'): MbClient {
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
       });
     });
-    req.setTimeout(10_000, () => req.destroy(new Error(`${spec.method} ${spec.path} on ${spec.port} timed out`)));
+    req.setTimeout(30_000, () => req.destroy(new Error(`${spec.method} ${spec.path} on ${spec.port} timed out`)));
     req.on('error', reject);
     if (spec.body !== undefined) {
       req.end(Buffer.isBuffer(spec.body) || typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));

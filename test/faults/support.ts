@@ -85,7 +85,7 @@ export function clientRequest(protocol: Protocol, port: number, path: string): P
         status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), elapsedMs: performance.now() - started,
       }));
     });
-    req.setTimeout(5000, () => req.destroy(new Error('timed out')));
+    req.setTimeout(30_000, () => req.destroy(new Error('timed out')));
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ errorCode: error.code ?? error.message, elapsedMs: performance.now() - started }));
     req.end();
   });

@@ -18,7 +18,7 @@ function viaProxy(proxyPort: number, url: string): Promise<string> {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve(body));
     });
-    req.setTimeout(5000, () => req.destroy(new Error(`GET ${url} via proxy timed out`)));
+    req.setTimeout(30_000, () => req.destroy(new Error(`GET ${url} via proxy timed out`)));
     req.on('error', reject);
     req.end();
   });

@@ -210,7 +210,7 @@ export function http(method: string, url: string, options: HttpOptions = {}): Pr
         });
       });
     });
-    req.setTimeout(options.timeoutMs ?? 5000, () => req.destroy(new Error(`${method} ${url} timed out`)));
+    req.setTimeout(options.timeoutMs ?? 30_000, () => req.destroy(new Error(`${method} ${url} timed out`)));
     req.on('error', reject);
     req.end(options.body);
   });

@@ -78,7 +78,7 @@ export function viaProxy(proxyPort: number, url: string, options: ProxiedRequest
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       res.on('error', reject);
     });
-    req.setTimeout(10_000, () => req.destroy(new Error(`${url} through the proxy timed out`)));
+    req.setTimeout(30_000, () => req.destroy(new Error(`${url} through the proxy timed out`)));
     req.on('error', reject);
     req.end(options.body);
   });
@@ -121,7 +121,7 @@ export function requestOver(socket: Socket, host: string, path: string, options:
       res.on('end', () => { socket.destroy(); resolve({ status: res.statusCode ?? 0, headers: res.headers, body }); });
       res.on('error', reject);
     });
-    req.setTimeout(10_000, () => req.destroy(new Error(`${host}${path} through the tunnel timed out`)));
+    req.setTimeout(30_000, () => req.destroy(new Error(`${host}${path} through the tunnel timed out`)));
     req.on('error', reject);
     req.end(options.body);
   });
