@@ -77,4 +77,9 @@ export interface StateMessage {
 
 export type StateAnswer = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };
 
-export type WorkerMessage = DoneMessage | StateMessage;
+/** The worker finished starting: from now on a run waiting behind it waits for scripts, not a cold start. */
+export interface ReadyMessage {
+  type: 'ready';
+}
+
+export type WorkerMessage = DoneMessage | StateMessage | ReadyMessage;
