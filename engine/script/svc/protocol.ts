@@ -42,4 +42,9 @@ export interface DoneMessage {
   logs: Array<[LogLevel, string]>;
 }
 
-export type WorkerMessage = DoneMessage | StateMessage;
+/** The worker finished starting: from now on a run waiting behind it waits for scripts, not a cold start. */
+export interface ReadyMessage {
+  type: 'ready';
+}
+
+export type WorkerMessage = DoneMessage | StateMessage | ReadyMessage;

@@ -77,6 +77,8 @@ class Slot {
   state: StateChannel;
   /** Stops a grown worker that stayed idle. */
   idleTimer: NodeJS.Timeout | undefined;
+  /** The current worker has started (a run posted before then waits for the start, not for a script). */
+  ready = false;
 
   constructor(private readonly spawn: () => [Worker, StateChannel], private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
     private readonly onExit: (slot: Slot, reason: string) => void) {
@@ -85,6 +87,7 @@ class Slot {
 
   private start(): [Worker, StateChannel] {
     const [worker, state] = this.spawn();
+    this.ready = false;
     worker.on('message', (message: WorkerMessage) => this.onMessage(this, message));
     worker.on('error', (err) => this.exited(worker, err.message));
     worker.on('exit', (code) => this.exited(worker, `exited with code ${code}`));
@@ -207,12 +210,15 @@ export class SvcScriptRunner {
     if (waiting) this.growSoon();
   }
 
-  /** Every worker is busy while a run could start: unless one frees up within STALL_MS, add one. */
+  /**
+   * Every worker is busy while a run could start: unless one frees up within STALL_MS, add one.
+   * Workers still starting do not count as stalled (a burst at startup must not spawn a crowd).
+   */
   private growSoon(): void {
     if (this.growTimer || this.slots.length >= this.maxWorkers) return;
     this.growTimer = setTimeout(() => {
       this.growTimer = undefined;
-      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.current === undefined)) return;
+      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.current === undefined || !s.ready)) return;
       if (!this.queue.some((p) => (this.running.get(p.run.scope) ?? 0) < this.baseWorkers)) return;
       this.slots.push(this.newSlot());
       this.dispatch();
@@ -258,8 +264,15 @@ export class SvcScriptRunner {
   }
 
   private received(slot: Slot, message: WorkerMessage): void {
-    if (message.type === 'state') this.state(slot, message);
-    else this.done(slot, message);
+    if (message.type === 'state') {
+      this.state(slot, message);
+    } else if (message.type === 'ready') {
+      slot.ready = true;
+      // Runs that waited while it started may now be waiting on scripts.
+      if (this.queue.length > 0) this.dispatch();
+    } else {
+      this.done(slot, message);
+    }
   }
 
   private done(slot: Slot, { id, outcome, logs }: DoneMessage): void {

@@ -96,3 +96,4 @@ port.on('message', (message: RunMessage) => {
   }
   port.postMessage({ type: 'done', id: message.id, outcome, logs });
 });
+port.postMessage({ type: 'ready' });
