@@ -8,8 +8,9 @@ export { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr
 export { watchAcceptLoop } from './accept-loop.js';
 export { ServerBuilder, StartupFailure, type RunningServer } from './server-builder.js';
 // Server options and process helpers: the CLI (tools/cli) maps argv onto these, embedding hosts call them directly.
-export { parseCliOptions, applyRcfileDefaults, UsageError, KNOWN_FLAGS, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
-export { stopServer, stopForRestart, stopCommand, restartCommand } from './process-control.js';
-export { saveImposters, saveCommand, replayCommand, healthcheckCommand, type AdminTarget } from './snapshot.js';
-export { writePidFile, readPidFile, removeOwnPidFile, processAlive } from './pidfile.js';
+export {
+  parseCliOptions, applyRcfileDefaults, UsageError, KNOWN_FLAGS, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions,
+  stopServer, stopForRestart, stopCommand, restartCommand, saveImposters, saveCommand, replayCommand, healthcheckCommand, type AdminTarget,
+  writePidFile, readPidFile, removeOwnPidFile, processAlive,
+} from './process/index.js';
 export { VERSION } from '../version/index.js';

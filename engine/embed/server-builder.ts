@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { FrontDoorRoutes, startFrontDoor, type FrontDoor } from '../../admin/front-door/index.js';
 import type { AdminSettings } from '../../admin/index.js';
-import type { CliOptions } from './server-options.js';
+import type { CliOptions } from './process/index.js';
 import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { ImposterManager } from '../manager/index.js';

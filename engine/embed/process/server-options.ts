@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isLogLevel, parseLogFilter, type LogLevel } from '../log/index.js';
-import { isObject } from '../model/index.js';
-import { parseListenAddress } from '../transport/index.js';
+import { isLogLevel, parseLogFilter, type LogLevel } from '../../log/index.js';
+import { isObject } from '../../model/index.js';
+import { parseListenAddress } from '../../transport/index.js';
 
 /** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */
 export interface CliOptions {
