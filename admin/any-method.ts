@@ -55,7 +55,7 @@ export function acceptAnyMethod(server: Server, options: AnyMethodOptions): void
         own.add(socket);
         socket.on('close', () => own.delete(socket));
         socket.setTimeout(options.idleMs, () => socket.destroy());
-        new Http1Connection(socket, socket, { handler: options.handler, maxBodyBytes: options.maxBodyBytes, timeouts: DEFAULT_TIMEOUTS, sweep });
+        new Http1Connection(socket, socket, { handler: options.handler, maxBodyBytes: options.maxBodyBytes, timeouts: DEFAULT_TIMEOUTS, sweep, anyMethod: true });
       } else {
         for (const listener of http1) listener.call(server, socket);
       }

@@ -13,6 +13,8 @@ export interface ConnectionOptions {
   timeouts: ConnectionTimeouts;
   sweep: DeadlineSweep;
   bodyBudget?: BodyBudget;
+  /** Any token method, not only node's list: the admin gateway (SPEC §4.10 "any method"). */
+  anyMethod?: boolean;
 }
 
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n');
@@ -124,7 +126,7 @@ export class Http1Connection implements Expiring {
       onRequest: (head, body) => this.onRequest(head, body),
       onContinue: () => this.onContinue(),
       onError: (failure) => this.answerFailure(failure),
-    }, options.bodyBudget);
+    }, options.bodyBudget, options.anyMethod === true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
     socket.on('error', () => this.onClose());

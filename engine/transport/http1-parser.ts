@@ -150,6 +150,7 @@ export class Http1Parser {
     private readonly maxBodyBytes: number,
     private readonly events: ParserEvents,
     private readonly budget?: BodyBudget,
+    private readonly anyMethod = false,
   ) {}
 
   execute(chunk: Buffer): void {
@@ -328,7 +329,7 @@ export class Http1Parser {
     while (TCHAR[buf[i]] === 1) i++;
     if (i === start || buf[i] !== SP) return bad('Malformed request line');
     const method = text.slice(0, i - start);
-    if (!KNOWN_METHODS.has(method)) return bad('Invalid method');
+    if (!this.anyMethod && !KNOWN_METHODS.has(method)) return bad('Invalid method');
     const targetStart = ++i;
     while (TARGET_BYTE[buf[i]] === 1) i++;
     if (i === targetStart || buf[i] !== SP) return bad('Malformed request line');

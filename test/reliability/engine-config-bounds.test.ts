@@ -82,8 +82,8 @@ test('is.statusCode out of range is a 400', async () => {
 });
 
 test('header values must be strings, numbers or arrays of them: an object is a 400, not a 500 per request', async () => {
-  await rejected(stub({ is: { headers: { X: { toString: 1 } } } }), "'is.headers.X'");
-  await rejected(stub({ is: { headers: { X: ['a', { b: 1 }] } } }), "'is.headers.X'");
+  await rejected(stub({ is: { headers: { X: { toString: 1 } } } }), "'stubs[0].responses[0].is.headers.X'");
+  await rejected(stub({ is: { headers: { X: ['a', { b: 1 }] } } }), "'stubs[0].responses[0].is.headers.X'");
   await rejected({ defaultResponse: { headers: { X: {} } } }, "'defaultResponse.headers.X'");
   const port = await svc.createImposter(stub({ is: { headers: { A: 'a', B: 2, C: ['c1', 'c2'], D: true } } }));
   const res = await call(port, 'GET', '/');
