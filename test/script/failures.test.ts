@@ -40,7 +40,7 @@ test('javascript: a runtime error is a 500 and an endless loop a 504, both marke
     stubs: [
       { predicates: [{ equals: { path: '/warm' } }], responses: [script('throw new Error("warm");', 'javascript')] },
       // Slow iterations: the deadline comes long before the sandbox's loop-iteration bound (a 500).
-      { responses: [script('for (;;) { JSON.stringify({ a: [1, 2, 3] }); }', 'javascript')] },
+      { responses: [script('for (;;) { JSON.stringify(new Array(1000).fill(1)); }', 'javascript')] },
     ],
   });
   // Warm the sandbox first so the deadline below measures the loop, not a worker's cold start.
