@@ -144,7 +144,7 @@ test('an exception is a runtime ScriptError carrying its message', async () => {
 test('a spinning script is a ScriptTimeoutError at its deadline, and the scope keeps working', async () => {
   const s = scope();
   const started = performance.now();
-  const err = await failure(host.inject(s, 'function () { while (true) {} }', request, { timeoutMs: 200 }));
+  const err = await failure(host.inject(s, 'function () { while (true) { JSON.stringify(new Array(1000).fill(1)); } }', request, { timeoutMs: 200 }));
   const elapsed = performance.now() - started;
   assert.instance(err, ScriptTimeoutError);
   // The script never ends: any release proves the deadline; the upper bound leaves room for late timers under load.
@@ -221,7 +221,7 @@ test('a worker stuck past its deadline in native code is replaced; callers are r
 
 test('close fails pending and later calls with ScriptError', async () => {
   const own = createJsScriptHost({ log, workers: 1 });
-  const pending = failure(own.inject(1, 'function () { while (true) {} }', request, { timeoutMs: 5000 }));
+  const pending = failure(own.inject(1, 'function () { while (true) { JSON.stringify(new Array(1000).fill(1)); } }', request, { timeoutMs: 5000 }));
   await new Promise((resolve) => setTimeout(resolve, 50));
   await own.close();
   assert.instance(await pending, ScriptError);

@@ -17,6 +17,7 @@ test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
 const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 
 const injectOnly = (inject: string, extra: Record<string, unknown> = {}) => ({ stubs: [{ responses: [{ inject }] }], ...extra });
+// Deadline tests spin with slow iterations, so the 10M loop-iteration bound (a 400) never comes first on an idle machine.
 const fast = { _svc: { scriptEngine: { timeoutMs: 300 } } };
 
 function errorsOf(body: string): Array<Record<string, unknown>> {
@@ -129,7 +130,7 @@ test('response inject error: 400 invalid injection', async () => {
 });
 
 test('response inject timeout: 504 injection timeout with x-svc-script-timeout, shortly after the deadline', async () => {
-  const port = await imposter(injectOnly('function () { while (true) {} }', fast));
+  const port = await imposter(injectOnly('function () { while (true) { JSON.stringify(new Array(1000).fill(1)); } }', fast));
   const started = performance.now();
   const res = await call(port, 'GET', '/');
   const elapsed = performance.now() - started;
@@ -148,7 +149,7 @@ test('predicate inject error: 400 invalid predicate injection', async () => {
 });
 
 test('predicate inject timeout: 504 predicate injection timeout with x-svc-script-timeout', async () => {
-  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) {} }' }], responses: [{ is: { body: 'x' } }] }] });
+  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) { JSON.stringify(new Array(1000).fill(1)); } }' }], responses: [{ is: { body: 'x' } }] }] });
   const res = await call(port, 'GET', '/');
   assert.is(res.status, 504);
   assert.is(res.headers['x-svc-script-timeout'], 'true');
@@ -156,7 +157,7 @@ test('predicate inject timeout: 504 predicate injection timeout with x-svc-scrip
 });
 
 test('debug matching with a spinning inject predicate: 504 "Debug matching timed out" with x-svc-script-timeout', async () => {
-  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) {} }' }], responses: [{ is: { body: 'x' } }] }] });
+  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) { JSON.stringify(new Array(1000).fill(1)); } }' }], responses: [{ is: { body: 'x' } }] }] });
   const res = await call(port, 'GET', '/', { headers: { 'X-Svc-Debug': 'true' } });
   assert.is(res.status, 504);
   assert.is(res.headers['x-svc-script-timeout'], 'true');
