@@ -5,6 +5,11 @@ import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.j
 let svc: InProcessSvc;
 test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
+  // One run first, so a sandbox worker's cold start on a loaded machine is not charged to a test's deadline.
+  const warm = await svc.createImposter({ _svc: { scriptEngine: { timeoutMs: 120_000 } }, stubs: [{ responses: [{ _svc: { script: { engine: 'js', code: 'return http(200, "warm");' } } }] }] });
+  const res = await call(warm, 'GET', '/', { timeoutMs: 120_000 });
+  if (res.body !== 'warm') throw new Error(`warming the script sandbox: ${res.status} ${res.body}`);
+  await svc.admin('DELETE', `/imposters/${warm}`);
 });
 test.after(async () => {
   await svc.stop();
