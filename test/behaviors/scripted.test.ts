@@ -5,13 +5,16 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
+import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../helpers/in-process.js';
 import { jsonHandler, startUpstream } from '../proxy/upstream.js';
 
 const test = suite('scripted behaviors');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess({ allowInjection: true }); });
+test.before(async () => {
+  svc = await startInProcess({ allowInjection: true });
+  await warmScriptWorkers(svc);
+});
 test.after(async () => { await svc.stop(); });
 test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
 

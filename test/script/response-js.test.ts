@@ -1,15 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
+import { startInProcess, call, warmScriptWorkers, type InProcessSvc } from '../helpers/in-process.js';
 
 let svc: InProcessSvc;
 test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
-  // One run first, so a sandbox worker's cold start on a loaded machine is not charged to a test's deadline.
-  const warm = await svc.createImposter({ _svc: { scriptEngine: { timeoutMs: 120_000 } }, stubs: [{ responses: [{ _svc: { script: { engine: 'js', code: 'return http(200, "warm");' } } }] }] });
-  const res = await call(warm, 'GET', '/', { timeoutMs: 120_000 });
-  if (res.body !== 'warm') throw new Error(`warming the script sandbox: ${res.status} ${res.body}`);
-  await svc.admin('DELETE', `/imposters/${warm}`);
+  await warmScriptWorkers(svc);
 });
 test.after(async () => {
   await svc.stop();
