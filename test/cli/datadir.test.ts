@@ -21,7 +21,9 @@ function client(svc: RunningServer) {
 }
 
 async function pidOf(pidfile: string): Promise<number> {
-  for (let i = 0; i < 100 && !existsSync(pidfile); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Generous: a cold start under a load of 30 takes seconds.
+  const giveUp = Date.now() + 120_000;
+  while (!existsSync(pidfile) && Date.now() < giveUp) await new Promise((resolve) => setTimeout(resolve, 20));
   return Number(readFileSync(pidfile, 'utf8'));
 }
 

@@ -36,7 +36,7 @@ async function serving(args: string[], work: (admin: string, port: number) => Pr
 
 /** The log once it holds `line` (admin lines are written when the answer is flushed); a generous deadline, not a timing bound. */
 async function logWith(file: string, line: RegExp): Promise<string> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const text = readFileSync(file, 'utf8');
     if (line.test(text) || Date.now() > deadline) return text;

@@ -92,7 +92,7 @@ export function call(spec: Call): Promise<Answer> {
         resolve(answer);
       });
     });
-    req.setTimeout(spec.timeoutMs ?? 5000, () => req.destroy(new Error(`${spec.method ?? 'GET'} ${spec.path ?? '/'} timed out`)));
+    req.setTimeout(spec.timeoutMs ?? 60_000, () => req.destroy(new Error(`${spec.method ?? 'GET'} ${spec.path ?? '/'} timed out`)));
     req.on('error', reject);
     req.end(spec.body);
   });

@@ -71,3 +71,22 @@ export async function startInProcess(options: { allowInjection?: boolean; apiKey
 export function call(port: number, method: string, path: string, options: HttpOptions = {}): Promise<HttpResponse> {
   return http(method, `http://127.0.0.1:${port}${path}`, options);
 }
+
+/**
+ * One JavaScript and one Rhai run before a file's tests, so a sandbox worker's cold start (seconds on
+ * a loaded machine) is not charged to the first test's script deadline.
+ */
+export async function warmScriptWorkers(svc: InProcessSvc): Promise<void> {
+  const port = await svc.createImposter({
+    _svc: { scriptEngine: { timeoutMs: 120_000 } },
+    stubs: [
+      { predicates: [{ equals: { path: '/js' } }], responses: [{ _svc: { script: { engine: 'js', code: 'return http(200, "warm");' } } }] },
+      { responses: [{ _svc: { script: { engine: 'rhai', code: 'http(200, "warm")' } } }] },
+    ],
+  });
+  for (const path of ['/js', '/rhai']) {
+    const res = await call(port, 'GET', path, { timeoutMs: 120_000 });
+    if (res.body !== 'warm') throw new Error(`warming the script workers (${path}): ${res.status} ${res.body}`);
+  }
+  await svc.admin('DELETE', `/imposters/${port}`);
+}

@@ -53,11 +53,36 @@ export async function startPair(args: string[] = [], svcArgs: string[] = []): Pr
   }
   const side = (name: string, server: RunningServer): Side =>
     ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
-  return {
+  const pair = {
     mb: side('mountebank', mb.value),
     svc: side(svcIsMountebank ? 'mountebank#2' : 'svc', svc.value),
     async stop() { await Promise.all([mb.value.stop(), svc.value.stop()]); },
   };
+  if (args.includes('--allowInjection')) {
+    try {
+      await warmScriptSandbox(pair.svc);
+    } catch (err) {
+      await pair.stop();
+      throw err;
+    }
+  }
+  return pair;
+}
+
+/**
+ * One inject run before the tests, so a sandbox worker's cold start (seconds on a loaded machine)
+ * is not charged to the first test's script deadline.
+ */
+async function warmScriptSandbox(side: Side): Promise<void> {
+  const port = await freePort();
+  const created = await http('POST', `${side.admin}/imposters`, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ port, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return { body: "warm" }; }' }] }] }),
+    timeoutMs: 120_000,
+  });
+  if (created.status !== 201) throw new Error(`warming the script sandbox: ${created.status} ${created.body}`);
+  await http('GET', `http://127.0.0.1:${port}/`, { timeoutMs: 120_000 });
+  await http('DELETE', `${side.admin}/imposters/${port}`, { timeoutMs: 120_000 });
 }
 
 /** One pair for a whole suite, imposters deleted after each test (see suiteResource for a failed start). */

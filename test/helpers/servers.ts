@@ -108,14 +108,15 @@ export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
     await exited;
   };
 
-  const deadline = Date.now() + (spec.readyTimeoutMs ?? 20_000);
+  // Generous: a cold Node start took over 20 s under a load of 35 on 2 cores.
+  const deadline = Date.now() + (spec.readyTimeoutMs ?? 120_000);
   for (;;) {
     if (gone || child.exitCode !== null || child.signalCode !== null) {
       await stop();
       throw new Error(`${spec.command} ${spec.args.join(' ')} exited before answering:\n${output}`);
     }
     try {
-      await http('GET', `http://127.0.0.1:${spec.adminPort}${spec.readyPath}`, { timeoutMs: 1000 });
+      await http('GET', `http://127.0.0.1:${spec.adminPort}${spec.readyPath}`, { timeoutMs: 10_000 });
       return { adminPort: spec.adminPort, stop };
     } catch {
       if (Date.now() > deadline) {

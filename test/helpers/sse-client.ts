@@ -106,7 +106,7 @@ export class SseClient {
   }
 
   /** The next unread event satisfying `accept` (unread ones before it are skipped). */
-  async next(accept: (e: SseEvent) => boolean = () => true, timeoutMs = 5000): Promise<SseEvent> {
+  async next(accept: (e: SseEvent) => boolean = () => true, timeoutMs = 60_000): Promise<SseEvent> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       while (this.consumed < this.events.length) {
@@ -124,7 +124,7 @@ export class SseClient {
   }
 
   /** Resolves once `check()` holds, re-checked as data arrives. */
-  async until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  async until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
       const left = deadline - Date.now();

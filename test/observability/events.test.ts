@@ -140,7 +140,7 @@ test('a closed client is dropped from the hub', async () => {
     const started = Date.now();
     const poll = () => {
       if (hub.stats().subscribers === before - 1) resolve();
-      else if (Date.now() - started > 2000) reject(new Error('subscriber not dropped'));
+      else if (Date.now() - started > 60_000) reject(new Error('subscriber not dropped'));
       else setTimeout(poll, 10);
     };
     poll();
@@ -172,13 +172,14 @@ test('a stalled reader gets lagged {missed}; its buffers stay bounded and impost
   const frame = body.length + 2048;
   assert.ok(subscriber!.peakQueuedBytes <= LIMITS.maxQueuedBytes, `queue peaked at ${subscriber!.peakQueuedBytes}`);
   assert.ok(subscriber!.peakWritableBytes <= LIMITS.maxQueuedBytes + frame, `socket buffer peaked at ${subscriber!.peakWritableBytes}`);
-  assert.ok(servedMs < 20_000, `${total} requests took ${servedMs} ms with a stalled subscriber`);
+  // A request blocked by the stalled reader would never finish; the bound is wide for a loaded machine.
+  assert.ok(servedMs < 60_000, `${total} requests took ${servedMs} ms with a stalled subscriber`);
   slow.resume();
   await slow.until(() => {
     const received = slow.events.filter(isRequest).length;
     const missed = slow.events.filter((e) => e.event === 'lagged').reduce((n, e) => n + eventJson(e).missed, 0);
     return received + missed === total;
-  }, 15_000);
+  }, 60_000);
   const stream = slow.events.slice(1);
   assert.ok(stream.some((e) => e.event === 'lagged'));
   let previous: number | undefined;

@@ -41,7 +41,8 @@ test('a huge repeat is kept as a count: created at once, served, and cycling is 
       { responses: [{ is: { body: 'a' }, repeat: 1e15 }, { is: { body: 'b' } }] },
     ],
   });
-  assert.ok(performance.now() - started < 5000);
+  // Expanding 1e15 repeats would never finish; the bound only needs to be finite, and wide for a loaded machine.
+  assert.ok(performance.now() - started < 60_000);
   assert.is((await call(port, 'GET', '/')).body, 'a');
   assert.is((await call(port, 'GET', '/')).body, 'a');
   const cycle = [];

@@ -1,11 +1,12 @@
 /** ctx facts that must read the same from both engines (SPEC §2.7). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
+import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../helpers/in-process.js';
 
 let svc: InProcessSvc;
 test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
+  await warmScriptWorkers(svc);
 });
 test.after(async () => {
   await svc.stop();

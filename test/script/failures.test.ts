@@ -26,20 +26,26 @@ test('a javascript syntax error is a 400 at create naming line:col', async () =>
 });
 
 test('javascript: a runtime error is a 500 and an endless loop a 504, both marked', async () => {
-  const port = await svc.createImposter({
-    // Long enough for the sandbox worker's cold start on a loaded machine.
-    _svc: { scriptEngine: { timeoutMs: 4000 } },
-    stubs: [
-      { predicates: [{ equals: { path: '/boom' } }], responses: [script('throw new Error("boom");', 'javascript')] },
-      // Slow iterations: the deadline comes long before the sandbox's loop-iteration bound (a 500).
-      { responses: [script('for (;;) { JSON.stringify({ a: [1, 2, 3] }); }', 'javascript')] },
-    ],
+  // A deadline no cold sandbox start can reach: the runtime error is never turned into a timeout.
+  const throwing = await svc.createImposter({
+    _svc: { scriptEngine: { timeoutMs: 60000 } },
+    stubs: [{ responses: [script('throw new Error("boom");', 'javascript')] }],
   });
-  const boom = await call(port, 'GET', '/boom');
+  const boom = await call(throwing, 'GET', '/boom');
   assert.is(boom.status, 500);
   assert.is(boom.headers['x-svc-script-error'], 'true');
   assert.match(boom.body, /boom/);
-  const spin = await call(port, 'GET', '/spin');
+  const spinning = await svc.createImposter({
+    _svc: { scriptEngine: { timeoutMs: 4000 } },
+    stubs: [
+      { predicates: [{ equals: { path: '/warm' } }], responses: [script('throw new Error("warm");', 'javascript')] },
+      // Slow iterations: the deadline comes long before the sandbox's loop-iteration bound (a 500).
+      { responses: [script('for (;;) { JSON.stringify(new Array(1000).fill(1)); }', 'javascript')] },
+    ],
+  });
+  // Warm the sandbox first so the deadline below measures the loop, not a worker's cold start.
+  await call(spinning, 'GET', '/warm');
+  const spin = await call(spinning, 'GET', '/spin');
   assert.is(spin.status, 504);
   assert.is(spin.headers['x-svc-script-timeout'], 'true');
   assert.is(spin.headers['x-svc-script-error'], 'true');
@@ -65,18 +71,19 @@ test('a result that is not a constructor is a script error', async () => {
 
 test('loop {} answers 504 with both headers while another imposter keeps answering', async () => {
   const looping = await svc.createImposter({
-    _svc: { scriptEngine: { timeoutMs: 1500 } },
+    // Long enough that a loaded machine still fits three answers from the other imposter in it.
+    _svc: { scriptEngine: { timeoutMs: 5000 } },
     stubs: [{ responses: [script('loop {}')] }],
   });
   const other = await svc.createImposter({ stubs: [{ responses: [{ is: { body: 'still here' } }] }] });
-  const started = Date.now();
-  const slow = call(looping, 'GET', '/');
+  let spinning = true;
+  const slow = call(looping, 'GET', '/').finally(() => { spinning = false; });
   // While the script spins, the other imposter answers (the loop runs on a worker thread).
   let answered = 0;
-  while (Date.now() - started < 1000) {
+  while (spinning && answered < 3) {
     const res = await call(other, 'GET', '/');
     assert.is(res.body, 'still here');
-    answered += 1;
+    if (spinning) answered += 1;
   }
   const res = await slow;
   assert.ok(answered >= 3, `other imposter answered ${answered} times during the loop`);
@@ -88,7 +95,8 @@ test('loop {} answers 504 with both headers while another imposter keeps answeri
 
 test('debug matching runs predicate scripts: a looping one answers 504 "Debug matching timed out", a matching one reports _svc', async () => {
   const port = await svc.createImposter({
-    _svc: { scriptEngine: { timeoutMs: 1000 } },
+    // The loop never ends, so the outcome does not depend on speed; the margin covers a worker restart for /yes.
+    _svc: { scriptEngine: { timeoutMs: 5000 } },
     stubs: [
       { predicates: [{ equals: { path: '/loop' } }, { _svc: { script: { code: 'loop {}' } } }], responses: [{ is: {} }] },
       { predicates: [{ _svc: { script: { code: 'ctx.request.path == "/yes"' } } }], responses: [script('http(200)')] },

@@ -51,7 +51,7 @@ test('a flow-store failure inside a script is a logged script error (error_type 
   const failing = new MemoryFlowStore({ ttlSeconds: 300 }) as FlowStore;
   const broken: FlowStore = Object.assign(Object.create(failing) as FlowStore, { get: () => Promise.reject(new Error('backend down')) });
   const outcome = await runner.run({
-    engine: 'rhai', scope: 1, source: 'let v = ctx.state.get("k"); http(200, `${v}`)', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 2000, store: broken,
+    engine: 'rhai', scope: 1, source: 'let v = ctx.state.get("k"); http(200, `${v}`)', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 60_000, store: broken,
   });
   assert.equal(outcome.ok, false);
   if (!outcome.ok) {
@@ -90,7 +90,7 @@ test('a flow-store failure inside a javascript script has the same error_type (b
 test('ctx.state calls of one run see each other and reach the store synchronously', async () => {
   const store = new MemoryFlowStore({ ttlSeconds: 300 });
   const source = 'let a = ctx.state.incr("n"); let b = ctx.state.incr("n"); http(200, `${a},${b}`)';
-  const outcome = await runner.run({ engine: 'rhai', scope: 1, source, placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 2000, store });
+  const outcome = await runner.run({ engine: 'rhai', scope: 1, source, placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 60_000, store });
   assert.equal(outcome, { ok: true, result: { kind: 'http', status: 200, headers: [], body: '1,2' } });
   assert.is(await store.get('f', 'n'), 2);
 });

@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
+import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../helpers/in-process.js';
 
 let svc: InProcessSvc;
 test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
+  await warmScriptWorkers(svc);
 });
 test.after(async () => {
   await svc.stop();

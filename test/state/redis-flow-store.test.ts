@@ -118,7 +118,7 @@ test('svc_active_flows follows the server within its refresh period, and drops t
   };
   const own = await RedisFlowStore.open({ url: redis.url, poolSize: 1, keyPrefix: 'gauge:', ttlSeconds: 5, metrics: { onFlowStateOp: () => undefined, onActiveFlows } });
   const waitFor = async (wanted: number): Promise<void> => {
-    for (let i = 0; i < 50 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 1200 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(gauge, wanted);
   };
   await own.set('g1', 'k', 1);
@@ -138,7 +138,7 @@ test('stores sharing a server and prefix count their shared flows once, and hand
   const options = { url: redis.url, poolSize: 1, keyPrefix: 'shared:', ttlSeconds: 60, metrics: shared };
   const [first, second] = [await RedisFlowStore.open(options), await RedisFlowStore.open(options)];
   const waitFor = async (wanted: number): Promise<void> => {
-    for (let i = 0; i < 50 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 1200 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(gauge, wanted);
   };
   try {
