@@ -188,6 +188,17 @@ export class MemoryFlowStore implements FlowStore {
     }, existed);
   }
 
+  entries(flowId: string): Promise<Record<string, unknown>> {
+    return this.op('entries', () => {
+      const values: Record<string, unknown> = {};
+      for (const key of [...(this.flows.get(flowId)?.keys() ?? [])]) {
+        const entry = this.live(flowId, key);
+        if (entry) values[key] = copy(entry.value);
+      }
+      return values;
+    });
+  }
+
   clear(flowId: string): Promise<void> {
     return this.op('clear', () => this.dropFlow(flowId));
   }

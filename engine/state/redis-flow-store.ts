@@ -192,6 +192,16 @@ export class RedisFlowStore implements FlowStore {
       (found) => (found ? 'ok' : 'miss'));
   }
 
+  entries(flowId: string): Promise<Record<string, unknown>> {
+    return counted(this.options.metrics, 'entries', async () => {
+      const [valuePrefix, index, flows, member] = this.keysOf(flowId, '');
+      const reply = await this.run('svcFlowEntries', index, flows, member) as string[];
+      const values: Record<string, unknown> = {};
+      for (let i = 0; i + 1 < reply.length; i += 2) values[reply[i].slice(valuePrefix.length)] = JSON.parse(reply[i + 1]) as unknown;
+      return values;
+    });
+  }
+
   clear(flowId: string): Promise<void> {
     return counted(this.options.metrics, 'clear', async () => { await this.expire(flowId, 0); });
   }
