@@ -190,12 +190,13 @@ export class MemoryFlowStore implements FlowStore {
 
   entries(flowId: string): Promise<Record<string, unknown>> {
     return this.op('entries', () => {
-      const values: Record<string, unknown> = {};
+      const live: Array<[string, unknown]> = [];
       for (const key of [...(this.flows.get(flowId)?.keys() ?? [])]) {
         const entry = this.live(flowId, key);
-        if (entry) values[key] = copy(entry.value);
+        if (entry) live.push([key, copy(entry.value)]);
       }
-      return values;
+      // fromEntries defines own properties, so a key named `__proto__` is listed like any other.
+      return Object.fromEntries(live);
     });
   }
 

@@ -196,9 +196,10 @@ export class RedisFlowStore implements FlowStore {
     return counted(this.options.metrics, 'entries', async () => {
       const [valuePrefix, index, flows, member] = this.keysOf(flowId, '');
       const reply = await this.run('svcFlowEntries', index, flows, member) as string[];
-      const values: Record<string, unknown> = {};
-      for (let i = 0; i + 1 < reply.length; i += 2) values[reply[i].slice(valuePrefix.length)] = JSON.parse(reply[i + 1]) as unknown;
-      return values;
+      const live: Array<[string, unknown]> = [];
+      for (let i = 0; i + 1 < reply.length; i += 2) live.push([reply[i].slice(valuePrefix.length), JSON.parse(reply[i + 1]) as unknown]);
+      // fromEntries defines own properties, so a key named `__proto__` is listed like any other.
+      return Object.fromEntries(live);
     });
   }
 

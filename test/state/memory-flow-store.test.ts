@@ -157,6 +157,10 @@ test('entries lists a flow\'s live keys with copies of their values, leaving exp
   advance(5_000);
   assert.equal(await store.entries('f'), {});
   assert.is(await store.activeFlows(), 0, 'both flows have expired');
+  await store.set('p', '__proto__', 1);
+  const odd = await store.entries('p');
+  assert.equal(Object.keys(odd), ['__proto__']);
+  assert.is(JSON.stringify(odd), '{"__proto__":1}');
   await store.close();
 });
 

@@ -104,6 +104,9 @@ test('entries lists a flow\'s live keys (not another flow\'s, not expired ones) 
   assert.is(await store.activeFlows(), before - 1, 'the emptied flow is no longer active');
   assert.equal(await store.entries('l:k:x'), { y: 'other flow' });
   await store.clear('l:k:x');
+  await store.set('p', '__proto__', 1);
+  assert.is(JSON.stringify(await store.entries('p')), '{"__proto__":1}', 'a key named __proto__ is listed');
+  await store.clear('p');
 });
 
 test('activeFlows counts flows holding a live key', async () => {
