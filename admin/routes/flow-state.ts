@@ -2,7 +2,7 @@ import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Router } from '../router.js';
 import { jsonBody, portParam } from '../request-helpers.js';
 
-/** SPEC §4.8: thin adapters over the manager's flow-state calls (404 unknown imposter/key, 503 store down). */
+/** SPEC §4.8 (and the svc extension listing a flow's keys): thin adapters over the manager's flow-state calls (404 unknown imposter/key, 503 store down). */
 export function flowStateRoutes(router: Router, manager: ImposterManager): void {
   const key = '/admin/imposters/:port/flow-state/:flowId/:key';
   router.on('GET', key, async (req) => ({
@@ -17,6 +17,10 @@ export function flowStateRoutes(router: Router, manager: ImposterManager): void 
   router.on('DELETE', key, async (req) => ({
     status: 200,
     body: await manager.flowStateDelete(portParam(req), req.params.flowId, req.params.key),
+  }));
+  router.on('GET', '/admin/imposters/:port/flow-state/:flowId', async (req) => ({
+    status: 200,
+    body: await manager.flowStateList(portParam(req), req.params.flowId),
   }));
   router.on('DELETE', '/admin/imposters/:port/flow-state/:flowId', async (req) => ({
     status: 200,

@@ -34,6 +34,11 @@ export async function deleteFlowState(imposter: Imposter, flowId: string, key: s
   return { flowId, key, deleted: true };
 }
 
+/** svc extension: every live key of the flow; an absent flow answers an empty `values`. */
+export async function listFlowState(imposter: Imposter, flowId: string): Promise<{ flowId: string; values: Record<string, unknown> }> {
+  return { flowId, values: await fromStore(() => imposter.flowStore.entries(flowId)) };
+}
+
 /** Idempotent: an absent or empty flow is cleared too. */
 export async function clearFlowState(imposter: Imposter, flowId: string): Promise<{ flowId: string; cleared: true }> {
   await fromStore(() => imposter.flowStore.clear(flowId));

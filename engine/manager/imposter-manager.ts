@@ -15,7 +15,7 @@ import { PortAllocator } from './port-allocator.js';
 import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type Compat, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
-import { clearFlowState, deleteFlowState, getFlowState, putFlowState } from './flow-state-api.js';
+import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
 import { flowStateOf, NoopFlowStore, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
@@ -764,6 +764,10 @@ export class ImposterManager {
 
   flowStateDelete(port: number, flowId: string, key: string): Promise<{ flowId: string; key: string; deleted: true }> {
     return deleteFlowState(this.require(port), flowId, key);
+  }
+
+  flowStateList(port: number, flowId: string): Promise<{ flowId: string; values: Record<string, unknown> }> {
+    return listFlowState(this.require(port), flowId);
   }
 
   flowStateClear(port: number, flowId: string): Promise<{ flowId: string; cleared: true }> {

@@ -3,7 +3,7 @@
  * (SPEC §4.13); the engine's observer set implements it.
  */
 export interface FlowStoreMetrics {
-  /** `operation`: get, set, exists, delete, incr, cas, ttl, clear; `result`: ok, miss, conflict, error. */
+  /** `operation`: get, set, exists, delete, incr, cas, ttl, clear, entries; `result`: ok, miss, conflict, error. */
   onFlowStateOp(operation: string, result: string): void;
   onActiveFlows(backend: string, delta: number): void;
 }

@@ -27,6 +27,8 @@ export interface FlowStore {
   expireFlow(flowId: string, seconds: number): Promise<void>;
   /** `ttl(key, seconds)`: true when the key existed; seconds <= 0 deletes it. */
   expireKey(flowId: string, key: string, seconds: number): Promise<boolean>;
+  /** Every live key of the flow with its value (empty for an absent flow); expired keys are left out. */
+  entries(flowId: string): Promise<Record<string, unknown>>;
   /** Removes every key of the flow; idempotent. */
   clear(flowId: string): Promise<void>;
   /** Flows holding at least one live key (the `svc_active_flows` gauge). */

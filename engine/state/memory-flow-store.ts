@@ -188,6 +188,18 @@ export class MemoryFlowStore implements FlowStore {
     }, existed);
   }
 
+  entries(flowId: string): Promise<Record<string, unknown>> {
+    return this.op('entries', () => {
+      const live: Array<[string, unknown]> = [];
+      for (const key of [...(this.flows.get(flowId)?.keys() ?? [])]) {
+        const entry = this.live(flowId, key);
+        if (entry) live.push([key, copy(entry.value)]);
+      }
+      // fromEntries defines own properties, so a key named `__proto__` is listed like any other.
+      return Object.fromEntries(live);
+    });
+  }
+
   clear(flowId: string): Promise<void> {
     return this.op('clear', () => this.dropFlow(flowId));
   }

@@ -35,6 +35,10 @@ export class NoopFlowStore implements FlowStore {
     return false;
   }
 
+  async entries(_flowId: string): Promise<Record<string, unknown>> {
+    return {};
+  }
+
   async clear(_flowId: string): Promise<void> {}
 
   async activeFlows(): Promise<number> {

@@ -192,6 +192,17 @@ export class RedisFlowStore implements FlowStore {
       (found) => (found ? 'ok' : 'miss'));
   }
 
+  entries(flowId: string): Promise<Record<string, unknown>> {
+    return counted(this.options.metrics, 'entries', async () => {
+      const [valuePrefix, index, flows, member] = this.keysOf(flowId, '');
+      const reply = await this.run('svcFlowEntries', index, flows, member) as string[];
+      const live: Array<[string, unknown]> = [];
+      for (let i = 0; i + 1 < reply.length; i += 2) live.push([reply[i].slice(valuePrefix.length), JSON.parse(reply[i + 1]) as unknown]);
+      // fromEntries defines own properties, so a key named `__proto__` is listed like any other.
+      return Object.fromEntries(live);
+    });
+  }
+
   clear(flowId: string): Promise<void> {
     return counted(this.options.metrics, 'clear', async () => { await this.expire(flowId, 0); });
   }

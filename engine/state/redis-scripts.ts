@@ -137,6 +137,27 @@ track(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ms)
 return 1`,
 };
 
+/**
+ * KEYS: index, flows. ARGV: member. Returns a flat list of value key, JSON value pairs for the flow's
+ * live keys; index members whose key has expired are dropped on the way (as `expireKey` does).
+ */
+const entries: LuaCommand = {
+  numberOfKeys: 2,
+  lua: `${COMMON}
+local pairs_out = {}
+for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local value = redis.call('GET', key)
+  if value then
+    table.insert(pairs_out, key)
+    table.insert(pairs_out, value)
+  else
+    redis.call('SREM', KEYS[1], key)
+  end
+end
+forget_if_empty(KEYS[1], KEYS[2], ARGV[1])
+return pairs_out`,
+};
+
 /** KEYS: flows. Drops flows whose every key has expired, then counts the rest. */
 const activeFlows: LuaCommand = {
   numberOfKeys: 1,
@@ -147,7 +168,7 @@ return redis.call('ZCARD', KEYS[1])`,
 
 export const REDIS_COMMANDS = {
   svcFlowSet: set, svcFlowIncrBy: incrBy, svcFlowCas: cas, svcFlowDelete: del,
-  svcFlowExpire: expireFlow, svcFlowExpireKey: expireKey, svcFlowActive: activeFlows,
+  svcFlowExpire: expireFlow, svcFlowExpireKey: expireKey, svcFlowEntries: entries, svcFlowActive: activeFlows,
 } as const;
 
 export type RedisCommandName = keyof typeof REDIS_COMMANDS;

@@ -190,11 +190,25 @@ test('scenarios, spaces and flow state of an imposter', async () => {
   assert.match(await scenario.innerText(), /checkout\s+paid/);
   await page.locator('button.chip:text("tenant-a")').click(WAIT);
   await page.locator('.panel:has(h2:text("Spaces")) p:has-text("1 stubs")').waitFor(WAIT);
-  assert.is(await page.locator('#flow-state-keys').inputValue(), 'payments');
-  await page.locator('.panel:has(h2:text("Flow state")) button:text("Look up")').click(WAIT);
-  const value = page.locator('.panel:has(h2:text("Flow state")) tbody tr');
-  await value.waitFor(WAIT);
-  assert.match(await value.innerText(), /payments\s+1/);
+  const flowPanel = page.locator('.panel:has(h2:text("Flow state"))');
+  await flowPanel.locator('tbody tr:has-text("payments")').waitFor(WAIT);
+  assert.match(await flowPanel.locator('tbody tr:has-text("payments")').innerText(), /^\s*payments\s+1\s*$/, 'the key a stub\'s stateOps set, listed without being named');
+  assert.match(await flowPanel.locator('tbody tr:has-text("__scenario:checkout")').innerText(), /__scenario:checkout\s+"paid"/, 'scenario state is a reserved key of the flow');
+  assert.is(await flowPanel.locator('tbody tr').count(), 2);
+  const put = await svc.admin('PUT', `/admin/imposters/${port}/flow-state/${port}/cart`, { value: { items: ['book'] } });
+  assert.is(put.status, 200, put.body);
+  await flowPanel.locator('button:text("Refresh")').click(WAIT);
+  await flowPanel.locator('tbody tr:has-text("cart")').waitFor(WAIT);
+  assert.is(await flowPanel.locator('tbody tr').count(), 3);
+  assert.match(await flowPanel.locator('tbody tr:has-text("cart")').innerText(), /cart\s+\{"items":\["book"\]\}/);
+  await svc.admin('PUT', `/admin/imposters/${port}/flow-state/tenant-b/note`, { value: 'hello' });
+  await page.locator('#flow-state-flow').fill('tenant-b');
+  await page.locator('#flow-state-flow').press('Enter');
+  await flowPanel.locator('tbody tr:has-text("note")').waitFor(WAIT);
+  assert.match(await flowPanel.locator('tbody').innerText(), /^\s*note\s+"hello"\s*$/, 'only the keys of the flow id entered');
+  await page.locator('#flow-state-flow').fill('empty-flow');
+  await page.locator('#flow-state-flow').press('Enter');
+  await flowPanel.locator('p:has-text("No keys in flow")').waitFor(WAIT);
 });
 
 test('the config and logs pages show /config and recent log lines', async () => {

@@ -20,6 +20,7 @@ class AsyncStore implements FlowStore {
   cas(flowId: string, key: string, expected: unknown, next: unknown) { return this.inner.cas(flowId, key, expected, next); }
   expireFlow(flowId: string, seconds: number) { return this.inner.expireFlow(flowId, seconds); }
   expireKey(flowId: string, key: string, seconds: number) { return this.inner.expireKey(flowId, key, seconds); }
+  entries(flowId: string) { return this.inner.entries(flowId); }
   clear(flowId: string) { return this.inner.clear(flowId); }
   activeFlows() { return this.inner.activeFlows(); }
   close() { return this.inner.close(); }

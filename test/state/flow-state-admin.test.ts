@@ -35,9 +35,27 @@ test('PUT, GET, DELETE a key and DELETE a flow answer the spec JSON', async () =
   assert.equal([again.status, again.json], [200, { flowId: 'never-used', cleared: true }]);
 });
 
+test('GET a flow lists its keys and values set by stateOps and PUT (svc extension); an absent flow is empty', async () => {
+  const port = await svc.createImposter({
+    ...headerFlow,
+    stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'hits' }, { op: 'set', key: 'last', value: { path: '/x' } }] } }] }],
+  });
+  await call(port, 'GET', '/x', { headers: { 'X-Flow': 'a/b' } });
+  await call(port, 'GET', '/x', { headers: { 'X-Flow': 'other' } });
+  await svc.admin('PUT', path(port, 'a/b', 'note'), { value: [1, 'two'] });
+  const listed = await svc.admin('GET', path(port, 'a/b'));
+  assert.is(listed.status, 200);
+  assert.equal(listed.json, { flowId: 'a/b', values: { hits: 1, last: { path: '/x' }, note: [1, 'two'] } });
+  await svc.admin('DELETE', path(port, 'a/b', 'hits'));
+  assert.equal((await svc.admin('GET', path(port, 'a/b'))).json.values, { last: { path: '/x' }, note: [1, 'two'] });
+  assert.equal((await svc.admin('GET', path(port, 'never-used'))).json, { flowId: 'never-used', values: {} });
+  const stateless = await svc.createImposter({ stubs: [{ responses: [is] }] });
+  assert.equal((await svc.admin('GET', path(stateless, String(stateless)))).json, { flowId: String(stateless), values: {} }, 'noop store');
+});
+
 test('404 for an unknown imposter or absent key; 400 for a missing value or bad JSON', async () => {
   const port = await svc.createImposter({ _svc: { flowState: {} } });
-  for (const [method, url] of [['GET', path(1, 'f', 'k')], ['PUT', path(1, 'f', 'k')], ['DELETE', path(1, 'f', 'k')], ['DELETE', path(1, 'f')]]) {
+  for (const [method, url] of [['GET', path(1, 'f', 'k')], ['PUT', path(1, 'f', 'k')], ['DELETE', path(1, 'f', 'k')], ['GET', path(1, 'f')], ['DELETE', path(1, 'f')]]) {
     const res = await svc.admin(method, url, method === 'PUT' ? { value: 1 } : undefined);
     assert.is(res.status, 404, `${method} ${url}`);
     assert.is(res.json.errors[0].type, 'no_such_resource');

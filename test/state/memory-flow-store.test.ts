@@ -141,6 +141,29 @@ test('metrics: every operation by result, and active flows as +1/-1 deltas (expi
   assert.is(active, 0, 'close drops the rest');
 });
 
+test('entries lists a flow\'s live keys with copies of their values, leaving expired keys out', async () => {
+  const { store, advance } = clocked(10);
+  assert.equal(await store.entries('f'), {});
+  await store.set('f', 'a', { n: [1] });
+  advance(5_000);
+  await store.set('f', 'b', 2);
+  await store.set('other', 'c', 3);
+  const listed = await store.entries('f');
+  assert.equal(listed, { a: { n: [1] }, b: 2 });
+  (listed.a as { n: number[] }).n.push(9);
+  assert.equal(await store.get('f', 'a'), { n: [1] }, 'a listed value is a copy');
+  advance(5_000);
+  assert.equal(await store.entries('f'), { b: 2 }, 'a expired');
+  advance(5_000);
+  assert.equal(await store.entries('f'), {});
+  assert.is(await store.activeFlows(), 0, 'both flows have expired');
+  await store.set('p', '__proto__', 1);
+  const odd = await store.entries('p');
+  assert.equal(Object.keys(odd), ['__proto__']);
+  assert.is(JSON.stringify(odd), '{"__proto__":1}');
+  await store.close();
+});
+
 test('noop store keeps nothing', async () => {
   const store = new NoopFlowStore();
   await store.set('f', 'k', 1);
@@ -149,6 +172,7 @@ test('noop store keeps nothing', async () => {
   assert.is(await store.incrBy('f', 'n', 1), 1);
   assert.is(await store.incrBy('f', 'n', 1), 1);
   assert.is(await store.activeFlows(), 0);
+  assert.equal(await store.entries('f'), {});
   assert.is(store.backend, 'noop');
 });
 

@@ -87,6 +87,28 @@ test('writes carry the TTL; expireKey/expireFlow re-stamp or delete; clear empti
   assert.is(await store.get('e', 'c'), undefined);
 });
 
+test('entries lists a flow\'s live keys (not another flow\'s, not expired ones) and forgets an emptied flow', async () => {
+  const { store } = setup.get();
+  assert.equal(await store.entries('l'), {});
+  await store.set('l', 'doc', { a: [1, null] });
+  await store.set('l', 'k:with:colons', 'v');
+  await store.incrBy('l', 'n', 2);
+  await store.set('l:k:x', 'y', 'other flow');
+  assert.equal(await store.entries('l'), { doc: { a: [1, null] }, 'k:with:colons': 'v', n: 2 });
+  const before = await store.activeFlows();
+  await store.expireKey('l', 'doc', 0.1);
+  await store.expireKey('l', 'k:with:colons', 0.1);
+  await store.expireKey('l', 'n', 0.1);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(await store.entries('l'), {}, 'expired keys are not listed');
+  assert.is(await store.activeFlows(), before - 1, 'the emptied flow is no longer active');
+  assert.equal(await store.entries('l:k:x'), { y: 'other flow' });
+  await store.clear('l:k:x');
+  await store.set('p', '__proto__', 1);
+  assert.is(JSON.stringify(await store.entries('p')), '{"__proto__":1}', 'a key named __proto__ is listed');
+  await store.clear('p');
+});
+
 test('activeFlows counts flows holding a live key', async () => {
   const { store } = setup.get();
   const before = await store.activeFlows();

@@ -31,6 +31,8 @@ test('stateOps and the admin routes share the redis store; state survives a repl
   await call(port, 'GET', '/', { headers: { 'X-Flow': 'r1' } });
   assert.equal((await svc.admin('GET', path(port, 'r1', 'n'))).json, { flowId: 'r1', key: 'n', value: 2 });
   await svc.admin('PUT', path(port, 'r1', 'doc'), { value: { a: [1] } });
+  assert.equal((await svc.admin('GET', path(port, 'r1'))).json, { flowId: 'r1', values: { n: 2, doc: { a: [1] } } }, 'a flow lists its keys');
+  assert.equal((await svc.admin('GET', path(port, 'r2'))).json, { flowId: 'r2', values: {} });
   const res = await svc.admin('PUT', '/imposters', { imposters: [{ port, protocol: 'http', name: 'again', _svc: { flowState }, stubs: [counter] }] });
   assert.is(res.status, 200, JSON.stringify(res.json));
   assert.equal((await svc.admin('GET', path(port, 'r1', 'doc'))).json.value, { a: [1] });
@@ -69,7 +71,7 @@ test('a stopped redis: admin flow-state routes answer 503, stateOps requests 500
     const port = await svc.createImposter({ _svc: { flowState: { backend: 'redis', url: doomed.url, poolSize: 1 } }, stubs: [counter] });
     assert.is((await call(port, 'GET', '/')).status, 200);
     await doomed.stop();
-    for (const [method, url] of [['GET', path(port, 'f', 'k')], ['PUT', path(port, 'f', 'k')], ['DELETE', path(port, 'f', 'k')], ['DELETE', path(port, 'f')]]) {
+    for (const [method, url] of [['GET', path(port, 'f', 'k')], ['PUT', path(port, 'f', 'k')], ['DELETE', path(port, 'f', 'k')], ['GET', path(port, 'f')], ['DELETE', path(port, 'f')]]) {
       const res = await svc.admin(method, url, method === 'PUT' ? { value: 1 } : undefined);
       assert.is(res.status, 503, `${method} ${url}`);
       assert.match(res.json.errors[0].message, /flow store unavailable: redis flow store: /);

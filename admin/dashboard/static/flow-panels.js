@@ -57,45 +57,22 @@ export function SpacesPanel({ port, stubs }) {
   </section>`;
 }
 
-/** Keys the stubs' `_svc.stateOps` name: the admin API reads flow state by key, it does not list keys. */
-function stateOpKeys(stubs) {
-  return unique(stubs.flatMap((stub) => (stub.responses ?? []).flatMap((response) =>
-    (Array.isArray(response._svc?.stateOps) ? response._svc.stateOps : []).map((op) => op?.key))));
-}
-
 export function FlowStatePanel({ port, stubs }) {
   const [flowId, setFlowId] = useState(String(port));
-  const [keys, setKeys] = useState(() => stateOpKeys(stubs).join(', '));
-  const [rows, setRows] = useState(undefined);
-  const [error, setError] = useState(undefined);
-  const lookUp = async (event) => {
-    event.preventDefault();
-    try {
-      const names = unique(keys.split(',').map((k) => k.trim()));
-      const found = await Promise.all(names.map((key) =>
-        api('GET', `/admin/imposters/${port}/flow-state/${encodeURIComponent(flowId)}/${encodeURIComponent(key)}`)
-          .then((r) => ({ key, present: true, value: r.body.value }), (err) => {
-            if (err.status === 404) return { key, present: false };
-            throw err;
-          })));
-      setRows(found);
-      setError(undefined);
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const values = useLoad(
+    () => api('GET', `/admin/imposters/${port}/flow-state/${encodeURIComponent(flowId)}`).then((r) => r.body.values),
+    [port, flowId, stubs],
+  );
+  const rows = Object.entries(values.data ?? {});
   return html`<section class="panel">
-    <h2>Flow state</h2>
-    <form class="row" onSubmit=${lookUp}>
-      <${FlowIdInput} id="flow-state-flow" value=${flowId} onChange=${setFlowId} />
-      <label class="inline">keys <input id="flow-state-keys" value=${keys} placeholder="key, other" onInput=${(e) => setKeys(e.target.value)} /></label>
-      <button type="submit">Look up</button>
-    </form>
-    <${ErrorText} error=${error} />
-    ${rows && html`<table><thead><tr><th>Key</th><th>Value</th></tr></thead>
-      <tbody>${rows.map((row) => html`<tr><td><code>${row.key}</code></td>
-        <td>${row.present ? html`<code>${JSON.stringify(row.value)}</code>` : html`<span class="muted">absent</span>`}</td></tr>`)}</tbody>
-    </table>`}
-    <p class="muted">The admin API reads flow state by key; keys named by the stubs' stateOps are filled in.</p>
+    <div class="title-row"><h2>Flow state <span class="muted" id="flow-state-count">${rows.length}</span></h2>
+      <${FlowIdInput} id="flow-state-flow" value=${flowId} onChange=${setFlowId} /></div>
+    <${ErrorText} error=${values.error} />
+    ${values.data && (rows.length === 0
+      ? html`<p class="muted">No keys in flow <code>${flowId}</code>.</p>`
+      : html`<table><thead><tr><th>Key</th><th>Value</th></tr></thead>
+        <tbody>${rows.map(([key, value]) => html`<tr><td><code>${key}</code></td><td><code>${JSON.stringify(value)}</code></td></tr>`)}</tbody>
+      </table>`)}
+    <button onClick=${values.reload}>Refresh</button>
   </section>`;
 }
