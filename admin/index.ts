@@ -4,4 +4,4 @@ export type { AdminSettings } from './settings.js';
 export { startMetricsServer, SvcMetrics, classifyAcceptError, type MetricsServerOptions, type RunningMetrics } from './metrics/index.js';
 export { EventHub, type EventHubOptions, type EventHubStats } from './events/index.js';
 export { InterceptControl, imposterProtocols, type InterceptControlOptions, type InterceptStarted } from './intercept/index.js';
-export { interceptRoutes } from './routes/intercept.js';
+export { interceptRoutes } from './routes/index.js';

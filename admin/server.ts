@@ -11,17 +11,12 @@ import { acceptH2c } from './h2c.js';
 import { acceptAnyMethod } from './any-method.js';
 import type { WireRequest } from '../engine/model/index.js';
 import type { OutgoingHeaders, ResponseSink } from '../engine/transport/index.js';
-import { imposterRoutes } from './routes/imposters.js';
-import { stubRoutes } from './routes/stubs.js';
-import { requestRoutes } from './routes/requests.js';
-import { scenarioRoutes } from './routes/scenarios.js';
-import { spaceRoutes } from './routes/spaces.js';
-import { flowStateRoutes } from './routes/flow-state.js';
-import { miscRoutes } from './routes/misc.js';
-import { reloadRoutes, type Reloader } from './routes/reload.js';
+import {
+  flowStateRoutes, imposterRoutes, interceptRoutes, miscRoutes, reloadRoutes, requestRoutes, scenarioRoutes, spaceRoutes, stubRoutes,
+  type Reloader,
+} from './routes/index.js';
 import { EventHub, eventRoutes } from './events/index.js';
 import { InterceptControl, imposterProtocols } from './intercept/index.js';
-import { interceptRoutes } from './routes/intercept.js';
 import { reply, sendError } from './replies.js';
 import { declaredTooLarge, MAX_ADMIN_BODY, readBody } from './request-body.js';
 import { requestUrl } from './request-target.js';
