@@ -133,6 +133,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     await http('DELETE', `${base}/intercept`, { timeoutMs: ANSWER_BOUND_MS });
     const res = await http('PUT', `${base}/imposters`, { body: JSON.stringify({ imposters: [baselineImposter(imposterPort)] }), headers: { 'Content-Type': 'application/json' }, timeoutMs: ANSWER_BOUND_MS });
     if (res.status !== 200) throw new Error(`resetting the fuzzed state answered ${res.status}: ${res.body}`);
+    // Enabled is runtime state: a bulk replace with an unchanged config keeps a disabled imposter disabled.
+    await http('POST', `${base}/imposters/${imposterPort}/enable`, { timeoutMs: ANSWER_BOUND_MS });
     return snapshot();
   };
   const stats: FuzzStats = { admin: new Map(), imposter: new Map(), resets: 0 };
