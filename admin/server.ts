@@ -97,7 +97,15 @@ function anyMethodHandler(manager: ImposterManager, apiKey: string | undefined):
       sendEnvelope(sink, errors.unauthorized());
       return;
     }
-    sendEnvelope(sink, errors.notFoundRoute(`${wire.method} ${new URL(wire.url, 'http://localhost').pathname}`));
+    let path: string;
+    try {
+      path = requestUrl(wire.url).pathname;
+    } catch (err) {
+      // requestUrl refuses an unparseable target with a 400 SvcError.
+      sendEnvelope(sink, err as SvcError);
+      return;
+    }
+    sendEnvelope(sink, errors.notFoundRoute(`${wire.method} ${path}`));
   };
 }
 

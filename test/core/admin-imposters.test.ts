@@ -224,6 +224,12 @@ test('gateway over HTTP/1.1 takes any token method (curl -X FOO); other admin ro
   const notGateway = await rawExchange(svc.adminPort, 'FOO /imposters HTTP/1.1\r\nHost: a\r\n\r\n');
   assert.match(notGateway, /^HTTP\/1\.1 404 /);
   assert.match(notGateway, /No route for FOO \/imposters/);
+  // Found by the fuzzer: a target the URL parser refuses was a 500 "Invalid URL" on this path.
+  for (const target of ['http://[', '//[']) {
+    const badTarget = await rawExchange(svc.adminPort, `ZRMO ${target} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    assert.match(badTarget, /^HTTP\/1\.1 400 /, target);
+    assert.match(badTarget, /"type": "bad_request"/, target);
+  }
   const known = await svc.admin('GET', `/__svc/${port}/x`);
   assert.is(known.status, 200, 'a known method still reaches the gateway through node:http');
 });
