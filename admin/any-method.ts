@@ -12,7 +12,7 @@ export interface AnyMethodOptions {
   /** Serves one request read by the engine's own HTTP/1 parser. */
   handler: RequestHandler;
   maxBodyBytes: number;
-  /** Idle limit of such a connection (node:http's requestTimeout for the others). */
+  /** How long a connection may stay silent before its first request line (when node:http sets no headersTimeout). */
   idleMs: number;
 }
 
@@ -54,7 +54,6 @@ export function acceptAnyMethod(server: Server, options: AnyMethodOptions): void
       if (TOKEN.test(method) && !NODE_METHODS.has(method)) {
         own.add(socket);
         socket.on('close', () => own.delete(socket));
-        socket.setTimeout(options.idleMs, () => socket.destroy());
         new Http1Connection(socket, socket, { handler: options.handler, maxBodyBytes: options.maxBodyBytes, timeouts: DEFAULT_TIMEOUTS, sweep, anyMethod: true });
       } else {
         for (const listener of http1) listener.call(server, socket);
