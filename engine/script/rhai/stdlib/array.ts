@@ -51,7 +51,7 @@ function partition(r: Run, a: Value[], fp: FnPtr, pos: Pos, removeMatching: bool
   return removed;
 }
 
-export function registerArray(n: NativeRegistry): void {
+export function registerArray(n: NativeRegistry<Run>): void {
   n.add('len', ['array'], ([a]) => arr(a).length);
   n.add('get$len', ['array'], ([a]) => arr(a).length);
   n.add('is_empty', ['array'], ([a]) => arr(a).length === 0);

@@ -23,7 +23,7 @@ function partition(r: Run, m: RMap, fp: FnPtr, pos: Pos, removeMatching: boolean
   return removed;
 }
 
-export function registerMap(n: NativeRegistry): void {
+export function registerMap(n: NativeRegistry<Run>): void {
   n.add('len', ['map'], ([m]) => map(m).size);
   n.add('get$len', ['map'], ([m]) => map(m).size);
   n.add('is_empty', ['map'], ([m]) => map(m).size === 0);
