@@ -2,7 +2,7 @@ export { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js
 export { serveAdmin, parseServeAdminOptions, type ServeAdminHost, type ServeAdminOptions, type ServedAdmin } from './serve-admin.js';
 export { AdminApiServer, type RunningAdminApi } from './admin-api.js';
 export { bindMetricsServer, runMetricsServer, type RunningMetrics } from './metrics-plane.js';
-export { type ConfigSource } from './config-source.js';
+export type { ConfigSource } from './config-source.js';
 export { PlaneLifecycle } from './lifecycle.js';
 export { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr.js';
 export { watchAcceptLoop } from './accept-loop.js';

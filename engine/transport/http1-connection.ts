@@ -5,7 +5,7 @@ import type { BodyBudget } from './body-budget.js';
 import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
 import { errorEnvelope, JSON_HEADERS } from './envelope.js';
 import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
-import { InvalidResponseError, serializeResponse, type ResponseContext } from './http1-writer.js';
+import { InvalidResponseError, serializeResponse, type ResponseContext, type SerializedResponse } from './http1-writer.js';
 
 export interface ConnectionOptions {
   handler: RequestHandler;
@@ -54,7 +54,7 @@ class Http1Sink implements ResponseSink, ResponseContext {
 
   send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void {
     if (this.ready) return;
-    let serialized;
+    let serialized: SerializedResponse;
     try {
       serialized = serializeResponse(statusCode, headers, body, this);
     } catch (error) {

@@ -146,7 +146,7 @@ export async function forward(
   target: UpstreamTarget, method: string, path: string, headers: HeaderMap, body: Buffer, hostInjected: boolean,
 ): Promise<ResponseFields> {
   const outgoing = outgoingHeaders(headers, target, hostInjected, body);
-  let result;
+  let result: { response: IncomingMessage; body: Buffer };
   try {
     result = await exchange(target, method, path, outgoing, body);
   } catch (error) {

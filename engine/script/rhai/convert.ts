@@ -18,6 +18,7 @@ import {
 } from './values.js';
 
 /** A host function; receives JS values, returns a JS value. */
+// biome-ignore lint/suspicious/noExplicitAny: a host function of any parameter types must fit (unknown[] would reject them).
 export type HostFunction = (...args: any[]) => unknown;
 
 export function fromJs(x: unknown): Value {

@@ -4,7 +4,7 @@
 import { runtimeError, type Pos } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
-import { FnPtr, RChar, sortedKeys, typeName, type RMap, type Value } from '../values.js';
+import { type FnPtr, RChar, sortedKeys, typeName, type RMap, type Value } from '../values.js';
 
 const map = (v: Value): RMap => v as RMap;
 const key = (v: Value): string => (v instanceof RChar ? v.c : (v as string));

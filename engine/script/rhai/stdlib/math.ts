@@ -131,7 +131,7 @@ export function registerMath(n: NativeRegistry<Run>): void {
   n.add('len', ['range'], ([rg]) => {
     const g = rg as { start: Int; end: Int; inclusive: boolean };
     const len = Number(g.end) - Number(g.start) + (g.inclusive ? 1 : 0);
-    return len > 0 ? len : 0;
+    return Math.max(len, 0);
   });
 }
 
