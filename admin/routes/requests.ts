@@ -18,18 +18,18 @@ export function requestRoutes(router: Router, manager: ImposterManager): void {
       if (page.truncated) headers['x-svc-truncated'] = 'true';
       return { status: 200, headers, body: page.requests };
     });
-    router.on('DELETE', `/imposters/:port/${name}`, (req) => {
+    router.on('DELETE', `/imposters/:port/${name}`, async (req) => {
       const port = portParam(req);
       // mountebank 2.9.1 routes DELETE .../requests to its saved-proxy-responses reset.
-      if (name === 'requests' && manager.compat === 'mountebank') manager.clearProxyResponses(port);
-      else manager.clearRequests(port, req.query.getAll('match'));
+      if (name === 'requests' && manager.compat === 'mountebank') await manager.clearProxyResponses(port);
+      else await manager.clearRequests(port, { match: req.query.getAll('match') });
       return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
     });
   }
 
-  router.on('DELETE', '/imposters/:port/savedProxyResponses', (req) => {
+  router.on('DELETE', '/imposters/:port/savedProxyResponses', async (req) => {
     const port = portParam(req);
-    manager.clearProxyResponses(port);
+    await manager.clearProxyResponses(port);
     return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
   });
 
