@@ -11,7 +11,10 @@ function idRef(req: AdminRequest): StubRef {
   return { id: req.params.id };
 }
 
-/** SPEC §4.3: thin adapters over the manager's stub calls (which hold every check); an unknown imposter is a 404 before the body is read. */
+/**
+ * SPEC §4.3: thin adapters over the manager's stub calls, which hold every check. The imposter is looked
+ * up inside the manager's queue, never here: a lookup while a replacement runs would answer 404.
+ */
 export function stubRoutes(router: Router, manager: ImposterManager): void {
   const detail = (req: AdminRequest, port: number) => ({ status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) });
 
@@ -22,14 +25,12 @@ export function stubRoutes(router: Router, manager: ImposterManager): void {
 
   router.on('PUT', '/imposters/:port/stubs', async (req) => {
     const port = portParam(req);
-    manager.require(port);
     await manager.replaceStubs(port, jsonBody(req));
     return detail(req, port);
   });
 
   router.on('POST', '/imposters/:port/stubs', async (req) => {
     const port = portParam(req);
-    manager.require(port);
     const body = objectBody(req);
     await manager.addStub(port, body.stub, { index: body.index });
     return detail(req, port);
@@ -43,7 +44,6 @@ export function stubRoutes(router: Router, manager: ImposterManager): void {
     }));
     router.on('PUT', pattern, async (req) => {
       const port = portParam(req);
-      manager.require(port);
       await manager.updateStub(port, ref(req), jsonBody(req));
       return detail(req, port);
     });

@@ -36,7 +36,6 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
     create_imposter: async (args) => (await manager.createImposter(json(args, 0, 'json'), TRUSTED)).port,
     replace_stubs: async (args) => {
       const at = port(args);
-      manager.require(at);
       await manager.replaceStubs(at, stubsBody(json(args, 1, 'json')), TRUSTED);
       return 0;
     },
@@ -58,7 +57,6 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
     // NULL stub_json is the admin body without `stub`; a negative index appends; no id is generated (SPEC §4.14).
     add_stub: async (args) => {
       const at = port(args);
-      manager.require(at);
       const stub = args[1] === null ? undefined : json(args, 1, 'stub_json');
       const index = integer(args, 2, 'index');
       await manager.addStub(at, stub, { ...TRUSTED, index: index < 0 ? undefined : index, generateIds: false });
@@ -67,7 +65,6 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
     get_stub: (args) => JSON.stringify(manager.getStub(port(args), stubRef(args, 1))),
     update_stub: async (args) => {
       const at = port(args);
-      manager.require(at);
       const ref = stubRef(args, 1);
       await manager.updateStub(at, ref, json(args, 2, 'stub_json'), TRUSTED);
       return 0;

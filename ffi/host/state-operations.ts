@@ -20,9 +20,7 @@ export function stateOperations({ manager }: HostContext): Operations {
     },
 
     space_add_stub: async (args) => {
-      const at = port(args);
-      manager.require(at);
-      await manager.spaceAddStub(at, text(args, 1, 'flow_id'), json(args, 2, 'stub_json'), TRUSTED);
+      await manager.spaceAddStub(port(args), text(args, 1, 'flow_id'), json(args, 2, 'stub_json'), TRUSTED);
       return 0;
     },
     space_list_stubs: (args) => JSON.stringify(manager.spaceListStubs(port(args), text(args, 1, 'flow_id'))),
