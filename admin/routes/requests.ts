@@ -1,7 +1,7 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
 import type { AdminRequest, Router } from '../router.js';
-import { negotiated, objectBody, portParam } from '../request-helpers.js';
+import { jsonBody, negotiated, portParam } from '../request-helpers.js';
 
 function sinceOf(req: AdminRequest): number | undefined {
   const raw = req.query.get('since');
@@ -35,6 +35,6 @@ export function requestRoutes(router: Router, manager: ImposterManager): void {
 
   router.on('POST', '/imposters/:port/verify', async (req) => ({
     status: 200,
-    body: await manager.verify(portParam(req), objectBody(req)),
+    body: await manager.verify(portParam(req), jsonBody(req)),
   }));
 }

@@ -235,7 +235,8 @@ export class ImposterManager {
   private injectionAllowed: boolean;
   private beforeDelete: ((port: number) => void) | undefined;
 
-  constructor(readonly options: ManagerOptions) {
+  /** Read-only once made: what changes later (injection permission, pre-delete hook) has its own method. */
+  constructor(readonly options: Readonly<ManagerOptions>) {
     this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES);
     this.injectionAllowed = options.allowInjection;
     this.beforeDelete = options.beforeDelete;
@@ -309,7 +310,7 @@ export class ImposterManager {
     throw errors.noSuchResource(this.options.compat === 'mountebank' ? 'Try POSTing to /imposters first?' : `no imposter on port ${port}`);
   }
 
-  /** Validates an imposter config without starting it (POST /imposters, config files, `svc validate`-style checks). */
+  /** Validates an imposter config without starting it (POST /imposters, config files and data directories). */
   parse(body: unknown, options: ParseOptions = {}): ImposterDefinition {
     const { scriptBase } = options;
     const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
@@ -808,7 +809,7 @@ export class ImposterManager {
   /** POST /imposters/{port}/verify: a read, so not queued behind mutations. */
   async verify(port: number, body: unknown, options: VerifyOptions = {}): Promise<VerifyResult> {
     const imposter = this.require(port);
-    if (!isObject(body)) throw errors.badData('verify body must be a JSON object');
+    if (!isObject(body)) throw errors.badData('request body must be a JSON object');
     if (!Array.isArray(body.predicates)) throw errors.badData("'predicates' must be an array");
     if (!this.admitsInjection(options) && predicatesAreScripted(body.predicates)) {
       throw errors.validation([errorEntries.invalidInjection(injectionMessages.javascript)]);
