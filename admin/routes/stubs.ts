@@ -20,7 +20,7 @@ export function stubRoutes(router: Router, manager: ImposterManager): void {
 
   router.on('GET', '/imposters/:port/stubs', (req) => ({
     status: 200,
-    body: { stubs: manager.listStubs(portParam(req), { links: req.baseUrl }) },
+    body: { stubs: manager.listStubs(portParam(req), { baseUrl: req.baseUrl }) },
   }));
 
   router.on('PUT', '/imposters/:port/stubs', async (req) => {
@@ -40,7 +40,7 @@ export function stubRoutes(router: Router, manager: ImposterManager): void {
     const byId = ref === idRef;
     router.on('GET', pattern, (req) => ({
       status: 200,
-      body: manager.getStub(portParam(req), ref(req), { links: byId ? undefined : req.baseUrl }),
+      body: manager.getStub(portParam(req), ref(req), { baseUrl: byId ? undefined : req.baseUrl }),
     }));
     router.on('PUT', pattern, async (req) => {
       const port = portParam(req);

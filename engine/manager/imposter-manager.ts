@@ -93,9 +93,9 @@ export interface ApplyOptions extends StubEditOptions {
 
 export type VerifyOptions = CallOptions;
 
-/** `links`: the base URL for `_links`; absent (the C ABI) renders none. */
+/** `baseUrl`: the base of `_links`, as in RenderOptions; absent (the C ABI) renders none. */
 export interface LinkOptions {
-  links?: string;
+  baseUrl?: string;
 }
 
 export interface ClearRequestsOptions {
@@ -722,13 +722,13 @@ export class ImposterManager {
     const imposter = this.require(port);
     const at = this.resolveStub(imposter, ref);
     const stub = imposter.stubConfigs()[at];
-    return options.links === undefined ? stub : { ...stub, _links: stubLinks(options.links, port, at) };
+    return options.baseUrl === undefined ? stub : { ...stub, _links: stubLinks(options.baseUrl, port, at) };
   }
 
   listStubs(port: number, options: LinkOptions = {}): Array<Record<string, unknown>> {
     const imposter = this.require(port);
-    const { links } = options;
-    return imposter.stubConfigs().map((stub, i) => (links === undefined ? stub : { ...stub, _links: stubLinks(links, port, i) }));
+    const { baseUrl } = options;
+    return imposter.stubConfigs().map((stub, i) => (baseUrl === undefined ? stub : { ...stub, _links: stubLinks(baseUrl, port, i) }));
   }
 
   /** PUT /imposters/{port}/stubs/{index} and .../by-id/{id}: the body is the stub (by id, its id is kept when left out). */

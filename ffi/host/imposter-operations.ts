@@ -1,18 +1,6 @@
-import { isObject } from '../../engine/model/index.js';
 import { VERSION } from '../../engine/version/index.js';
 import { flag, integer, json, options, port, stubRef, type Argument } from './arguments.js';
 import { TRUSTED, type HostContext, type Operations } from './operations.js';
-
-/** No base URL on this surface: the admin JSON minus its `_links` (top level and per stub). */
-function withoutLinks(value: Record<string, unknown>): Record<string, unknown> {
-  const { _links: _ignored, ...rest } = value;
-  if (Array.isArray(rest.stubs)) {
-    rest.stubs = rest.stubs.map((stub) => (isObject(stub) ? withoutLinks(stub) : stub));
-  }
-  return rest;
-}
-
-const NO_BASE = { baseUrl: '' };
 
 function renderFlags(args: Argument[], at: number): { replayable: boolean; removeProxies: boolean } {
   const source = options(args, at, 'options_json');
@@ -40,11 +28,11 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
       return 0;
     },
     delete_imposter: async (args) => {
-      await manager.deleteImposter(port(args), NO_BASE);
+      await manager.deleteImposter(port(args), {});
       return 0;
     },
     delete_all: async () => {
-      await manager.deleteAll({ ...NO_BASE, replayable: true });
+      await manager.deleteAll({ replayable: true });
       return 0;
     },
     recorded: (args) => JSON.stringify(manager.savedRequests(port(args), {}).requests),
@@ -52,8 +40,9 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
     stub_warnings: (args) => JSON.stringify(manager.require(port(args)).warnings),
     apply_config: async (args) => JSON.stringify((await manager.applyConfig(json(args, 0, 'json'), TRUSTED)).report),
 
-    list_imposters: (args) => JSON.stringify({ imposters: manager.renderList({ ...NO_BASE, ...renderFlags(args, 0) }).map(withoutLinks) }),
-    get_imposter: (args) => JSON.stringify(withoutLinks(manager.render(port(args), { ...NO_BASE, ...renderFlags(args, 1) }))),
+    // No base URL on this surface: the admin JSON without `_links`.
+    list_imposters: (args) => JSON.stringify({ imposters: manager.renderList(renderFlags(args, 0)) }),
+    get_imposter: (args) => JSON.stringify(manager.render(port(args), renderFlags(args, 1))),
     // NULL stub_json is the admin body without `stub`; a negative index appends; no id is generated (SPEC §4.14).
     add_stub: async (args) => {
       const at = port(args);
