@@ -115,7 +115,7 @@ export class ConfigSources {
   /** Validation errors of one candidate, as the manager reports them. */
   private problemsOf(candidate: Candidate): ErrorEntry[] {
     try {
-      this.manager.parse(candidate.body, false, scriptBaseOf(candidate));
+      this.manager.parse(candidate.body, { generateIds: false, scriptBase: scriptBaseOf(candidate) });
       return [];
     } catch (err) {
       return problems(err);
@@ -149,7 +149,7 @@ export class ConfigSources {
     let created: number[] = [];
     try {
       const all = [...config, ...dataDir];
-      const { report } = await this.manager.applyAll(all.map((c) => c.body), false, all.map(scriptBaseOf), { partial: true });
+      const { report } = await this.manager.applyAll(all.map((c) => c.body), { generateIds: false, scriptBases: all.map(scriptBaseOf), partial: true });
       created = report.created;
       return report;
     } finally {

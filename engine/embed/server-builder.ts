@@ -134,9 +134,8 @@ export class ServerBuilder {
       },
     });
     const owned = this.injected === undefined;
-    if (!owned && beforeDelete) {
-      if (manager.options.beforeDelete !== undefined) throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
-      manager.options.beforeDelete = beforeDelete;
+    if (!owned && beforeDelete && !manager.installBeforeDelete(beforeDelete)) {
+      throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
     }
     const closeOwned = async () => { if (owned) await manager.close(); };
     store?.attach(manager);
