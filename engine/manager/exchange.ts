@@ -20,33 +20,41 @@ export interface TakenResponse {
 
 /**
  * One request inside an imposter, from the moment it was read until it is answered: what the stages
- * of the request path (match, respond, faults, answer: send, count, record) read and write. One plain
- * object per request, every field set in the constructor so all exchanges share one shape.
+ * of the request path (match, respond, faults, answer: send, count, record) read and write.
  */
-export class Exchange {
-  stage: ExchangeStage = 'match';
-  /** The stub index matching starts from: past a stub whose `_svc.script` passed (SPEC §2.7). */
-  from = 0;
-  /** `trace` length when this matching attempt began: a lost scenario move drops what it added. */
-  mark = 0;
-  /** Spaces and scenario states the request is matched under (SPEC §2.1 rule 5); undefined without gates. */
-  gated: GatedRequest | undefined = undefined;
-  /** The stub that answers, -1 for none (the default response). */
-  index = -1;
-  taken: TakenResponse | undefined = undefined;
+export interface Exchange {
+  readonly request: MockRequest;
+  readonly sink: ResponseSink;
+  /** The request target as received (proxies forward it). */
+  readonly url: string;
+  /** The journal entry when the imposter records; stamped with status and latency when answered. */
+  readonly record: JournalEntry<RecordedRequest> | undefined;
+  /** performance.now() at arrival when recording, else 0 (the clock is read only when needed). */
+  readonly started: number;
   /** Stubs tried and why they missed, kept for the journal's matchOutcome (only when recording). */
   readonly trace: MatchTried[] | undefined;
+  stage: ExchangeStage;
+  /** The stub index matching starts from: past a stub whose `_svc.script` passed (SPEC §2.7). */
+  from: number;
+  /** `trace` length when this matching attempt began: a lost scenario move drops what it added. */
+  mark: number;
+  /** Spaces and scenario states the request is matched under (SPEC §2.1 rule 5); undefined without gates. */
+  gated: GatedRequest | undefined;
+  /** The stub that answers, -1 for none (the default response). */
+  index: number;
+  taken: TakenResponse | undefined;
+}
 
-  constructor(
-    readonly request: MockRequest,
-    readonly sink: ResponseSink,
-    /** The request target as received (proxies forward it). */
-    readonly url: string,
-    /** The journal entry when the imposter records; stamped with status and latency when answered. */
-    readonly record: JournalEntry<RecordedRequest> | undefined,
-    /** performance.now() at arrival when recording, else 0 (the clock is read only when needed). */
-    readonly started: number,
-  ) {
-    this.trace = record ? [] : undefined;
-  }
+/**
+ * A new exchange in the match stage. An object literal with every field, not a class: one allocation
+ * of one shape, and on Node 20 cheaper to build than a class with field initialisers (measured in the
+ * issue note: per-request cost no higher than before the exchange existed).
+ */
+export function openExchange(
+  request: MockRequest, sink: ResponseSink, url: string, record: JournalEntry<RecordedRequest> | undefined, started: number,
+): Exchange {
+  return {
+    request, sink, url, record, started, trace: record ? [] : undefined,
+    stage: 'match', from: 0, mark: 0, gated: undefined, index: -1, taken: undefined,
+  };
 }

@@ -14,7 +14,7 @@ import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './re
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { LoggedSink } from './request-log.js';
-import { Exchange } from './exchange.js';
+import { openExchange, type Exchange } from './exchange.js';
 import { analyzeStubs, debugReport, ignoredConfigKeys, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
@@ -258,7 +258,7 @@ export class Imposter {
       : given;
     this.numberOfRequests += 1;
     const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
-    const ex = new Exchange(request, sink, wire.url, record, started);
+    const ex = openExchange(request, sink, wire.url, record, started);
     if (wantsDebug(wire.rawHeaders)) {
       this.debug(ex);
       return;
