@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, isObject, plainRequest, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
@@ -235,6 +235,20 @@ export class Imposter {
 
   stubConfigs(): Array<Record<string, unknown>> {
     return this.stubList.map((s) => cloneJson(s.config));
+  }
+
+  /**
+   * True when a request could be answered from the stub configs alone, by any thread: the imposter is
+   * enabled, records and logs nothing per request (recordRequests, --mock, --debug, debug log level),
+   * has no CORS, spaces, scenarios or `_svc.stateOps`, no scripted predicate, and every response is a
+   * static `is` (no behaviors, proxy, inject, fault or script). Such a path still shares each stub's
+   * cycle position, numberOfRequests and observers.onRequest, and hands requests that want a debug
+   * report (analysis `wantsDebug`) to `handle`. A walk over the stubs: read it when stubs change.
+   */
+  answersStatically(): boolean {
+    if (!this.enabled || this.recordRequests || this.debugMatches || this.logRequests || this.allowCORS || this.gates) return false;
+    return this.stubList.every((stub) =>
+      !stub.stateOps && !predicatesAreScripted(stub.config.predicates) && stub.cycle.responses.every((response) => !response.dynamic));
   }
 
   /**
