@@ -358,10 +358,11 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
-    const imposter = new Imposter(
-      definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true,
-      this.options.debugMatches === true, flowStore, this.svcScripts, this.options.compat === 'mountebank',
-    );
+    const imposter = new Imposter({
+      definition, port, log: this.options.log, observers: this.observers, scriptHost: this.scripts, svcRunner: this.svcScripts,
+      recordAll: this.options.recordAllRequests, debugMatches: this.options.debugMatches, flowStore,
+      unknownFaultServesDefault: this.options.compat === 'mountebank',
+    });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
@@ -518,7 +519,7 @@ export class ImposterManager {
     const problems: ErrorEntry[] = [];
     for (const definition of definitions) {
       try {
-        new Imposter(definition, definition.port, silentLogger, new ObserverSet(), this.scripts, false, false, new NoopFlowStore());
+        new Imposter({ definition, port: definition.port, log: silentLogger, observers: new ObserverSet(), scriptHost: this.scripts, flowStore: new NoopFlowStore() });
       } catch (err) {
         problems.push(errorEntries.badData(`imposter on port ${definition.port} cannot be built: ${(err as Error).message}`));
         continue;
