@@ -45,7 +45,7 @@ test('follows the imposter: a dynamic stub added later, and disabling, turn it o
   assert.not.ok(imposter.answersStatically());
   await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [{ responses: [is] }] });
   assert.ok(imposter.answersStatically());
-  svc.manager.setEnabled(port, false);
+  await svc.manager.setEnabled(port, { enabled: false });
   assert.not.ok(imposter.answersStatically());
   assert.is((await call(port, 'GET', '/')).status, 200, 'a disabled imposter answers its default response');
 });
