@@ -1,5 +1,5 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
-import { errors } from '../../engine/model/index.js';
+import { errorEntry, errors } from '../../engine/model/index.js';
 import type { Router } from '../router.js';
 import { flag, jsonBody, negotiated, objectBody, portParam, renderOptions } from '../request-helpers.js';
 
@@ -31,7 +31,7 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
     if (report.failed.length > 0) {
       return {
         status: 500,
-        body: { errors: [{ code: '500', type: 'apply_failed', message: 'some imposters failed to apply', ...report }] },
+        body: { errors: [errorEntry('apply_failed', 'some imposters failed to apply', { ...report })] },
       };
     }
     return {

@@ -5,7 +5,7 @@ import { cloneJson, isObject, plainRequest, toMockRequest } from '../model/index
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
-  predicateScriptsOf, runOrFail, ScriptFailure, type CompiledScript,
+  predicateScriptsOf, runOrFail, ScriptFailure, errorResponse, type CompiledScript,
   withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
@@ -32,13 +32,8 @@ export interface LiveStub {
   stateOps?: Array<StateOp[] | undefined>;
 }
 
-const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
 const DEBUG_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['X-Svc-Debug-Response', 'true']];
 const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
-
-function errorResponse(status: number, code: string, type: string, message: string): PreparedResponse {
-  return { statusCode: status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify({ errors: [{ code, type, message }] })) };
-}
 
 /** One running imposter: its stubs, compiled matcher, journal and listener. */
 export class Imposter {
@@ -230,7 +225,7 @@ export class Imposter {
       request = toMockRequest(wire);
     } catch (err) {
       this.log.error(`imposter ${this.port}: cannot read request: ${(err as Error).message}`);
-      this.send(given, errorResponse(400, '400', 'bad_request', 'Malformed request'));
+      this.send(given, errorResponse('bad_request', 'Malformed request'));
       return;
     }
     const sink = this.logRequests
@@ -320,7 +315,7 @@ export class Imposter {
   private failFlowStore(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
     const message = `flow store unavailable: ${(err as Error)?.message ?? String(err)}`;
     this.log.error(`imposter ${this.port}: ${message}`);
-    const response = errorResponse(503, '503', 'service_unavailable', message);
+    const response = errorResponse('service_unavailable', message);
     this.send(sink, response);
     if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, method, response.statusCode);
     if (record) this.stamp(record, response.statusCode, started);
@@ -334,8 +329,8 @@ export class Imposter {
       // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
       const timedOut = err instanceof ScriptTimeoutError || (err instanceof ScriptFailure && err.response.statusCode === 504);
       const response = timedOut
-        ? { ...errorResponse(504, '504', 'debug_timeout', 'Debug matching timed out'), headers: TIMEOUT_HEADERS }
-        : errorResponse(500, '500', 'internal_error', 'Debug matching failed');
+        ? errorResponse('debug_timeout', 'Debug matching timed out', { headers: TIMEOUT_HEADERS })
+        : errorResponse('internal_error', 'Debug matching failed');
       this.send(sink, response);
       if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, response.statusCode);
     };
@@ -392,8 +387,8 @@ export class Imposter {
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response = err instanceof ScriptFailure ? err.response : err instanceof PredicateError
-      ? errorResponse(500, err.code, 'predicate_error', message)
-      : scriptFailure(err, 'predicate') ?? errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
+      ? errorResponse('predicate_error', message)
+      : scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message);
     this.send(sink, response);
     if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, method, response.statusCode);
     if (record) this.stamp(record, response.statusCode, started);
@@ -447,7 +442,7 @@ export class Imposter {
       },
       (err: unknown) => {
         this.log.error(`imposter ${this.port}: response failed: ${(err as Error)?.stack ?? String(err)}`);
-        this.finish(request, sink, errorResponse(500, '500', 'internal_error', (err as Error)?.message ?? String(err)), record, started);
+        this.finish(request, sink, errorResponse('internal_error', (err as Error)?.message ?? String(err)), record, started);
       },
     );
   }
@@ -520,7 +515,7 @@ export class Imposter {
   private failStateOps(err: unknown, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
     const message = (err as Error)?.message ?? String(err);
     this.log.error(`imposter ${this.port}: _svc.stateOps failed: ${message}`);
-    this.finish(request, sink, errorResponse(500, '500', 'flow_state_error', `_svc.stateOps failed: ${message}`), record, started);
+    this.finish(request, sink, errorResponse('flow_state_error', `_svc.stateOps failed: ${message}`), record, started);
   }
 
   private send(sink: ResponseSink, response: PreparedResponse): void {
