@@ -10,11 +10,12 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import type { FlowStore } from '../state/index.js';
 import type { StateAnswer, StateMessage, StateOp } from './protocol.js';
+import { SvcFailure } from '../model/index.js';
 
 /** The deadline passed while waiting for the store. */
-export class StateTimeout extends Error {}
-/** The store failed (SPEC §2.7: a script error, never a silent default). */
-export class BackendFailure extends Error {}
+export class StateTimeout extends SvcFailure {}
+/** The store failed (SPEC §2.7: a script error, never a silent default); a JavaScript script's `ctx.state` call throws it, and the script may catch it. */
+export class BackendFailure extends SvcFailure {}
 
 /** What a worker needs from its StateChannel, passed in workerData. */
 export interface StateWiring {
