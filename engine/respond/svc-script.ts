@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { requiredStateOf, scenarioNameOf, SvcFailure, type MockRequest } from '../model/index.js';
+import { errorText, requiredStateOf, scenarioNameOf, SvcFailure, type MockRequest } from '../model/index.js';
 import type { FlowStore } from '../state/index.js';
 import {
   compileRoutePattern, resolveScript, type PathParams, type Placement, type RunOutcome, type ScriptRequestData, type ScriptResponseData,
@@ -83,7 +83,7 @@ export async function runScript(script: CompiledScript, scripts: SvcScripts, cal
     });
   } catch (err) {
     // The runner resolves every run to an outcome; a throw here is the host failing, not the script.
-    outcome = { ok: false, errorType: 'host', message: (err as Error)?.message ?? String(err) };
+    outcome = { ok: false, errorType: 'host', message: errorText(err) };
   }
   scripts.observe(call.ruleId, outcome, performance.now() - started);
   return outcome;

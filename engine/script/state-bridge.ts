@@ -10,7 +10,7 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import type { FlowStore } from '../state/index.js';
 import type { StateAnswer, StateMessage, StateOp } from './protocol.js';
-import { SvcFailure } from '../model/index.js';
+import { errorText, SvcFailure } from '../model/index.js';
 
 /** The deadline passed while waiting for the store. */
 export class StateTimeout extends SvcFailure {}
@@ -77,7 +77,7 @@ export class StateChannel {
     callStore(store, message.op, message.flowId, message.args).then(
       (value) => this.answer({ seq: message.seq, ok: true, value }),
       (err: unknown) => {
-        const text = (err as Error)?.message ?? String(err);
+        const text = errorText(err);
         this.onFailure(`flow state ${message.op} failed: ${text}`);
         this.answer({ seq: message.seq, ok: false, message: text });
       },
