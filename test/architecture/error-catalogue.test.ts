@@ -1,7 +1,7 @@
 /**
  * One error catalogue (issue 12 scope 5): README's "Errors" table lists exactly the catalogue's slugs
  * with their status and code, every slug is emitted somewhere, and no source builds an envelope entry
- * or a `type` slug outside the catalogue.
+ * or a `type` slug outside the catalogue; every error class descends from SvcFailure.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -82,6 +82,12 @@ test('no source writes an envelope entry by hand (code beside type): entries com
     .filter(([path, text]) => path !== CATALOGUE_FILE && /\bcode: ['`][^'`]*['`],\s*type:/.test(text))
     .map(([path]) => path);
   assert.equal(handMade, []);
+});
+
+test('one error hierarchy: only SvcFailure extends Error directly', () => {
+  const roots = [...sources].flatMap(([path, text]) =>
+    [...text.matchAll(/\bclass (\w+) extends Error\b/g)].map(([, name]) => `${path}: ${name}`));
+  assert.equal(roots, ['engine/model/failures.ts: SvcFailure']);
 });
 
 test.run();
