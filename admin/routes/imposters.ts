@@ -1,4 +1,5 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
+import { errorEntry } from '../../engine/model/index.js';
 import type { Router } from '../router.js';
 import { flag, jsonBody, negotiated, portParam, renderOptions } from '../request-helpers.js';
 
@@ -28,7 +29,7 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
     if (report.failed.length > 0) {
       return {
         status: 500,
-        body: { errors: [{ code: '500', type: 'apply_failed', message: 'some imposters failed to apply', ...report }] },
+        body: { errors: [errorEntry('apply_failed', 'some imposters failed to apply', { ...report })] },
       };
     }
     return {

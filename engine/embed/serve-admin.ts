@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { ConfigSources, StartupError } from '../config/index.js';
+import { ConfigSources } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
-import { errors, isObject } from '../model/index.js';
+import { errors, isObject, StartupFailure } from '../model/index.js';
 import { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js';
 
 /** `svc_serve_admin` options (SPEC §4.14), validated. */
@@ -119,7 +119,7 @@ export async function serveAdmin(manager: ImposterManager, options: ServeAdminOp
   } catch (err) {
     await planes?.close();
     manager.setAllowInjection(previousAllow);
-    throw err instanceof StartupError ? errors.badData(err.message) : err;
+    throw err instanceof StartupFailure ? errors.badData(err.message) : err;
   }
   const served = planes;
   return {

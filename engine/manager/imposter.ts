@@ -4,7 +4,7 @@ import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
 import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
-  applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
+  applyTransportFault, compileDefaultResponse, errorResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
   predicateScriptsOf, runOrFail, ScriptFailure, type CompiledScript,
   withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
@@ -33,13 +33,8 @@ export interface LiveStub {
   stateOps?: Array<StateOp[] | undefined>;
 }
 
-const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
 const DEBUG_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['X-Svc-Debug-Response', 'true']];
 const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
-
-function errorResponse(status: number, code: string, type: string, message: string): PreparedResponse {
-  return { statusCode: status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify({ errors: [{ code, type, message }] })) };
-}
 
 /** What an imposter is built from: its definition and port, and what the manager shares with it. */
 export interface ImposterOptions {
@@ -264,7 +259,7 @@ export class Imposter {
     } catch (err) {
       // No exchange yet: an unreadable request is neither counted nor recorded.
       this.log.error(`imposter ${this.port}: cannot read request: ${(err as Error).message}`);
-      this.write(given, errorResponse(400, '400', 'bad_request', 'Malformed request'));
+      this.write(given, errorResponse('bad_request', 'Malformed request'));
       return;
     }
     const sink = this.logRequests
@@ -352,7 +347,7 @@ export class Imposter {
   /** SPEC §7: the flow store failing while reading or moving scenario state is a 503. */
   private failFlowStore(ex: Exchange, err: unknown): void {
     const message = `flow store unavailable: ${(err as Error)?.message ?? String(err)}`;
-    this.answer(ex, errorResponse(503, '503', 'service_unavailable', message), message);
+    this.answer(ex, errorResponse('service_unavailable', message), message);
   }
 
   /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
@@ -364,8 +359,8 @@ export class Imposter {
       // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
       const timedOut = err instanceof ScriptTimeoutError || (err instanceof ScriptFailure && err.response.statusCode === 504);
       const response = timedOut
-        ? { ...errorResponse(504, '504', 'debug_timeout', 'Debug matching timed out'), headers: TIMEOUT_HEADERS }
-        : errorResponse(500, '500', 'internal_error', 'Debug matching failed');
+        ? errorResponse('debug_timeout', 'Debug matching timed out', { headers: TIMEOUT_HEADERS })
+        : errorResponse('internal_error', 'Debug matching failed');
       this.answer(ex, response, `debug matching failed: ${(err as Error)?.message ?? String(err)}`);
     };
     const report = (outcome: DebugOutcome): void => {
@@ -419,8 +414,8 @@ export class Imposter {
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response = err instanceof ScriptFailure ? err.response : err instanceof PredicateError
-      ? errorResponse(500, err.code, 'predicate_error', message)
-      : scriptFailure(err, 'predicate') ?? errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
+      ? errorResponse('predicate_error', message)
+      : scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message);
     this.answer(ex, response, `predicate evaluation failed: ${message}`);
   }
 
@@ -477,7 +472,7 @@ export class Imposter {
       },
       (err: unknown) => {
         const message = (err as Error)?.message ?? String(err);
-        this.answer(ex, errorResponse(500, '500', 'internal_error', message), `response failed: ${(err as Error)?.stack ?? String(err)}`);
+        this.answer(ex, errorResponse('internal_error', message), `response failed: ${(err as Error)?.stack ?? String(err)}`);
       },
     );
   }
@@ -485,7 +480,7 @@ export class Imposter {
   /** SPEC §2.3/§7: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
   private failStateOps(ex: Exchange, err: unknown): void {
     const message = `_svc.stateOps failed: ${(err as Error)?.message ?? String(err)}`;
-    this.answer(ex, errorResponse(500, '500', 'flow_state_error', message), message);
+    this.answer(ex, errorResponse('flow_state_error', message), message);
   }
 
   /**

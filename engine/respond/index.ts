@@ -6,6 +6,7 @@ export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './outcome.js';
 export { scriptFailure } from './inject-response.js';
+export { errorResponse, type ErrorResponseOptions } from './error-response.js';
 export { faultBlockErrors, faultRandom, stubsUseTcpFault } from './faults/index.js';
 export type { FaultObserver } from './fault-hooks.js';
 export { isRecordedProxyResponse } from './proxy/index.js';

@@ -6,7 +6,7 @@
 import { decode, encode } from '@msgpack/msgpack';
 import { createLogger, isLogLevel } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { isSvcError } from '../../engine/model/index.js';
+import { errorText, isSvcError } from '../../engine/model/index.js';
 import { InterceptControl, imposterProtocols } from '../../admin/intercept/index.js';
 import { EmbeddedAdmin } from './admin-plane.js';
 import { frame, FrameReader } from './frames.js';
@@ -31,11 +31,6 @@ const admin = new EmbeddedAdmin(manager, intercept, log);
 const context: HostContext = { manager, admin, intercept };
 const operations: Operations = { ...imposterOperations(context), ...stateOperations(context), ...interceptOperations(context) };
 
-function message(err: unknown): string {
-  if (isSvcError(err)) return err.entries.map((entry) => entry.message).join('; ');
-  return err instanceof Error ? err.message : String(err);
-}
-
 function reply(ok: boolean, value: OperationResult | null): void {
   writeFrame(frame(encode([ok, value])));
 }
@@ -58,11 +53,11 @@ async function handle(payload: Buffer): Promise<void> {
     if (!Array.isArray(request) || typeof request[0] !== 'string' || !Array.isArray(request[1])) throw new Error('malformed request frame');
     [op, args] = request as [string, Argument[]];
   } catch (err) {
-    reply(false, message(err));
+    reply(false, errorText(err));
     return;
   }
   if (op === 'stop') {
-    await stop().catch((err: unknown) => log.error(`engine host stop: ${message(err)}`));
+    await stop().catch((err: unknown) => log.error(`engine host stop: ${errorText(err)}`));
     // Exit once the reply has been handed to the kernel, so the caller reads it before end of stream.
     writeFrame(frame(encode([true, 0])), () => process.exit(0));
     return;
@@ -78,7 +73,7 @@ async function handle(payload: Buffer): Promise<void> {
     if (!isSvcError(err)) {
       log.error(`engine host ${String(op)}: ${(err as Error)?.stack ?? String(err)}`);
     }
-    reply(false, message(err));
+    reply(false, errorText(err));
   }
 }
 

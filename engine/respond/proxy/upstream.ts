@@ -7,12 +7,11 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isUtf8 } from 'node:buffer';
-import type { HeaderMap } from '../../model/index.js';
+import { SvcFailure, type HeaderMap } from '../../model/index.js';
 import type { ResponseFields } from '../behaviors/index.js';
 
 /** Upstream failures answer 500 `invalid proxy`, as in mountebank. */
-export class ProxyError extends Error {
-  readonly code = 'invalid proxy';
+export class ProxyError extends SvcFailure {
   readonly type = 'invalid_proxy';
 }
 
