@@ -183,6 +183,25 @@ export const TRANSPORT_CASES: TransportCase[] = [
     then: [{ request: GET('/fx'), expect: { status: 200, body: 'second' } }],
   },
 
+  {
+    name: 'percent-encoded query values are decoded before matching',
+    stubs: hitOrMiss({ equals: { query: { q: 'a b&c', mark: '\u2713' } } }),
+    request: GET('/enc', { query: { q: 'a b&c', mark: '\u2713' } }),
+    expect: HIT,
+  },
+  {
+    name: 'the path is matched as sent (percent-encoding kept)',
+    stubs: hitOrMiss({ equals: { path: '/files/a%20b' } }),
+    request: GET('/files/a%20b'),
+    expect: HIT,
+  },
+  {
+    name: 'a large request body arrives whole',
+    stubs: hitOrMiss({ endsWith: { body: 'END' } }, { startsWith: { body: 'START' } }),
+    request: { method: 'POST', path: '/big', body: `START${'x'.repeat(200_000)}END` },
+    expect: HIT,
+  },
+
   // Responses.
   {
     name: 'defaultResponse answers when no stub matches',
@@ -242,6 +261,54 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ responses: [{ is: { body: 'fine' }, _svc: { fault: { error: { probability: 1, status: 503, body: 'overloaded', headers: { 'Retry-After': '1' } } } } }] }],
     request: GET('/fault'),
     expect: { status: 503, headers: { 'retry-after': '1' }, body: 'overloaded' },
+  },
+
+  {
+    name: 'a large response body is sent whole',
+    stubs: [{ responses: [{ is: { body: `${'y'.repeat(300_000)}!` } }] }],
+    request: GET('/large'),
+    expect: { status: 200, body: `${'y'.repeat(300_000)}!` },
+  },
+  {
+    name: '204 carries no body',
+    stubs: [{ responses: [{ is: { statusCode: 204, headers: { 'X-Empty': 'yes' } } }] }],
+    request: { method: 'DELETE', path: '/thing' },
+    expect: { status: 204, headers: { 'x-empty': 'yes' }, body: '' },
+  },
+  {
+    name: 'HEAD is answered without a body',
+    stubs: hitOrMiss({ equals: { method: 'HEAD' } }),
+    request: { method: 'HEAD', path: '/head' },
+    expect: { status: 200, body: '' },
+  },
+  {
+    name: 'allowCORS answers a preflight',
+    stubs: [{ responses: [{ is: { body: 'not the preflight' } }] }],
+    imposter: { allowCORS: true },
+    request: { method: 'OPTIONS', path: '/cors', headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-Token' } },
+    expect: { status: 200, headers: { 'access-control-allow-origin': 'http://app.test', 'access-control-allow-methods': 'PUT', 'access-control-allow-headers': 'X-Token' } },
+  },
+  {
+    name: 'X-Svc-Debug answers the match report instead of the response',
+    stubs: hitOrMiss({ equals: { path: '/dbg' } }),
+    request: GET('/dbg', { headers: { 'X-Svc-Debug': 'true' } }),
+    expect: { status: 200, headers: { 'x-svc-debug-response': 'true', 'content-type': 'application/json' } },
+  },
+  {
+    name: 'inject keeps per-imposter state between requests',
+    stubs: [{ responses: [{ inject: 'function (config) { config.state.count = (config.state.count || 0) + 1; return { body: "call " + config.state.count }; }' }] }],
+    request: GET('/count'),
+    expect: { status: 200, body: 'call 1' },
+    then: [{ request: GET('/count'), expect: { status: 200, body: 'call 2' } }],
+  },
+  {
+    // The deadline is generous: a sandbox worker's cold start can take seconds on a loaded machine.
+    name: '_svc.script (Rhai) answers from the request and its flow state',
+    stubs: [{ responses: [{ _svc: { script: { engine: 'rhai', code: 'let n = ctx.state.incr("hits"); http(201, ctx.request.method + " " + ctx.request.path + " " + n).header("X-Query", ctx.request.query["q"])' } } }] }],
+    imposter: { _svc: { scriptEngine: { timeoutMs: 120_000 } } },
+    request: { method: 'PUT', path: '/rhai', query: { q: 'one' }, body: 'x' },
+    expect: { status: 201, headers: { 'x-query': 'one' }, body: 'PUT /rhai 1' },
+    then: [{ request: GET('/again', { query: { q: 'two' } }), expect: { status: 201, headers: { 'x-query': 'two' }, body: 'GET /again 2' } }],
   },
 
   // Behaviors.

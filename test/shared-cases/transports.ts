@@ -90,11 +90,12 @@ function sendHttp1(target: Http1Target, request: CaseRequest): Promise<CaseRespo
 }
 
 /** One request on its own HTTP/2 session: h2c with prior knowledge, or TLS where ALPN picks h2. */
-function sendHttp2(authority: string, request: CaseRequest): Promise<CaseResponse> {
+function sendHttp2(url: string, request: CaseRequest, options: { prefix?: string; authority?: string } = {}): Promise<CaseResponse> {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(authority, { rejectUnauthorized: false });
+    const session = http2.connect(url, { rejectUnauthorized: false });
     session.on('error', reject);
-    const headers: http2.OutgoingHttpHeaders = { ':method': request.method, ':path': targetOf(request) };
+    const headers: http2.OutgoingHttpHeaders = { ':method': request.method, ':path': targetOf(request, options.prefix) };
+    if (options.authority !== undefined) headers[':authority'] = options.authority;
     for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
     const stream = session.request(headers, { endStream: false });
     const chunks: Buffer[] = [];
@@ -174,7 +175,7 @@ function transport(server: () => CaseServer, name: string, traits: Trait[], opti
   };
 }
 
-/** HTTP/1.1, h2c, HTTPS/1.1, h2 over TLS, the admin gateway and the front door, over the svc `server()` returns once started. */
+/** HTTP/1.1, h2c, HTTPS/1.1, h2 over TLS, the admin gateway and the front door (each also over h2c), over the svc `server()` returns once started. */
 export function transportsOf(server: () => CaseServer): Transport[] {
   return [
     transport(server, 'HTTP/1.1', [], {}, (_svc, port, request) => sendHttp1({ port, tls: false }, request)),
@@ -183,7 +184,11 @@ export function transportsOf(server: () => CaseServer): Transport[] {
     transport(server, 'h2 over TLS (ALPN)', ['h2', 'tls'], { tls: true }, (_svc, port, request) => sendHttp2(`https://127.0.0.1:${port}`, request)),
     transport(server, 'admin gateway', ['gateway'], {},
       (svc, port, request) => sendHttp1({ port: svc.adminPort, tls: false, prefix: `/__svc/${port}` }, request)),
+    transport(server, 'admin gateway over h2c', ['gateway', 'h2'], {},
+      (svc, port, request) => sendHttp2(`http://127.0.0.1:${svc.adminPort}`, request, { prefix: `/__svc/${port}` })),
     transport(server, 'front door', ['frontDoor'], { port: (svc) => svc.frontDoorTarget },
       (svc, _port, request) => sendHttp1({ port: svc.frontDoorPort, tls: false, host: FRONT_DOOR_HOST }, request)),
+    transport(server, 'front door over h2c', ['frontDoor', 'h2'], { port: (svc) => svc.frontDoorTarget },
+      (svc, _port, request) => sendHttp2(`http://127.0.0.1:${svc.frontDoorPort}`, request, { authority: FRONT_DOOR_HOST })),
   ];
 }
