@@ -311,6 +311,26 @@ export const TRANSPORT_CASES: TransportCase[] = [
     then: [{ request: GET('/again', { query: { q: 'two' } }), expect: { status: 201, headers: { 'x-query': 'two' }, body: 'GET /again 2' } }],
   },
 
+  {
+    // The request model every transport hands the imposter (Host left out: it names whichever port was dialled).
+    name: 'the imposter sees one request model: method, path, query lists, body, header names and repeats',
+    stubs: [{ responses: [{ inject: `function (config) {
+      var r = config.request;
+      var names = Object.keys(r.headers).filter(function (n) { return n.toLowerCase() !== 'host'; });
+      var tag = r.headers['X-Tag'] || r.headers['x-tag'];
+      return { headers: { 'Content-Type': 'application/json', 'X-Multi': ['m1', 'm2'] },
+        body: JSON.stringify({ method: r.method, path: r.path, query: r.query, body: r.body, names: names, tag: tag }) };
+    }` }] }],
+    request: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, headers: { 'X-Tag': ['t1', 't2'], 'X-Mixed-Case': 'v' }, body: '{"k": 1}' },
+    expect: {
+      status: 200,
+      headers: { 'x-multi': ['m1', 'm2'] },
+      body: { json: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, body: '{"k": 1}', names: ['X-Tag', 'X-Mixed-Case', 'Connection', 'Content-Length'], tag: ['t1', 't2'] } },
+    },
+    // HTTP/2 header names are lowercase on the wire, it has no Connection header, and this client sends no content-length.
+    differs: { h2: { body: { json: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, body: '{"k": 1}', names: ['x-tag', 'x-mixed-case'], tag: ['t1', 't2'] } } } },
+  },
+
   // Behaviors.
   {
     name: 'wait delays the response',
