@@ -11,7 +11,10 @@ import type { CaseRequest, CaseResponse, Trait, Transport } from './transports.j
 export type BodyExpectation = string | { json: unknown } | { base64: string };
 
 export interface Expectation {
-  status: number;
+  /** Required unless `noResponse`. */
+  status?: number;
+  /** The connection (HTTP/1) or stream (HTTP/2) ends without an HTTP response: a TCP fault. */
+  noResponse?: true;
   /** A subset, names case-insensitive: a string is the values joined by ', ', an array the values one by one, null means absent. */
   headers?: Record<string, string | string[] | null>;
   body?: BodyExpectation;
@@ -33,8 +36,11 @@ export interface TransportCase {
   expect: Expectation;
   /** Further exchanges on the same imposter, in order (cycling, repeat). */
   then?: Exchange[];
-  /** What a transport with this trait answers instead (merged over every exchange's expectation). */
-  differs?: Partial<Record<Trait, Partial<Expectation>>>;
+  /**
+   * What a transport with this trait (or every trait of a `a+b` key) answers instead, merged over every
+   * exchange's expectation, with the reason beside it.
+   */
+  differs?: Partial<Record<Trait | `${Trait}+${Trait}`, Partial<Expectation>>>;
 }
 
 const GET = (path: string, extra: Partial<CaseRequest> = {}): CaseRequest => ({ method: 'GET', path, ...extra });
@@ -331,6 +337,24 @@ export const TRANSPORT_CASES: TransportCase[] = [
     differs: { h2: { body: { json: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, body: '{"k": 1}', names: ['x-tag', 'x-mixed-case'], tag: ['t1', 't2'] } } } },
   },
 
+  {
+    name: 'a fault response resets the connection: no HTTP answer',
+    // SPEC §1 rule 3: an imposter using a TCP fault serves HTTP/1 only, so an HTTP/2 client dialling it gets nothing.
+    differs: { 'direct+h2': { noResponse: true } },
+    stubs: [{ predicates: [{ equals: { path: '/reset' } }], responses: [{ fault: 'CONNECTION_RESET_BY_PEER' }] }, { responses: [{ is: { body: 'alive' } }] }],
+    request: GET('/reset'),
+    expect: { noResponse: true },
+    then: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
+  },
+  {
+    name: '_svc.fault tcp empty closes without an answer',
+    differs: { 'direct+h2': { noResponse: true } },
+    stubs: [{ predicates: [{ equals: { path: '/empty' } }], responses: [{ is: { body: 'never' }, _svc: { fault: { tcp: 'EMPTY_RESPONSE' } } }] }, { responses: [{ is: { body: 'alive' } }] }],
+    request: GET('/empty'),
+    expect: { noResponse: true },
+    then: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
+  },
+
   // Behaviors.
   {
     name: 'wait delays the response',
@@ -380,8 +404,8 @@ function headerValues(response: CaseResponse, name: string): string[] {
 
 function merged(expect: Expectation, traits: ReadonlySet<Trait>, differs: TransportCase['differs']): Expectation {
   let out = expect;
-  for (const [trait, override] of Object.entries(differs ?? {}) as Array<[Trait, Partial<Expectation>]>) {
-    if (!traits.has(trait)) continue;
+  for (const [key, override] of Object.entries(differs ?? {}) as Array<[string, Partial<Expectation>]>) {
+    if (!key.split('+').every((trait) => traits.has(trait as Trait))) continue;
     out = { ...out, ...override, headers: { ...out.headers, ...override.headers } };
   }
   return out;
@@ -413,10 +437,16 @@ export function runTransportCases(test: Test, over: Transport): void {
       try {
         const exchanges: Exchange[] = [{ request: c.request, expect: c.expect }, ...(c.then ?? [])];
         for (const [i, exchange] of exchanges.entries()) {
-          const started = performance.now();
-          const response = await running.send(exchange.request);
+          const expect = merged(exchange.expect, over.traits, c.differs);
           const where = `${over.name} / ${c.name} / exchange ${i + 1}`;
-          assertResponse(response, merged(exchange.expect, over.traits, c.differs), performance.now() - started, where);
+          const started = performance.now();
+          const sent = running.send(exchange.request);
+          if (expect.noResponse) {
+            const outcome = await sent.then((response) => `answered ${response.status}`, () => 'no response');
+            assert.is(outcome, 'no response', where);
+            continue;
+          }
+          assertResponse(await sent, expect, performance.now() - started, where);
         }
       } finally {
         await running.stop();

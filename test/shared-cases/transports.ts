@@ -11,8 +11,11 @@ import { join } from 'node:path';
 import { freePort, http, startSvc, type RunningServer } from '../helpers/servers.js';
 import { makePki, type Pki } from '../transport-support.js';
 
-/** What a transport legitimately does differently; cases name these in data (`differs`). */
-export type Trait = 'h2' | 'tls' | 'gateway' | 'frontDoor';
+/**
+ * What a transport legitimately does differently; cases name these in data (`differs`). `h2`: the
+ * client speaks HTTP/2 to whatever it dials; `direct`: it dials the imposter's own port.
+ */
+export type Trait = 'h2' | 'tls' | 'direct' | 'gateway' | 'frontDoor';
 
 export interface CaseRequest {
   method: string;
@@ -89,11 +92,22 @@ function sendHttp1(target: Http1Target, request: CaseRequest): Promise<CaseRespo
   });
 }
 
-/** One request on its own HTTP/2 session: h2c with prior knowledge, or TLS where ALPN picks h2. */
+/**
+ * One request on its own HTTP/2 session: h2c with prior knowledge, or TLS where ALPN picks h2. A stream
+ * or session that ends without the response's end (a reset, a fault) rejects.
+ */
 function sendHttp2(url: string, request: CaseRequest, options: { prefix?: string; authority?: string } = {}): Promise<CaseResponse> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(url, { rejectUnauthorized: false });
-    session.on('error', reject);
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      session.destroy();
+      reject(err);
+    };
+    session.on('error', fail);
+    session.on('close', () => fail(new Error('HTTP/2 session closed before the response ended')));
     const headers: http2.OutgoingHttpHeaders = { ':method': request.method, ':path': targetOf(request, options.prefix) };
     if (options.authority !== undefined) headers[':authority'] = options.authority;
     for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -101,16 +115,23 @@ function sendHttp2(url: string, request: CaseRequest, options: { prefix?: string
     const chunks: Buffer[] = [];
     let status = 0;
     let raw: string[] = [];
-    stream.setTimeout(TIMEOUT_MS, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+    stream.setTimeout(TIMEOUT_MS, () => fail(new Error(`${request.method} ${request.path} timed out`)));
     stream.on('response', (head: IncomingHttpHeaders & http2.IncomingHttpStatusHeader, _flags: number, rawHeaders: string[]) => {
       status = Number(head[':status']);
       raw = rawHeaders;
     });
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('error', (err) => session.close(() => reject(err)));
+    stream.on('error', fail);
+    stream.on('close', () => fail(new Error(`HTTP/2 stream closed (code ${stream.rstCode}) before the response ended`)));
     stream.on('end', () => {
-      const headersOut = pairs(raw).filter(([name]) => !name.startsWith(':'));
-      session.close(() => resolve({ status, headers: headersOut, body: Buffer.concat(chunks) }));
+      if (status === 0) {
+        fail(new Error('HTTP/2 stream ended without response headers'));
+        return;
+      }
+      if (settled) return;
+      settled = true;
+      session.close();
+      resolve({ status, headers: pairs(raw).filter(([name]) => !name.startsWith(':')), body: Buffer.concat(chunks) });
     });
     stream.end(request.body);
   });
@@ -178,10 +199,10 @@ function transport(server: () => CaseServer, name: string, traits: Trait[], opti
 /** HTTP/1.1, h2c, HTTPS/1.1, h2 over TLS, the admin gateway and the front door (each also over h2c), over the svc `server()` returns once started. */
 export function transportsOf(server: () => CaseServer): Transport[] {
   return [
-    transport(server, 'HTTP/1.1', [], {}, (_svc, port, request) => sendHttp1({ port, tls: false }, request)),
-    transport(server, 'h2c (prior knowledge)', ['h2'], {}, (_svc, port, request) => sendHttp2(`http://127.0.0.1:${port}`, request)),
-    transport(server, 'HTTPS/1.1', ['tls'], { tls: true }, (_svc, port, request) => sendHttp1({ port, tls: true }, request)),
-    transport(server, 'h2 over TLS (ALPN)', ['h2', 'tls'], { tls: true }, (_svc, port, request) => sendHttp2(`https://127.0.0.1:${port}`, request)),
+    transport(server, 'HTTP/1.1', ['direct'], {}, (_svc, port, request) => sendHttp1({ port, tls: false }, request)),
+    transport(server, 'h2c (prior knowledge)', ['direct', 'h2'], {}, (_svc, port, request) => sendHttp2(`http://127.0.0.1:${port}`, request)),
+    transport(server, 'HTTPS/1.1', ['direct', 'tls'], { tls: true }, (_svc, port, request) => sendHttp1({ port, tls: true }, request)),
+    transport(server, 'h2 over TLS (ALPN)', ['direct', 'h2', 'tls'], { tls: true }, (_svc, port, request) => sendHttp2(`https://127.0.0.1:${port}`, request)),
     transport(server, 'admin gateway', ['gateway'], {},
       (svc, port, request) => sendHttp1({ port: svc.adminPort, tls: false, prefix: `/__svc/${port}` }, request)),
     transport(server, 'admin gateway over h2c', ['gateway', 'h2'], {},
