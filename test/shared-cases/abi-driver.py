@@ -33,6 +33,11 @@ SIGNATURES = {
     "svc_flow_state_get": ("str", [U16, S, S]),
     "svc_flow_state_put": ("int", [U16, S, S, S]),
     "svc_flow_state_delete": ("int", [U16, S, S]),
+    "svc_apply_config": ("str", [S]),
+    "svc_stub_warnings": ("str", [U16]),
+    "svc_space_add_stub": ("int", [U16, S, S]),
+    "svc_space_list_stubs": ("str", [U16, S]),
+    "svc_space_delete": ("int", [U16, S]),
 }
 RESULT = {"u16": U16, "int": I32, "str": P}
 

@@ -303,6 +303,131 @@ export const ADMIN_CASES: AdminCase[] = [
       { do: { op: 'setScenario', name: 'checkout', body: { flowId: 'f1' } }, expect: { error: { status: 400, message: "'state' is required and must be a non-empty string" } } },
     ],
   },
+  {
+    name: 'apply a config: a changed imposter is replaced',
+    steps: [
+      created({ stubs: [ONE] }),
+      {
+        do: { op: 'applyConfig', imposters: [{ protocol: 'http', name: 'applied', stubs: [TWO] }] },
+        expect: { json: { imposters: [{ protocol: 'http', port: PORT, name: 'applied', numberOfRequests: 0 }] } },
+        // SPEC §4.14: svc_apply_config answers the apply report.
+        differs: { cAbi: { json: { created: [], replaced: [PORT], stubPatched: [], deleted: [], unchanged: [], failed: [] } } },
+      },
+      { do: { op: 'list', replayable: true }, expect: { json: { imposters: [replayable([TWO], { name: 'applied' })] } } },
+    ],
+  },
+  {
+    name: 'apply a config: an unchanged imposter is kept',
+    steps: [
+      created({ stubs: [ONE] }),
+      {
+        do: { op: 'applyConfig', imposters: [{ protocol: 'http', stubs: [ONE] }] },
+        expect: { json: { imposters: [{ protocol: 'http', port: PORT, numberOfRequests: 0 }] } },
+        differs: { cAbi: { json: { created: [], replaced: [], stubPatched: [], deleted: [], unchanged: [PORT], failed: [] } } },
+      },
+    ],
+  },
+  {
+    name: 'error: an invalid config applies nothing',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'applyConfig', imposters: [{ protocol: 'ftp' }] }, expect: { error: { status: 400, message: 'the ftp protocol is not yet supported' } } },
+      readStubs([ONE]),
+    ],
+  },
+  {
+    name: 'delete every imposter',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'deleteAll' }, ...answers({ imposters: [replayable([ONE])] }) },
+      { do: { op: 'list' }, expect: { json: { imposters: [] } } },
+    ],
+  },
+  {
+    name: 'stub analysis warnings',
+    steps: [
+      created({ stubs: [{ id: 'all', responses: [IS('all')] }, ONE] }),
+      { do: { op: 'warnings' }, expect: { json: [
+        { warningType: 'catch_all', stubIndex: 0, message: 'stub 0 has no predicates and matches every request' },
+        { warningType: 'catch_all_not_last', stubIndex: 0, message: 'stub 0 matches every request and comes before 1 other stub' },
+      ] } },
+    ],
+  },
+  {
+    name: 'spaces: add a stub, list it, tear the space down',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'spaceAddStub', flowId: 'tenant-a', stub: stub('sa', '/sa') }, ...answers({ space: 'tenant-a', stubs: [{ ...stub('sa', '/sa'), space: 'tenant-a' }] }) },
+      { do: { op: 'spaceStubs', flowId: 'tenant-a' }, expect: { json: { space: 'tenant-a', stubs: [{ ...stub('sa', '/sa'), space: 'tenant-a' }] } } },
+      readStubs([{ ...stub('sa', '/sa'), space: 'tenant-a' }, ONE]),
+      { do: { op: 'spaceDelete', flowId: 'tenant-a' }, ...answers({ space: 'tenant-a', tornDown: true }) },
+      { do: { op: 'spaceStubs', flowId: 'tenant-a' }, expect: { json: { space: 'tenant-a', stubs: [] } } },
+      readStubs([ONE]),
+    ],
+  },
+  {
+    name: 'error: a space stub sent in the {stub} envelope',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'spaceAddStub', flowId: 'tenant-a', stub: { stub: stub('sa', '/sa') } }, expect: { error: { status: 400, message: 'the space stubs endpoint takes a bare stub, not the {"stub": ...} envelope of /imposters/{port}/stubs: send the stub\'s fields (predicates, responses, ...) at the top level' } } },
+    ],
+  },
+  {
+    name: 'error: duplicate stub ids in a replacement change nothing',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'replaceStubs', stubs: [TWO, TWO] }, expect: { error: { status: 400, message: "duplicate stub id 'two'" } } },
+      readStubs([ONE]),
+    ],
+  },
+  {
+    name: 'error: replacing an unknown stub id, deleting or reading an index out of range',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'updateStub', ref: { id: 'zzz' }, stub: TWO }, expect: { error: { status: 404, message: "no stub with id 'zzz'" } } },
+      // mountebank's wording, shared by every by-index route.
+      { do: { op: 'deleteStub', ref: { index: 3 } }, expect: { error: { status: 404, message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace" } } },
+      { do: { op: 'getStub', ref: { index: 3 } }, expect: { error: { status: 404, message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace" } } },
+      readStubs([ONE]),
+    ],
+  },
+  {
+    name: 'error: an unsupported protocol, a port already taken',
+    steps: [
+      { do: { op: 'create', imposter: { protocol: 'ftp' } }, expect: { error: { status: 400, message: 'the ftp protocol is not yet supported' } } },
+      created(),
+      { do: { op: 'create', imposter: { protocol: 'http' } }, expect: { error: { status: 400, message: `Port ${PORT} is already in use` } } },
+    ],
+  },
+  {
+    name: 'verify with the matching requests and the closest miss',
+    steps: [
+      created({ recordRequests: true, stubs: [ONE] }),
+      { traffic: [{ method: 'GET', path: '/one' }, { method: 'POST', path: '/two' }] },
+      {
+        do: { op: 'verify', body: { predicates: [{ equals: { method: 'POST', path: '/one' } }], includeRequests: true, includeClosest: true } },
+        expect: { json: {
+          matched: 0, total: 2, requests: [],
+          closest: {
+            request: recordedRequest('POST', '/two', {
+              headers: { 'Content-Length': '0' },
+              matchOutcome: { matched: false, tried: [{ stubIndex: 0, stubId: 'one', why: { reason: 'failedPredicate', predicateIndex: 0 } }] },
+            }),
+            failedPredicates: [{ predicate: { equals: { method: 'POST', path: '/one' } }, actual: { method: 'POST', path: '/two' } }],
+          },
+        } },
+      },
+    ],
+  },
+  {
+    name: 'disable, then enable again',
+    steps: [
+      created({ stubs: [ONE] }),
+      { do: { op: 'setEnabled', enabled: false } },
+      { do: { op: 'setEnabled', enabled: true }, ...answers({ message: `imposter ${PORT} enabled` }) },
+      { do: { op: 'get' }, expect: { json: detail([ONE]) } },
+    ],
+  },
 ];
 
 function assertStep(outcome: Outcome, expect: StepExpectation, ports: { port: number; unknown: number }, where: string): void {

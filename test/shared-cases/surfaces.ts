@@ -35,7 +35,14 @@ export type AdminOp =
   | { op: 'flowGet'; flowId: string; key: string }
   | { op: 'flowPut'; flowId: string; key: string; value: unknown }
   | { op: 'flowDelete'; flowId: string; key: string }
-  | { op: 'deleteImposter' };
+  | { op: 'deleteImposter' }
+  /** Reconciles the whole set toward these imposters (each placed on the case's port). */
+  | { op: 'applyConfig'; imposters: Array<Record<string, unknown>> }
+  | { op: 'deleteAll' }
+  | { op: 'warnings' }
+  | { op: 'spaceAddStub'; flowId: string; stub: unknown }
+  | { op: 'spaceStubs'; flowId: string }
+  | { op: 'spaceDelete'; flowId: string };
 
 /** A success with the JSON answered (mutations answer a status: number on the C ABI, a document on HTTP), or a failure. */
 export type Outcome =
@@ -85,7 +92,19 @@ function httpCall(op: AdminOp, port: number): { method: string; path: string; bo
     case 'flowPut': return { method: 'PUT', path: `/admin${at}/flow-state/${op.flowId}/${op.key}`, body: { value: op.value } };
     case 'flowDelete': return { method: 'DELETE', path: `/admin${at}/flow-state/${op.flowId}/${op.key}` };
     case 'deleteImposter': return { method: 'DELETE', path: at };
+    case 'applyConfig': return { method: 'PUT', path: '/imposters', body: { imposters: op.imposters.map((imposter) => ({ ...imposter, port })) } };
+    case 'deleteAll': return { method: 'DELETE', path: '/imposters' };
+    // No route of its own: the detail's `_svc.warnings` (warningsOf).
+    case 'warnings': return { method: 'GET', path: at };
+    case 'spaceAddStub': return { method: 'POST', path: `${at}/spaces/${op.flowId}/stubs`, body: op.stub };
+    case 'spaceStubs': return { method: 'GET', path: `${at}/spaces/${op.flowId}/stubs` };
+    case 'spaceDelete': return { method: 'DELETE', path: `${at}/spaces/${op.flowId}` };
   }
+}
+
+/** svc_stub_warnings answers the array the HTTP detail carries as `_svc.warnings`. */
+function warningsOf(detail: unknown): unknown {
+  return (detail as { _svc?: { warnings?: unknown } } | undefined)?._svc?.warnings;
 }
 
 /** The admin HTTP API on `adminPort`, whoever serves it. */
@@ -103,7 +122,7 @@ function httpSurface(name: string, adminPort: number, stop: () => Promise<void>)
       } catch {
         json = res.body;
       }
-      if (res.status < 400) return { ok: true, json };
+      if (res.status < 400) return { ok: true, json: op.op === 'warnings' ? warningsOf(json) : json };
       const entries = (json as { errors?: Array<{ message: string }> } | undefined)?.errors;
       return { ok: false, status: res.status, message: entries ? entries.map((e) => e.message).join('; ') : res.body };
     },
@@ -157,6 +176,12 @@ function abiCall(op: AdminOp, port: number): { fn: string; args: unknown[] } {
     case 'flowPut': return { fn: 'svc_flow_state_put', args: [port, op.flowId, op.key, text(op.value)] };
     case 'flowDelete': return { fn: 'svc_flow_state_delete', args: [port, op.flowId, op.key] };
     case 'deleteImposter': return { fn: 'svc_delete_imposter', args: [port] };
+    case 'applyConfig': return { fn: 'svc_apply_config', args: [text({ imposters: op.imposters.map((imposter) => ({ ...imposter, port })) })] };
+    case 'deleteAll': return { fn: 'svc_delete_all', args: [] };
+    case 'warnings': return { fn: 'svc_stub_warnings', args: [port] };
+    case 'spaceAddStub': return { fn: 'svc_space_add_stub', args: [port, op.flowId, text(op.stub)] };
+    case 'spaceStubs': return { fn: 'svc_space_list_stubs', args: [port, op.flowId] };
+    case 'spaceDelete': return { fn: 'svc_space_delete', args: [port, op.flowId] };
   }
 }
 
