@@ -38,6 +38,7 @@ SIGNATURES = {
     "svc_space_add_stub": ("int", [U16, S, S]),
     "svc_space_list_stubs": ("str", [U16, S]),
     "svc_space_delete": ("int", [U16, S]),
+    "svc_serve_admin": ("str", [S]),
 }
 RESULT = {"u16": U16, "int": I32, "str": P}
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { freePort, http } from '../helpers/servers.js';
 import type { AdminOp, AdminSurface, Outcome } from './surfaces.js';
 
-export type SurfaceId = 'adminHttp' | 'embed' | 'cAbi';
+export type SurfaceId = 'adminHttp' | 'embed' | 'cAbi' | 'cAbiAdmin';
 
 /** `json`: the answer after normalise(); `error`: the failure (`status` is checked where the surface has one). `ok`: success, answer not compared. */
 export type StepExpectation = { json: unknown } | { error: { status: number; message: string } } | { ok: true };

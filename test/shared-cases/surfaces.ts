@@ -1,8 +1,9 @@
 /**
  * The surfaces the shared admin cases run over: admin HTTP (the `svc` binary, spawned), the embedding
  * API (ServerBuilder from the package entry, in this process, driven through the admin plane it
- * serves) and the C ABI (libsvc_ffi through Python ctypes). Each maps one abstract operation onto its
- * own call and reports the JSON it answered, or its error.
+ * serves), the C ABI (libsvc_ffi through Python ctypes) and the admin plane a C handle serves
+ * (svc_serve_admin). Each maps one abstract operation onto its own call and reports the JSON it
+ * answered, or its error.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -214,8 +215,15 @@ class DriverLines {
   }
 }
 
-/** The C ABI: libsvc_ffi (built by ffi/build.mjs) with the engine host run from the TypeScript sources. */
-export async function cAbiSurface(): Promise<AdminSurface> {
+interface AbiDriver {
+  /** One C call on the driver's handle: its result (strings decoded and freed) and the last error. */
+  call(fn: string, args: unknown[]): Promise<{ ret: unknown; error: string | null }>;
+  /** svc_stop, then the driver exits. */
+  stop(): Promise<void>;
+}
+
+/** libsvc_ffi (built by ffi/build.mjs) through abi-driver.py, with the engine host run from the TypeScript sources. */
+async function startAbiDriver(): Promise<AbiDriver> {
   execFileSync(process.execPath, [join(repoRoot, 'ffi', 'build.mjs')], { stdio: 'ignore' });
   const library = join(repoRoot, 'ffi', 'build', 'libsvc_ffi.so');
   const env = { ...process.env, SVC_FFI_HOST: join(repoRoot, 'ffi', 'host', 'main.ts'), NODE_OPTIONS: '--import tsx' };
@@ -231,13 +239,11 @@ export async function cAbiSurface(): Promise<AdminSurface> {
     if (line === undefined) throw new Error(`the ctypes driver ended; stderr: ${stderr}`);
     return JSON.parse(line) as { ret: unknown; error: string | null };
   };
-  const call = (fn: string, args: unknown[]) => {
-    const result = queue.then(() => {
-      child.stdin!.write(`${JSON.stringify({ fn, args })}\n`);
-      return answer();
-    });
-    queue = result.catch(() => undefined);
-    return result;
+  const stop = async () => {
+    child.stdin!.end();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(killer);
   };
 
   const started = await answer().catch(async (err: unknown) => {
@@ -245,27 +251,51 @@ export async function cAbiSurface(): Promise<AdminSurface> {
     await exited;
     throw err;
   });
-  if (started.ret !== 'started') throw new Error(`svc_start failed: ${started.error}; stderr: ${stderr}`);
+  if (started.ret !== 'started') {
+    await stop();
+    throw new Error(`svc_start failed: ${started.error}; stderr: ${stderr}`);
+  }
+  return {
+    call(fn, args) {
+      const result = queue.then(() => {
+        child.stdin!.write(`${JSON.stringify({ fn, args })}\n`);
+        return answer();
+      });
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    stop,
+  };
+}
 
+/** The C ABI's in-process functions. */
+export async function cAbiSurface(): Promise<AdminSurface> {
+  const driver = await startAbiDriver();
   return {
     name: 'C ABI',
     async run(op, port) {
       const { fn, args } = abiCall(op, port);
-      const { ret, error } = await call(fn, args);
+      const { ret, error } = await driver.call(fn, args);
       // The sentinels of SPEC §4.14: NULL for strings, -1 for int functions, 0 for svc_create_imposter.
       const failed = ret === null || ret === -1 || (fn === 'svc_create_imposter' && ret === 0);
       if (failed) return { ok: false, message: error ?? '(no last error)' };
       return { ok: true, json: typeof ret === 'string' ? JSON.parse(ret) : ret };
     },
     async reset() {
-      const { ret, error } = await call('svc_delete_all', []);
+      const { ret, error } = await driver.call('svc_delete_all', []);
       if (ret !== 0) throw new Error(`svc_delete_all: ${error}`);
     },
-    async stop() {
-      child.stdin!.end();
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(killer);
-    },
+    stop: () => driver.stop(),
   };
+}
+
+/** The admin plane a C handle serves (svc_serve_admin), over the handle's own manager. */
+export async function cAbiAdminSurface(): Promise<AdminSurface> {
+  const driver = await startAbiDriver();
+  const { ret, error } = await driver.call('svc_serve_admin', ['{}']);
+  if (typeof ret !== 'string') {
+    await driver.stop();
+    throw new Error(`svc_serve_admin: ${error}`);
+  }
+  return httpSurface('C ABI admin plane', (JSON.parse(ret) as { adminPort: number }).adminPort, () => driver.stop());
 }
