@@ -355,6 +355,18 @@ export const TRANSPORT_CASES: TransportCase[] = [
     then: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
   },
 
+  {
+    // mountebank 2.9.1 answers the same: a leading '//a' reads as an authority, dot segments resolve, %2F stays encoded.
+    name: 'odd paths and queries are parsed as mountebank parses them',
+    stubs: [{ responses: [{ inject: 'function (config) { return { body: JSON.stringify({ path: config.request.path, query: config.request.query }) }; }' }] }],
+    request: GET('//a//b/?flag&x=1&x=&y=%2F%3F'),
+    expect: { status: 200, body: { json: { path: '//b/', query: { flag: '', x: ['1', ''], y: '/?' } } } },
+    then: [
+      { request: GET('/c%2Fd/e;matrix=1'), expect: { status: 200, body: { json: { path: '/c%2Fd/e;matrix=1', query: {} } } } },
+      { request: GET('/a/../b'), expect: { status: 200, body: { json: { path: '/b', query: {} } } } },
+    ],
+  },
+
   // Behaviors.
   {
     name: 'wait delays the response',
