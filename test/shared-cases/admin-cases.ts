@@ -36,13 +36,13 @@ export interface AdminCase {
 /** The placeholders normalise() writes. */
 export const PORT = '<port>';
 export const UNKNOWN_PORT = '<unknown port>';
-const VOLATILE = { requestFrom: '<requestFrom>', timestamp: '<timestamp>', latencyMs: '<latencyMs>' } as const;
+const VOLATILE = { requestFrom: '<requestFrom>', ip: '<ip>', timestamp: '<timestamp>', latencyMs: '<latencyMs>' } as const;
 
 /**
  * The only rewriting before comparison: `_links` dropped (the HTTP surfaces' base URLs; the C ABI has
  * none, svc.h); the run's ports (fresh each run) written as PORT and UNKNOWN_PORT wherever they appear,
- * as numbers or inside text; and the per-request facts of a recorded request (client address, time,
- * latency) as placeholders.
+ * as numbers or inside text; and the per-request facts of a recorded request (client address, which
+ * also depends on whether the host has IPv6; time; latency) as placeholders.
  */
 export function normalise(value: unknown, ports: { port: number; unknown: number }): unknown {
   if (Array.isArray(value)) return value.map((item) => normalise(item, ports));
@@ -90,7 +90,7 @@ const answers = (json: unknown): Pick<AdminStep, 'expect' | 'differs'> => ({ exp
 /** Recorded requests as svc records them from node:http's client (agent: false) on loopback. */
 function recordedRequest(method: string, path: string, extra: Record<string, unknown>): Record<string, unknown> {
   return {
-    requestFrom: '<requestFrom>', method, path, query: {}, ip: '::ffff:127.0.0.1', timestamp: '<timestamp>',
+    requestFrom: '<requestFrom>', method, path, query: {}, ip: '<ip>', timestamp: '<timestamp>',
     status: 200, latencyMs: '<latencyMs>', ...extra,
     headers: { Host: `127.0.0.1:${PORT}`, Connection: 'close', ...(extra.headers as object | undefined) },
   };
