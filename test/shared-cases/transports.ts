@@ -1,7 +1,8 @@
 /**
  * The transports the shared request→response cases run over: one svc process (spawned, so the runtime
- * it picks is the one under test) with a front door, reached six ways. Each transport creates the
- * case's imposter through the admin API, sends the case's requests its own way, and deletes it again.
+ * it picks is the one under test) with a front door, reached eight ways. Each transport creates the
+ * case's imposter through the admin API, sends the case's requests its own way (each on a fresh
+ * connection), and deletes it again.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import http2 from 'node:http2';
