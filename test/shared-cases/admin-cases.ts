@@ -36,18 +36,21 @@ export interface AdminCase {
 /** The placeholders normalise() writes. */
 export const PORT = '<port>';
 export const UNKNOWN_PORT = '<unknown port>';
+export const UUID = '<uuid>';
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VOLATILE = { requestFrom: '<requestFrom>', ip: '<ip>', timestamp: '<timestamp>', latencyMs: '<latencyMs>' } as const;
 
 /**
  * The only rewriting before comparison: `_links` dropped (the HTTP surfaces' base URLs; the C ABI has
  * none, svc.h); the run's ports (fresh each run) written as PORT and UNKNOWN_PORT wherever they appear,
- * as numbers or inside text; and the per-request facts of a recorded request (client address, which
+ * as numbers or inside text; generated stub ids as UUID; and the per-request facts of a recorded request (client address, which
  * also depends on whether the host has IPv6; time; latency) as placeholders.
  */
 export function normalise(value: unknown, ports: { port: number; unknown: number }): unknown {
   if (Array.isArray(value)) return value.map((item) => normalise(item, ports));
   if (typeof value === 'number') return value === ports.port ? PORT : value === ports.unknown ? UNKNOWN_PORT : value;
   if (typeof value === 'string') {
+    if (UUID_TEXT.test(value)) return UUID;
     return value.replace(new RegExp(`\\b(${ports.port}|${ports.unknown})\\b`, 'g'), (found) => (Number(found) === ports.port ? PORT : UNKNOWN_PORT));
   }
   if (value === null || typeof value !== 'object') return value;
@@ -66,6 +69,8 @@ const TWO = stub('two', '/two');
 const THREE = stub('three', '/three');
 const SCENARIO_STUB = { id: 's', predicates: [{ equals: { path: '/pay' } }], scenarioName: 'checkout', requiredScenarioState: 'paid', responses: [IS('paid')] };
 const FLOW_STATE = { _svc: { flowState: { backend: 'inmemory' } } };
+const INJECT_STUB = { id: 'i', responses: [{ inject: 'function () { return { body: "injected" }; }' }] };
+const NO_INJECTION = 'JavaScript injection is not allowed unless svc is run with the --allowInjection flag';
 
 const created = (imposter: Record<string, unknown> = {}): AdminStep => ({ do: { op: 'create', imposter: { protocol: 'http', ...imposter } } });
 
@@ -426,6 +431,45 @@ export const ADMIN_CASES: AdminCase[] = [
       { do: { op: 'setEnabled', enabled: false } },
       { do: { op: 'setEnabled', enabled: true }, ...answers({ message: `imposter ${PORT} enabled` }) },
       { do: { op: 'get' }, expect: { json: detail([ONE]) } },
+    ],
+  },
+  {
+    name: 'stub ids: creation generates the missing ones, svc_add_stub does not (SPEC §2.2)',
+    steps: [
+      created({ stubs: [{ responses: [IS('a')] }] }),
+      { do: { op: 'addStub', stub: { predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] } } },
+      {
+        do: { op: 'get', replayable: true },
+        expect: { json: replayable([{ id: UUID, responses: [IS('a')] }, { id: UUID, predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] }]) },
+        differs: { cAbi: { json: replayable([{ id: UUID, responses: [IS('a')] }, { predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] }]) } },
+      },
+    ],
+  },
+  {
+    name: 'injection: the admin planes refuse a scripted imposter without --allowInjection; the C ABI is trusted (SPEC §4.14)',
+    steps: [
+      {
+        ...created({ stubs: [INJECT_STUB] }),
+        expect: { error: { status: 400, message: NO_INJECTION } },
+        differs: { cAbi: { ok: true } },
+      },
+      {
+        do: { op: 'get', replayable: true },
+        expect: { error: { status: 404, message: `no imposter on port ${PORT}` } },
+        differs: { cAbi: { json: replayable([INJECT_STUB]) } },
+      },
+    ],
+  },
+  {
+    name: 'injection: an inject predicate in verify is gated the same way',
+    steps: [
+      created({ recordRequests: true }),
+      { traffic: [{ method: 'GET', path: '/x' }] },
+      {
+        do: { op: 'verify', body: { predicates: [{ inject: 'function (request) { return request.path === "/x"; }' }] } },
+        expect: { error: { status: 400, message: NO_INJECTION } },
+        differs: { cAbi: { json: { matched: 1, total: 1 } } },
+      },
     ],
   },
 ];
