@@ -47,7 +47,8 @@ export interface Transport {
   start(imposter: Record<string, unknown>): Promise<RunningImposter>;
 }
 
-const TIMEOUT_MS = 30_000;
+/** A hang detector, not a timing bound: a cold script worker on a machine at load 30 takes seconds. */
+const TIMEOUT_MS = 120_000;
 
 function targetOf(request: CaseRequest, prefix = ''): string {
   const params = new URLSearchParams();
