@@ -35,7 +35,7 @@ export interface TransportCase {
   request: CaseRequest;
   expect: Expectation;
   /** Further exchanges on the same imposter, in order (cycling, repeat). */
-  then?: Exchange[];
+  next?: Exchange[];
   /**
    * What a transport with this trait (or every trait of a `a+b` key) answers instead, merged over every
    * exchange's expectation, with the reason beside it.
@@ -64,7 +64,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: hitOrMiss({ equals: { method: 'POST', path: '/orders' } }),
     request: { method: 'POST', path: '/orders', body: 'x' },
     expect: HIT,
-    then: [{ request: GET('/orders'), expect: MISS }],
+    next: [{ request: GET('/orders'), expect: MISS }],
   },
   {
     name: 'equals on query ignores case of keys and values by default',
@@ -77,21 +77,21 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: hitOrMiss({ equals: { path: '/Case' }, caseSensitive: true }),
     request: GET('/case'),
     expect: MISS,
-    then: [{ request: GET('/Case'), expect: HIT }],
+    next: [{ request: GET('/Case'), expect: HIT }],
   },
   {
     name: 'deepEquals on query refuses extra keys',
     stubs: hitOrMiss({ deepEquals: { query: { a: '1' } } }),
     request: GET('/d', { query: { a: '1', b: '2' } }),
     expect: MISS,
-    then: [{ request: GET('/d', { query: { a: '1' } }), expect: HIT }],
+    next: [{ request: GET('/d', { query: { a: '1' } }), expect: HIT }],
   },
   {
     name: 'deepEquals on a repeated query key compares the value list',
     stubs: hitOrMiss({ deepEquals: { query: { tag: ['red', 'blue'] } } }),
     request: GET('/tags', { query: { tag: ['red', 'blue'] } }),
     expect: HIT,
-    then: [{ request: GET('/tags', { query: { tag: 'red' } }), expect: MISS }],
+    next: [{ request: GET('/tags', { query: { tag: 'red' } }), expect: MISS }],
   },
   {
     name: 'contains on body',
@@ -104,42 +104,42 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: hitOrMiss({ startsWith: { path: '/api/' } }, { endsWith: { path: '.json' } }),
     request: GET('/api/v1/items.json'),
     expect: HIT,
-    then: [{ request: GET('/api/v1/items.xml'), expect: MISS }],
+    next: [{ request: GET('/api/v1/items.xml'), expect: MISS }],
   },
   {
     name: 'matches a regular expression on path',
     stubs: hitOrMiss({ matches: { path: '^/users/\\d+$' } }),
     request: GET('/users/42'),
     expect: HIT,
-    then: [{ request: GET('/users/x42'), expect: MISS }],
+    next: [{ request: GET('/users/x42'), expect: MISS }],
   },
   {
     name: 'exists on query and headers (true and false)',
     stubs: hitOrMiss({ exists: { query: { q: true }, headers: { 'X-Absent': false } } }),
     request: GET('/search', { query: { q: 'svc' } }),
     expect: HIT,
-    then: [{ request: GET('/search', { query: { q: 'svc' }, headers: { 'X-Absent': 'here' } }), expect: MISS }],
+    next: [{ request: GET('/search', { query: { q: 'svc' }, headers: { 'X-Absent': 'here' } }), expect: MISS }],
   },
   {
     name: 'not inverts a predicate',
     stubs: hitOrMiss({ not: { equals: { method: 'DELETE' } } }),
     request: GET('/n'),
     expect: HIT,
-    then: [{ request: { method: 'DELETE', path: '/n' }, expect: MISS }],
+    next: [{ request: { method: 'DELETE', path: '/n' }, expect: MISS }],
   },
   {
     name: 'or takes any of its predicates',
     stubs: hitOrMiss({ or: [{ equals: { path: '/a' } }, { equals: { path: '/b' } }] }),
     request: GET('/b'),
     expect: HIT,
-    then: [{ request: GET('/c'), expect: MISS }],
+    next: [{ request: GET('/c'), expect: MISS }],
   },
   {
     name: 'and needs all of its predicates',
     stubs: hitOrMiss({ and: [{ startsWith: { path: '/api' } }, { equals: { method: 'PATCH' } }] }),
     request: { method: 'PATCH', path: '/api/x', body: '{}' },
     expect: HIT,
-    then: [{ request: GET('/api/x'), expect: MISS }],
+    next: [{ request: GET('/api/x'), expect: MISS }],
   },
   {
     name: 'except strips what its pattern matches before comparing',
@@ -152,7 +152,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: hitOrMiss({ equals: { body: 'alice' }, jsonpath: { selector: '$.user.name' } }),
     request: { method: 'POST', path: '/j', headers: { 'Content-Type': 'application/json' }, body: '{"user":{"name":"Alice","id":7}}' },
     expect: HIT,
-    then: [{ request: { method: 'POST', path: '/j', body: '{"user":{"name":"Bob"}}' }, expect: MISS }],
+    next: [{ request: { method: 'POST', path: '/j', body: '{"user":{"name":"Bob"}}' }, expect: MISS }],
   },
   {
     name: 'xpath selects inside an XML body',
@@ -186,7 +186,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     ],
     request: GET('/first/x'),
     expect: { status: 200, body: 'first' },
-    then: [{ request: GET('/fx'), expect: { status: 200, body: 'second' } }],
+    next: [{ request: GET('/fx'), expect: { status: 200, body: 'second' } }],
   },
 
   {
@@ -233,7 +233,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ responses: [{ is: { body: 'one' } }, { is: { body: 'two' } }] }],
     request: GET('/cycle'),
     expect: { status: 200, body: 'one' },
-    then: [
+    next: [
       { request: GET('/cycle'), expect: { status: 200, body: 'two' } },
       { request: GET('/cycle'), expect: { status: 200, body: 'one' } },
     ],
@@ -243,7 +243,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ responses: [{ is: { body: 'A' }, repeat: 2 }, { is: { body: 'B' } }] }],
     request: GET('/repeat'),
     expect: { status: 200, body: 'A' },
-    then: [
+    next: [
       { request: GET('/repeat'), expect: { status: 200, body: 'A' } },
       { request: GET('/repeat'), expect: { status: 200, body: 'B' } },
       { request: GET('/repeat'), expect: { status: 200, body: 'A' } },
@@ -305,7 +305,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ responses: [{ inject: 'function (config) { config.state.count = (config.state.count || 0) + 1; return { body: "call " + config.state.count }; }' }] }],
     request: GET('/count'),
     expect: { status: 200, body: 'call 1' },
-    then: [{ request: GET('/count'), expect: { status: 200, body: 'call 2' } }],
+    next: [{ request: GET('/count'), expect: { status: 200, body: 'call 2' } }],
   },
   {
     // The deadline is generous: a sandbox worker's cold start can take seconds on a loaded machine.
@@ -314,7 +314,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     imposter: { _svc: { scriptEngine: { timeoutMs: 120_000 } } },
     request: { method: 'PUT', path: '/rhai', query: { q: 'one' }, body: 'x' },
     expect: { status: 201, headers: { 'x-query': 'one' }, body: 'PUT /rhai 1' },
-    then: [{ request: GET('/again', { query: { q: 'two' } }), expect: { status: 201, headers: { 'x-query': 'two' }, body: 'GET /again 2' } }],
+    next: [{ request: GET('/again', { query: { q: 'two' } }), expect: { status: 201, headers: { 'x-query': 'two' }, body: 'GET /again 2' } }],
   },
 
   {
@@ -344,7 +344,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ predicates: [{ equals: { path: '/reset' } }], responses: [{ fault: 'CONNECTION_RESET_BY_PEER' }] }, { responses: [{ is: { body: 'alive' } }] }],
     request: GET('/reset'),
     expect: { noResponse: true },
-    then: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
+    next: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
   },
   {
     name: '_svc.fault tcp empty closes without an answer',
@@ -352,7 +352,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ predicates: [{ equals: { path: '/empty' } }], responses: [{ is: { body: 'never' }, _svc: { fault: { tcp: 'EMPTY_RESPONSE' } } }] }, { responses: [{ is: { body: 'alive' } }] }],
     request: GET('/empty'),
     expect: { noResponse: true },
-    then: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
+    next: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
   },
 
   {
@@ -361,7 +361,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
     stubs: [{ responses: [{ inject: 'function (config) { return { body: JSON.stringify({ path: config.request.path, query: config.request.query }) }; }' }] }],
     request: GET('//a//b/?flag&x=1&x=&y=%2F%3F'),
     expect: { status: 200, body: { json: { path: '//b/', query: { flag: '', x: ['1', ''], y: '/?' } } } },
-    then: [
+    next: [
       { request: GET('/c%2Fd/e;matrix=1'), expect: { status: 200, body: { json: { path: '/c%2Fd/e;matrix=1', query: {} } } } },
       { request: GET('/a/../b'), expect: { status: 200, body: { json: { path: '/b', query: {} } } } },
     ],
@@ -447,7 +447,7 @@ export function runTransportCases(test: Test, over: Transport): void {
     test(`${over.name}: ${c.name}`, async () => {
       const running = await over.start({ ...c.imposter, stubs: c.stubs });
       try {
-        const exchanges: Exchange[] = [{ request: c.request, expect: c.expect }, ...(c.then ?? [])];
+        const exchanges: Exchange[] = [{ request: c.request, expect: c.expect }, ...(c.next ?? [])];
         for (const [i, exchange] of exchanges.entries()) {
           const expect = merged(exchange.expect, over.traits, c.differs);
           const where = `${over.name} / ${c.name} / exchange ${i + 1}`;
