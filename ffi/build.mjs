@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ffi = dirname(fileURLToPath(import.meta.url));
@@ -14,6 +14,16 @@ const { version } = JSON.parse(readFileSync(join(ffi, '..', 'package.json'), 'ut
 const ARCH = { x64: 'x86_64', arm64: 'aarch64', ia32: 'x86', arm: 'armv7' };
 const classifier = `${process.platform}-${ARCH[process.arch] ?? process.arch}`;
 const ext = 'so';
+
+/** Worker thread entries (engine/script/spawn-worker.ts) under dist/, each bundled as svc-engine/<entry>.mjs. */
+const WORKERS = ['engine/script/js/worker', 'engine/script/svc/worker'];
+/** Where the bundled modules' import.meta.url point: a worker sits beside its spawner's path there. */
+const MODULE_ROOT = 'svc-engine';
+/**
+ * Packages whose wasm ships beside the bundle that loads them: the QuickJS variant engine/script/js/sandbox.ts
+ * runs (RELEASE_SYNC). quickjs-emscripten's index brings the other variants into the bundle too, never loaded.
+ */
+const WASM_PACKAGES = ['@jitl/quickjs-wasmfile-release-sync'];
 
 function hasGcc() {
   try {
@@ -67,26 +77,41 @@ writeFileSync(join(out, 'ffi-manifest.json'), `${JSON.stringify(manifest, null, 
 console.log(`ffi/build.mjs: built ffi/build/${file}`);
 
 /**
- * The engine host as one self-contained file next to the library (ffi/build/svc-engine.mjs): a copied
+ * The engine host as one self-contained file next to the library (ffi/build/svc-engine.mjs), and each
+ * worker thread it spawns as one file under ffi/build/svc-engine/ with the wasm it loads: a copied
  * ffi/build/ starts it with only node on PATH, no node_modules. Bundled from the build (dist/), so it
  * needs `npx tsc -p tsconfig.json` first; without it the library still serves from the checkout.
+ * Returns the manifest's `engine` entry: the bundle, and every file a copy needs with its sha256.
  */
 async function bundleEngine() {
-  const entry = join(ffi, '..', 'dist', 'ffi', 'host', 'main.js');
-  if (!existsSync(entry)) {
+  const dist = join(ffi, '..', 'dist');
+  if (!existsSync(join(dist, 'ffi', 'host', 'main.js'))) {
     console.warn('ffi/build.mjs: dist/ffi/host/main.js missing (run npx tsc -p tsconfig.json), svc-engine.mjs not bundled');
     return undefined;
   }
   const { build } = await import('esbuild');
-  const bundle = join(out, 'svc-engine.mjs');
-  await build({
-    entryPoints: [entry],
-    outfile: `${bundle}.tmp`,
+  const files = [
+    ...await bundleModule(build, dist, 'ffi/host/main', 'svc-engine.mjs'),
+    ...(await Promise.all(WORKERS.map((entry) => bundleModule(build, dist, entry, `${MODULE_ROOT}/${entry}.mjs`)))).flat(),
+  ];
+  const listed = files.map((file) => ({ file, sha256: sha256Of(join(out, file)) }));
+  console.log(`ffi/build.mjs: bundled ffi/build/svc-engine.mjs and ${WORKERS.length} workers`);
+  return { file: 'svc-engine.mjs', sha256: listed[0].sha256, url: './svc-engine.mjs', files: listed };
+}
+
+/** Bundles dist/<entry>.js into ffi/build/<target>; returns the files written (target first, then its wasm). */
+async function bundleModule(build, dist, entry, target) {
+  const outfile = join(out, target);
+  mkdirSync(dirname(outfile), { recursive: true });
+  const result = await build({
+    entryPoints: [join(dist, `${entry}.js`)],
+    outfile: `${outfile}.tmp`,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     logLevel: 'warning',
+    metafile: true,
     // CommonJS dependencies require node built-ins; an ES module has no `require` of its own.
     banner: { js: "import { createRequire as svcCreateRequire } from 'node:module'; const require = svcCreateRequire(import.meta.url);" },
     plugins: [{
@@ -94,17 +119,44 @@ async function bundleEngine() {
       setup(context) {
         // The version is fixed at build time: the bundle has no package.json to read it from.
         context.onLoad({ filter: /[\\/]engine[\\/]version[\\/]index\.js$/ }, () => ({ contents: `export const VERSION = ${JSON.stringify(version)};`, loader: 'js' }));
-        // Dependencies loaded on first use (`requireModule('yaml')`, see engine/config/config-file.ts) become
-        // plain require calls, which esbuild bundles and still runs on first use.
         context.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
-          const text = readFileSync(path, 'utf8');
-          return { contents: text.replace(/\brequireModule\((['"][^'"]+['"])\)/g, 'require($1)'), loader: 'js' };
+          const module = relative(dist, path).split(sep).join('/').replace(/\.js$/, '.mjs');
+          const url = posix.relative(posix.dirname(target), `${MODULE_ROOT}/${module}`);
+          const text = readFileSync(path, 'utf8')
+            // Dependencies loaded on first use (`requireModule('yaml')`, see engine/config/config-file.ts)
+            // become plain require calls, which esbuild bundles and still runs on first use.
+            .replace(/\brequireModule\((['"][^'"]+['"])\)/g, 'require($1)')
+            // Each module keeps a URL of its own under svc-engine/, so workerSpawner finds the worker bundle.
+            .replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(`./${url}`)}, import.meta.url).href`);
+          return { contents: text, loader: 'js' };
         });
       },
     }],
   });
-  renameSync(`${bundle}.tmp`, bundle);
-  const sha = createHash('sha256').update(readFileSync(bundle)).digest('hex');
-  console.log('ffi/build.mjs: bundled ffi/build/svc-engine.mjs');
-  return { file: 'svc-engine.mjs', sha256: sha, url: './svc-engine.mjs' };
+  renameSync(`${outfile}.tmp`, outfile);
+  return [target, ...copyWasm(Object.keys(result.metafile.inputs), dirname(target))];
+}
+
+/**
+ * Emscripten modules load their wasm from `new URL('<file>.wasm', import.meta.url)`: the bundle's
+ * URL once bundled, so the wasm of each WASM_PACKAGES module in the bundle is copied beside it (ffi/build/<dir>/).
+ */
+function copyWasm(inputs, dir) {
+  const copied = new Map();
+  for (const input of inputs) {
+    const path = join(process.cwd(), input);
+    const pkg = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(path)?.[1].replace(/\\/g, '/');
+    if (!WASM_PACKAGES.includes(pkg)) continue;
+    for (const [, file] of readFileSync(path, 'utf8').matchAll(/new URL\(\s*["']([^"'/]+\.wasm)["']\s*,\s*import\.meta\.url\s*\)/g)) {
+      const source = join(dirname(path), file);
+      if (copied.has(file) && copied.get(file) !== source) throw new Error(`ffi/build.mjs: two modules in ${dir} load ${file}`);
+      copied.set(file, source);
+    }
+  }
+  for (const [file, source] of copied) copyFileSync(source, join(out, dir, file));
+  return [...copied.keys()].map((file) => posix.join(dir, file));
+}
+
+function sha256Of(path) {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
 }

@@ -8,7 +8,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
-/** A factory for workers running `<name>.ts` / `<name>.js` beside `callerUrl` (its import.meta.url). */
+/** A factory for workers running `<name>.ts` / `<name>.js` / `<name>.mjs` beside `callerUrl` (its import.meta.url). */
 export function workerSpawner(callerUrl: string, name: string, options: WorkerOptions = {}): (extra?: WorkerOptions) => Worker {
   if (extname(fileURLToPath(callerUrl)) === '.ts') {
     const entry = JSON.stringify(new URL(`./${name}.ts`, callerUrl).href);
@@ -20,6 +20,7 @@ export function workerSpawner(callerUrl: string, name: string, options: WorkerOp
     const bootstrap = `import(${tsxApi}).then((tsx) => { tsx.register(); return import(${entry}); });`;
     return (extra = {}) => new Worker(bootstrap, { ...options, ...extra, eval: true });
   }
-  const entry = new URL(`./${name}.js`, callerUrl);
+  // The caller's own extension: .js under dist/, .mjs in the engine bundle beside libsvc_ffi (ffi/build.mjs).
+  const entry = new URL(`./${name}${extname(fileURLToPath(callerUrl))}`, callerUrl);
   return (extra = {}) => new Worker(entry, { ...options, ...extra });
 }

@@ -57,8 +57,8 @@ export class AbiRun {
   private stderr = '';
   readonly exited: Promise<number | null>;
 
-  constructor(program: string, args: string[], env: NodeJS.ProcessEnv = sourceHostEnv()) {
-    this.child = spawn(program, args, { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(program: string, args: string[], env: NodeJS.ProcessEnv = sourceHostEnv(), cwd = repoRoot) {
+    this.child = spawn(program, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let partial = '';
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');

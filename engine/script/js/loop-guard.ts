@@ -23,6 +23,7 @@ type AnyNode = Acorn.Node & Record<string, unknown>;
 const LOOP_KEYWORD = /\b(?:for|while|do)\b/;
 /** Loaded on the first source with a loop: most scripts have none, and the parser adds to a worker's cold start. */
 let acorn: typeof Acorn | undefined;
+const requireModule = createRequire(import.meta.url);
 
 /** Where a function's counter is declared: the start of its body, after the directive prologue. */
 function counterAt(frame: AnyNode): number | undefined {
@@ -43,7 +44,7 @@ function counterAt(frame: AnyNode): number | undefined {
  */
 export function guardLoops(source: string): string {
   if (!LOOP_KEYWORD.test(source)) return source;
-  acorn ??= createRequire(import.meta.url)('acorn') as typeof Acorn;
+  acorn ??= requireModule('acorn') as typeof Acorn;
   let program: Acorn.Node;
   try {
     program = acorn.parse(`(${source}\n)`, { ecmaVersion: 'latest', sourceType: 'script' });
