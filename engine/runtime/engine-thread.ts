@@ -9,7 +9,16 @@ import { BodyBudget, connectionFilter, createListener, type Listener, type Respo
 import { asBuffer, type FromThread, type ToThread } from './protocol.js';
 
 const port = parentPort!;
-const post = (message: FromThread): void => port.postMessage(message);
+/** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
+let outbox: FromThread[] = [];
+const flush = (): void => {
+  const batch = outbox;
+  outbox = [];
+  port.postMessage(batch);
+};
+const post = (message: FromThread): void => {
+  if (outbox.push(message) === 1) setImmediate(flush);
+};
 const listeners = new Map<number, Listener>();
 const pending = new Map<number, ResponseSink>();
 const budgets = new Map<number, BodyBudget>();
@@ -76,8 +85,10 @@ function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' }>): v
   }
 }
 
-port.on('message', (message: ToThread) => {
-  if (message.t === 'listen') void listen(message);
-  else if (message.t === 'close') void close(message.id);
-  else answer(message);
+port.on('message', (batch: ToThread[]) => {
+  for (const message of batch) {
+    if (message.t === 'listen') void listen(message);
+    else if (message.t === 'close') void close(message.id);
+    else answer(message);
+  }
 });

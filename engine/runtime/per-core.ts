@@ -38,18 +38,40 @@ class EngineThread {
     this.start();
   }
 
+  private generation = 0;
+  /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
+  private answer: (message: ToThread) => void = () => undefined;
+
   private start(): void {
     this.startedAt = Date.now();
+    const generation = ++this.generation;
+    this.outbox = [];
+    this.answer = (message) => {
+      if (generation === this.generation) this.post(message);
+    };
     const worker = spawn({ workerData: { slot: this.slot }, stdout: false });
     this.worker = worker;
     // Engine threads never keep a process alive on their own: listeners on the main thread do.
     worker.unref();
-    worker.on('message', (message: FromThread) => this.receive(message));
+    worker.on('message', (batch: FromThread[]) => {
+      for (const message of batch) this.receive(message);
+    });
     worker.on('error', (err) => this.runtime.log.error(`runtime per-core: engine thread ${this.slot} failed: ${err.stack ?? err.message}`));
     worker.on('exit', (code) => this.exited(worker, code));
   }
 
-  readonly post = (message: ToThread): void => this.worker.postMessage(message);
+  private outbox: ToThread[] = [];
+
+  /** Batched per task (a batch of forwarded requests is answered with one message). */
+  readonly post = (message: ToThread): void => {
+    if (this.outbox.push(message) === 1) queueMicrotask(this.flush);
+  };
+
+  private readonly flush = (): void => {
+    const batch = this.outbox;
+    this.outbox = [];
+    this.worker.postMessage(batch);
+  };
 
   private exited(worker: Worker, code: number): void {
     if (this.stopping || worker !== this.worker) return;
@@ -89,7 +111,7 @@ class EngineThread {
     switch (message.t) {
       case 'req': {
         const shared = this.runtime.shared(message.id);
-        const sink = new RemoteSink(message.protocol, message.r, this.post);
+        const sink = new RemoteSink(message.protocol, message.r, this.answer);
         if (!shared) {
           sink.reset();
           return;
