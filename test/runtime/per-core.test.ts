@@ -51,7 +51,7 @@ test('a stub change is seen by the very next request, whichever thread accepts i
 });
 
 test('delete closes the port and every keep-alive connection, on every thread', async ({ svc }) => {
-  const port = await imposter(svc, { stubs: [{ responses: [{ is: { body: 'x' } }] }] });
+  const port = await imposter(svc, { stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' }, body: 'x' } }] }] });
   const sockets = await Promise.all(Array.from({ length: 12 }, () => keepAlive(port)));
   const closed = sockets.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())));
   assert.is((await svc.admin('DELETE', `/imposters/${port}`)).status, 200);
