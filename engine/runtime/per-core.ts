@@ -1,10 +1,12 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
-import { connectionFilterSpec, createListener, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
+import {
+  connectionFilterSpec, createListener, type Listener, type ListenerOptions, type OutgoingHeaders, type RequestHandler,
+} from '../transport/index.js';
 import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
-import { RemoteSink } from './remote-sink.js';
+import { RemoteSink, type HeaderRef } from './remote-sink.js';
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
 interface Shared {
@@ -42,10 +44,34 @@ class EngineThread {
   /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
   private answer: (message: ToThread) => void = () => undefined;
 
+  /** Header lists sent to this thread: 0 once, then the id the thread keeps them under. */
+  private headerIds = new WeakMap<OutgoingHeaders, number>();
+  private nextHeaderId = 1;
+
+  /** A static response's header list is sent once per thread, so the thread's writer reuses its encoding. */
+  private readonly headerRef: HeaderRef = (headers) => {
+    const known = this.headerIds.get(headers);
+    if (known === undefined) {
+      this.headerIds.set(headers, 0);
+      return { headers, hid: 0 };
+    }
+    if (known > 0) return { hid: known };
+    const hid = this.nextHeaderId++;
+    this.headerIds.set(headers, hid);
+    return { headers, hid };
+  };
+
+  /** Stubs changed: the thread drops the header lists it keeps, this side forgets them. */
+  forgetHeaders(): void {
+    this.headerIds = new WeakMap();
+    this.post({ t: 'forget' });
+  }
+
   private start(): void {
     this.startedAt = Date.now();
     const generation = ++this.generation;
     this.outbox = [];
+    this.headerIds = new WeakMap();
     this.answer = (message) => {
       if (generation === this.generation) this.post(message);
     };
@@ -111,7 +137,7 @@ class EngineThread {
     switch (message.t) {
       case 'req': {
         const shared = this.runtime.shared(message.id);
-        const sink = new RemoteSink(message.protocol, message.r, this.answer);
+        const sink = new RemoteSink(message.protocol, message.r, this.answer, this.headerRef);
         if (!shared) {
           sink.reset();
           return;
@@ -243,6 +269,7 @@ export class PerCoreRuntime {
   /** Stubs changed somewhere: engine threads re-read whether new connections may use HTTP/2. */
   refresh(): void {
     for (const shared of this.listeners.values()) this.refreshOne(shared);
+    for (const thread of this.threads ?? []) thread.forgetHeaders();
   }
 
   /** Stops every engine thread (process shutdown; listeners are closed by their owners first). */
