@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
 import {
-  connectionFilterSpec, createListener, type Listener, type ListenerOptions, type OutgoingHeaders, type RequestHandler,
+  connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type OutgoingHeaders, type RequestHandler,
 } from '../transport/index.js';
 import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
@@ -184,11 +184,13 @@ class EngineThread {
   }
 }
 
-function portable(options: ListenerOptions): PortableListenerOptions | undefined {
+async function portable(options: ListenerOptions): Promise<PortableListenerOptions | undefined> {
   const filter = options.allowConnection && connectionFilterSpec(options.allowConnection);
   if (options.allowConnection && !filter) return undefined;
+  // The default pair is made once per thread: engine threads must serve the main thread's (the one reported).
+  const fallback = options.protocol === 'https' && (options.key === undefined || options.cert === undefined) ? await defaultKeyPair() : undefined;
   return {
-    protocol: options.protocol, port: options.port, key: options.key, cert: options.cert, mutualAuth: options.mutualAuth,
+    protocol: options.protocol, port: options.port, key: options.key ?? fallback?.key, cert: options.cert ?? fallback?.cert, mutualAuth: options.mutualAuth,
     rejectUnauthorized: options.rejectUnauthorized, ca: options.ca, ciphers: options.ciphers, http2: options.http2,
     maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, bodyBudgetBytes: options.bodyBudget?.limitBytes, filter,
   };
@@ -228,7 +230,7 @@ export class PerCoreRuntime {
 
   /** Binds on the main thread as `createListener` does, then every engine thread accepts there too before it resolves. */
   async listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-    const portableOptions = this.workers > 1 ? portable(options) : undefined;
+    const portableOptions = this.workers > 1 ? await portable(options) : undefined;
     // Fails before binding anything when the dup(2) addon is missing.
     if (portableOptions) loadDup();
     const main = await createListener(options, handler);
