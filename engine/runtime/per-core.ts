@@ -25,6 +25,9 @@ interface Ack {
   reject(error: Error): void;
 }
 
+/** How long engine threads outlive the last listener. */
+const IDLE_STOP_MS = 5000;
+
 const spawn = workerSpawner(import.meta.url, 'engine-thread');
 
 /** One engine thread (slot 1..N-1); restarted with every current listener when it dies unasked. */
@@ -241,6 +244,7 @@ export class PerCoreRuntime {
       }
       return main;
     }
+    clearTimeout(this.idleStop);
     this.threads ??= Array.from({ length: this.workers - 1 }, (_, i) => new EngineThread(i + 1, this));
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const shared: Shared = {
@@ -253,6 +257,7 @@ export class PerCoreRuntime {
       this.listeners.delete(shared.id);
       await Promise.all((this.threads ?? []).map((thread) => thread.close(shared.id)));
       await main.close();
+      if (this.listeners.size === 0) this.stopWhenIdle();
     };
     try {
       await Promise.all(this.threads.map((thread) => thread.listen(shared)));
@@ -274,8 +279,22 @@ export class PerCoreRuntime {
     for (const thread of this.threads ?? []) thread.forgetHeaders();
   }
 
+  private idleStop: NodeJS.Timeout | undefined;
+
+  /**
+   * No listener left: the engine threads stop after a while (a manager that is dropped without close()
+   * must not keep threads), unless a new listener comes first.
+   */
+  private stopWhenIdle(): void {
+    clearTimeout(this.idleStop);
+    this.idleStop = setTimeout(() => {
+      if (this.listeners.size === 0) void this.close();
+    }, IDLE_STOP_MS).unref();
+  }
+
   /** Stops every engine thread (process shutdown; listeners are closed by their owners first). */
   async close(): Promise<void> {
+    clearTimeout(this.idleStop);
     const threads = this.threads ?? [];
     this.threads = undefined;
     await Promise.all(threads.map((thread) => thread.stop()));
