@@ -2,11 +2,12 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
 import {
-  connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type OutgoingHeaders, type RequestHandler,
+  connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler,
 } from '../transport/index.js';
 import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
-import { RemoteSink, type HeaderRef } from './remote-sink.js';
+import { RemoteSink, type Interners } from './remote-sink.js';
+import { Interner } from './intern.js';
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
 interface Shared {
@@ -47,26 +48,13 @@ class EngineThread {
   /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
   private answer: (message: ToThread) => void = () => undefined;
 
-  /** Header lists sent to this thread: 0 once, then the id the thread keeps them under. */
-  private headerIds = new WeakMap<OutgoingHeaders, number>();
-  private nextHeaderId = 1;
+  /** Static header lists and bodies sent to this thread (kept there by id). */
+  private readonly interners: Interners = { headers: new Interner(), bodies: new Interner() };
 
-  /** A static response's header list is sent once per thread, so the thread's writer reuses its encoding. */
-  private readonly headerRef: HeaderRef = (headers) => {
-    const known = this.headerIds.get(headers);
-    if (known === undefined) {
-      this.headerIds.set(headers, 0);
-      return { headers, hid: 0 };
-    }
-    if (known > 0) return { hid: known };
-    const hid = this.nextHeaderId++;
-    this.headerIds.set(headers, hid);
-    return { headers, hid };
-  };
-
-  /** Stubs changed: the thread drops the header lists it keeps, this side forgets them. */
-  forgetHeaders(): void {
-    this.headerIds = new WeakMap();
+  /** Stubs changed: the thread drops the header lists and bodies it keeps, this side forgets them. */
+  forgetKept(): void {
+    this.interners.headers.forget();
+    this.interners.bodies.forget();
     this.post({ t: 'forget' });
   }
 
@@ -74,7 +62,8 @@ class EngineThread {
     this.startedAt = Date.now();
     const generation = ++this.generation;
     this.outbox = [];
-    this.headerIds = new WeakMap();
+    this.interners.headers.forget();
+    this.interners.bodies.forget();
     this.answer = (message) => {
       if (generation === this.generation) this.post(message);
     };
@@ -140,7 +129,7 @@ class EngineThread {
     switch (message.t) {
       case 'req': {
         const shared = this.runtime.shared(message.id);
-        const sink = new RemoteSink(message.protocol, message.r, this.answer, this.headerRef);
+        const sink = new RemoteSink(message.protocol, message.r, this.answer, this.interners);
         if (!shared) {
           sink.reset();
           return;
@@ -276,7 +265,7 @@ export class PerCoreRuntime {
   /** Stubs changed somewhere: engine threads re-read whether new connections may use HTTP/2. */
   refresh(): void {
     for (const shared of this.listeners.values()) this.refreshOne(shared);
-    for (const thread of this.threads ?? []) thread.forgetHeaders();
+    for (const thread of this.threads ?? []) thread.forgetKept();
   }
 
   private idleStop: NodeJS.Timeout | undefined;
