@@ -22,18 +22,10 @@ const post = (message: FromThread): void => {
 };
 const listeners = new Map<number, Listener>();
 const pending = new Map<number, ResponseSink>();
-const budgets = new Map<number, BodyBudget>();
 /** Static responses' header lists and bodies, by the ids the main thread's interners gave them. */
 const keptHeaders = new Kept<OutgoingHeaders>([]);
 const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
 let nextRequest = 1;
-
-function budgetOf(bytes: number | undefined): BodyBudget | undefined {
-  if (bytes === undefined) return undefined;
-  let budget = budgets.get(bytes);
-  if (!budget) budgets.set(bytes, (budget = new BodyBudget(bytes)));
-  return budget;
-}
 
 async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
   const { id, fd, options, http2Allowed } = message;
@@ -43,7 +35,8 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
     const listener = await createListener({
       ...options,
       fd,
-      bodyBudget: budgetOf(options.bodyBudgetBytes),
+      // Shared memory: the cap holds across threads. Without it (a budget made elsewhere) this thread's own.
+      bodyBudget: options.bodyBudget && new BodyBudget(options.bodyBudget.limitBytes, options.bodyBudget.memory),
       allowConnection: filter,
       http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
       events: {

@@ -184,7 +184,8 @@ async function portable(options: ListenerOptions): Promise<PortableListenerOptio
   return {
     protocol: options.protocol, port: options.port, key: options.key ?? fallback?.key, cert: options.cert ?? fallback?.cert, mutualAuth: options.mutualAuth,
     rejectUnauthorized: options.rejectUnauthorized, ca: options.ca, ciphers: options.ciphers, http2: options.http2,
-    maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, bodyBudgetBytes: options.bodyBudget?.limitBytes, filter,
+    maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, filter,
+    bodyBudget: options.bodyBudget && { limitBytes: options.bodyBudget.limitBytes, memory: options.bodyBudget.memory },
   };
 }
 

@@ -14,8 +14,8 @@ export interface PortableListenerOptions {
   http2: boolean;
   maxBodyBytes: number;
   timeouts?: ConnectionTimeouts;
-  /** The main thread's body budget limit; each engine thread keeps its own of that size. */
-  bodyBudgetBytes?: number;
+  /** The main thread's body budget (limit and its shared count, when it has one). */
+  bodyBudget?: { limitBytes: number; memory?: SharedArrayBuffer };
   filter?: ConnectionFilterSpec;
 }
 
