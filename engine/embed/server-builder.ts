@@ -6,6 +6,7 @@ import { ConfigSources, DataDirStore, type StartupSummary } from '../config/inde
 import { createLogger, type Logger } from '../log/index.js';
 import { ImposterManager } from '../manager/index.js';
 import { errorText, StartupFailure } from '../model/index.js';
+import { defaultWorkers } from '../runtime/index.js';
 import { connectionFilter, DEFAULT_TIMEOUTS } from '../transport/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
 import { PlaneLifecycle } from './lifecycle.js';
@@ -118,6 +119,8 @@ export class ServerBuilder {
       log,
       allowConnection,
       beforeDelete,
+      // 'single' is also the default: SVC_RUNTIME then still decides (the manager reads it).
+      runtime: options.runtime === 'per-core' ? { mode: 'per-core', workers: options.workers ?? defaultWorkers() } : undefined,
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
       timeouts: {
         keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,

@@ -1,0 +1,113 @@
+/**
+ * An engine thread of the per-core runtime: accepts on its duplicates of the main thread's listening
+ * sockets, parses requests (HTTP/1, h2c, TLS, h2) and forwards each to the main thread, which runs the
+ * one engine and answers through this thread's real response sink.
+ */
+import { closeSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
+import { asBuffer, type FromThread, type ToThread } from './protocol.js';
+import { exactBytes, Kept } from './intern.js';
+
+const port = parentPort!;
+/** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
+let outbox: FromThread[] = [];
+/** Connections accepted since the last batch, by listener: one entry per batch, not one per connection. */
+const accepted = new Map<number, number>();
+let scheduled = false;
+const flush = (): void => {
+  scheduled = false;
+  const batch = outbox;
+  outbox = [];
+  // First in the batch: a connection is counted before any request it carried.
+  for (const [id, count] of accepted) batch.unshift({ t: 'accepted', id, count });
+  accepted.clear();
+  port.postMessage(batch);
+};
+const schedule = (): void => {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(flush);
+};
+const post = (message: FromThread): void => {
+  outbox.push(message);
+  schedule();
+};
+const listeners = new Map<number, Listener>();
+const pending = new Map<number, ResponseSink>();
+/** Static responses' header lists and bodies, by the ids the main thread's interners gave them. */
+const keptHeaders = new Kept<OutgoingHeaders>([]);
+const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
+let nextRequest = 1;
+
+async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
+  const { id, fd, options, http2Allowed } = message;
+  const filter = options.filter && connectionFilter(options.filter.localOnly, options.filter.ipWhitelist, (address) =>
+    post({ t: 'log', level: 'warn', message: `Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow` }));
+  try {
+    const listener = await createListener({
+      ...options,
+      fd,
+      // Shared memory: the cap holds across threads. Without it (a budget made elsewhere) this thread's own.
+      bodyBudget: options.bodyBudget && new BodyBudget(options.bodyBudget.limitBytes, options.bodyBudget.memory),
+      allowConnection: filter,
+      http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
+      events: {
+        accepted: () => {
+          accepted.set(id, (accepted.get(id) ?? 0) + 1);
+          schedule();
+        },
+        acceptFailed: (error) => post({ t: 'acceptFailed', id, message: error.message, code: (error as NodeJS.ErrnoException).code }),
+      },
+    }, (wire, sink) => {
+      const r = nextRequest++;
+      pending.set(r, sink);
+      post({ t: 'req', id, r, protocol: sink.protocol, wire: { ...wire, body: asBuffer(exactBytes(wire.body)) } });
+    });
+    listeners.set(id, listener);
+    post({ t: 'listening', id });
+  } catch (err) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed by the failed server.
+    }
+    post({ t: 'listenFailed', id, message: (err as Error).message, code: (err as NodeJS.ErrnoException).code });
+  }
+}
+
+async function close(id: number): Promise<void> {
+  await listeners.get(id)?.close();
+  listeners.delete(id);
+  post({ t: 'closed', id });
+}
+
+/** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' }>): void {
+  const sink = pending.get(message.r);
+  if (!sink) return;
+  pending.delete(message.r);
+  try {
+    if (message.t === 'send') {
+      sink.send(message.status, keptHeaders.resolve(message.headers, message.hid), asBuffer(keptBodies.resolve(message.body, message.bid)));
+    }
+    else if (message.t === 'reset') sink.reset();
+    else if (message.t === 'empty') sink.closeEmpty();
+    else sink.writeRawAndClose(asBuffer(message.body));
+  } catch (err) {
+    post({ t: 'log', level: 'error', message: `engine thread: cannot write response: ${(err as Error).message}` });
+    sink.reset();
+  }
+}
+
+port.on('message', (batch: ToThread[]) => {
+  for (const message of batch) {
+    if (message.t === 'listen') void listen(message);
+    else if (message.t === 'close') void close(message.id);
+    else if (message.t === 'forget') {
+      keptHeaders.forget();
+      keptBodies.forget();
+    }
+    else answer(message);
+  }
+});
