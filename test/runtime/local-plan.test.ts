@@ -2,6 +2,7 @@
  * Per-core stage 2 (issue 13): engine threads answer imposters whose stubs are all static `is` from a
  * plan, with shared cycles, numberOfRequests and request metrics; everything else is forwarded.
  */
+import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -134,6 +135,23 @@ test('a static imposter is answered on both threads: cycle, numberOfRequests and
   assert.is(await numberOfRequests(svc, port), 0);
   await fresh(port);
   assert.is(await numberOfRequests(svc, port), 1);
+});
+
+test('the engine thread answers a static imposter while the main thread is blocked', async ({ svc }) => {
+  const port = await imposter(svc, { stubs: [{ responses: CYCLE }] });
+  // Six fresh connections from a child process while this (the main) thread waits for it synchronously:
+  // only the engine thread can accept and answer them, from its plan.
+  const client = `
+    const http = require('node:http');
+    const get = () => new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port: ${port}, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve(body));
+    }).on('error', reject));
+    (async () => { let all = ''; for (let i = 0; i < 6; i += 1) all += await get(); process.stdout.write(all); })();`;
+  const bodies = execFileSync(process.execPath, ['-e', client], { timeout: 30_000 }).toString();
+  assert.is(bodies, 'ABCABC');
+  assert.is(await numberOfRequests(svc, port), 6);
 });
 
 test('repeat and the no-match default are shared too, on keep-alive connections of both threads', async ({ svc }) => {
