@@ -47,6 +47,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       sendError(response, errors.notFoundRoute(`${request.method} ${path}`));
       return;
     }
+    // Per-core: requests engine threads answered themselves reach the tally before it is read.
+    options.manager.runtime?.collect();
     metrics.exposition().then(
       (text) => {
         response.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(text) });

@@ -119,8 +119,9 @@ export class ServerBuilder {
       log,
       allowConnection,
       beforeDelete,
-      // 'single' is also the default: SVC_RUNTIME then still decides (the manager reads it).
-      runtime: options.runtime === 'per-core' ? { mode: 'per-core', workers: options.workers ?? defaultWorkers() } : undefined,
+      // Given explicitly (flag, SVC_RUNTIME, rcfile), it wins; absent, the manager reads SVC_RUNTIME.
+      runtime: options.runtime === undefined ? undefined
+        : { mode: options.runtime, workers: options.runtime === 'per-core' ? options.workers ?? defaultWorkers() : 1 },
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
       timeouts: {
         keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,

@@ -19,7 +19,7 @@ import { verifyRequests, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
 import { flowStateOf, NoopFlowStore, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
-import { PerCoreRuntime, runtimeFromEnv, type RuntimeSettings } from '../runtime/index.js';
+import { PerCoreRuntime, runtimeFromEnv, type PlanSource, type RuntimeSettings } from '../runtime/index.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 import { SvcScriptRunner, type ScriptBase } from '../script/svc/index.js';
 import { spaceInsertIndex, spaceStub } from '../state/index.js';
@@ -259,9 +259,12 @@ export class ImposterManager {
     }
   }
 
-  /** Binds a listener as the transport does; under per-core every engine thread accepts on it too. */
-  listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-    return this.runtime ? this.runtime.listen(options, handler) : createListener(options, handler);
+  /**
+   * Binds a listener as the transport does; under per-core every engine thread accepts on it too, and
+   * answers from `source`'s plan when it has one (else forwards to `handler`).
+   */
+  listen(options: ListenerOptions, handler: RequestHandler, source?: PlanSource): Promise<Listener> {
+    return this.runtime ? this.runtime.listen(options, handler, source) : createListener(options, handler);
   }
 
   /** Registers a plane that follows requests and lifecycle (metrics, events, data directory); returns its removal. */
@@ -383,11 +386,11 @@ export class ImposterManager {
     const imposter = new Imposter({
       definition, port, log: this.options.log, observers: this.observers, scriptHost: this.scripts, svcRunner: this.svcScripts,
       recordAll: this.options.recordAllRequests, debugMatches: this.options.debugMatches, flowStore,
-      unknownFaultServesDefault: this.options.compat === 'mountebank',
+      unknownFaultServesDefault: this.options.compat === 'mountebank', sharedState: this.runtime !== undefined,
     });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
-    imposter.listener = await this.listen(options, (req, sink) => imposter.handle(req, sink));
+    imposter.listener = await this.listen(options, (req, sink) => imposter.handle(req, sink), imposter);
     imposter.tls = await tlsOf(definition);
     return imposter;
   }

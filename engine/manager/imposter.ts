@@ -6,7 +6,7 @@ import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher,
 import {
   applyTransportFault, compileDefaultResponse, errorResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
   predicateScriptsOf, runOrFail, ScriptFailure, type CompiledScript,
-  withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
+  newCycleSlot, withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -22,6 +22,7 @@ import {
   applyStateOps, compileStateOps, FlowStoreUnavailable, StubGates, type FlowIdSource, type FlowStore, type StateOp,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
+import { exactBytes, type LocalPlan, type PlanSource } from '../runtime/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -54,16 +55,30 @@ export interface ImposterOptions {
   flowStore?: FlowStore;
   /** mountebank 2.9.1 answers an unknown fault name with the default response (SPEC §2.6: 500 `Unknown fault`). */
   unknownFaultServesDefault?: boolean;
+  /**
+   * Per-core runtime: numberOfRequests and every stub's cycle position live in shared memory, so engine
+   * threads answering from this imposter's plan (PlanSource) step the same ones.
+   */
+  sharedState?: boolean;
+}
+
+/** A PreparedResponse as it crosses to an engine thread: the body's own bytes, not its pooled slab. */
+function portableResponse(response: PreparedResponse): PreparedResponse {
+  return { statusCode: response.statusCode, headers: response.headers, body: exactBytes(response.body) as Buffer };
 }
 
 /** One running imposter: its stubs, compiled matcher, journal and listener. */
-export class Imposter {
+export class Imposter implements PlanSource {
   readonly port: number;
   readonly protocol: string;
   /** Everything given at creation except stubs (read-back and replayable output). */
   readonly config: Record<string, unknown>;
-  enabled = true;
-  numberOfRequests = 0;
+  private isEnabled = true;
+  /** numberOfRequests: a field on one loop, shared memory under per-core (`sharedCount`). */
+  private localCount = 0;
+  private readonly sharedCount: BigInt64Array | undefined;
+  /** Per-core: tells the runtime to publish a new plan (stubs or enabled changed). */
+  private planChanged: (() => void) | undefined;
   readonly journal = new JournalRing<RecordedRequest>();
   listener: Listener | undefined;
   /** https only: the server's TLS settings as mountebank reports them (imposter-json.ts tlsMetadata). */
@@ -105,6 +120,7 @@ export class Imposter {
     this.debugMatches = options.debugMatches === true;
     this.unknownFaultServesDefault = options.unknownFaultServesDefault === true;
     this.port = port;
+    if (options.sharedState) this.sharedCount = new BigInt64Array(new SharedArrayBuffer(8));
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
     this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
@@ -135,6 +151,24 @@ export class Imposter {
     this.flowIdSource = flowIdSourceFor(definition.config);
     this.store = options.flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
     this.adopt(definition.stubs.map((stub) => this.liveStub(stub)));
+  }
+
+  get enabled(): boolean {
+    return this.isEnabled;
+  }
+
+  set enabled(value: boolean) {
+    this.isEnabled = value;
+    this.planChanged?.();
+  }
+
+  get numberOfRequests(): number {
+    return this.sharedCount ? Number(Atomics.load(this.sharedCount, 0)) : this.localCount;
+  }
+
+  set numberOfRequests(value: number) {
+    if (this.sharedCount) Atomics.store(this.sharedCount, 0, BigInt(value));
+    else this.localCount = value;
   }
 
   get stubs(): readonly LiveStub[] {
@@ -177,7 +211,8 @@ export class Imposter {
     const configs = (stub.config.responses as Array<Record<string, unknown>>);
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     const stateOps = compileStateOps(configs);
-    return { config: stub.config, cycle: new ResponseCycle(compiled, configs), ...(stateOps ? { stateOps } : {}) };
+    const cycle = new ResponseCycle(compiled, configs, this.sharedCount ? newCycleSlot() : undefined);
+    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
@@ -195,6 +230,7 @@ export class Imposter {
     this.stubList = stubs;
     this.analyse(configs);
     this.usesTcpFault = stubsUseTcpFault(configs);
+    this.planChanged?.();
   }
 
   /** Proxy recording (SPEC §2.3): a new stub at `index`, added while serving. */
@@ -210,6 +246,7 @@ export class Imposter {
     const stub = this.stubList[index];
     (stub.config.responses as unknown[]).push(response);
     stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
+    this.planChanged?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -246,6 +283,32 @@ export class Imposter {
       !stub.stateOps && !predicatesAreScripted(stub.config.predicates) && stub.cycle.responses.every((response) => !response.dynamic));
   }
 
+  // ---- PlanSource (per-core runtime) ----
+
+  /** What engine threads need to answer requests themselves; undefined when only `handle` can (see answersStatically). */
+  plan(): LocalPlan | undefined {
+    if (!this.sharedCount || !this.answersStatically()) return undefined;
+    return {
+      stubs: this.stubList.map((stub) => ({
+        predicates: stub.config.predicates,
+        configs: stub.config.responses as Array<Record<string, unknown>>,
+        responses: stub.cycle.responses.map((response) => portableResponse(response.prepared!)),
+        cycle: stub.cycle.slot!,
+      })),
+      fallback: portableResponse(this.defaultPrepared),
+      count: this.sharedCount.buffer as SharedArrayBuffer,
+    };
+  }
+
+  onPlanChange(changed: () => void): void {
+    this.planChanged = changed;
+  }
+
+  answered(method: string, status: number, times: number): void {
+    if (!this.observers.hasRequestObservers) return;
+    for (let i = 0; i < times; i += 1) this.observers.onRequest(this.port, method, status);
+  }
+
   /**
    * Entry point for every request reaching this imposter (its port, the gateway, the front door, the
    * per-core runtime). Stages: match (gates, predicates, scenario move) → respond (cycle, stateOps,
@@ -265,7 +328,8 @@ export class Imposter {
     const sink = this.logRequests
       ? new LoggedSink(given, request.method, request.path, (line) => this.log.debug(`${this.protocol}:${this.port} ${line}`))
       : given;
-    this.numberOfRequests += 1;
+    if (this.sharedCount) Atomics.add(this.sharedCount, 0, 1n);
+    else this.localCount += 1;
     const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
     const ex = openExchange(request, sink, wire.url, record, started);
     if (wantsDebug(wire.rawHeaders)) {

@@ -1,5 +1,5 @@
 export { prepareResponse, withCorsPreflight, type PreparedResponse, type IsFields } from './is-response.js';
-export { ResponseCycle } from './response-cycle.js';
+export { newCycleSlot, ResponseCycle } from './response-cycle.js';
 export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledResponse, type ResponseType, type ScriptCompileContext } from './compile-response.js';
 export { predicateScriptsOf, runOrFail, ScriptFailure, type SvcScripts, type CompiledScript } from './svc-script.js';
 export { applyTransportFault, canonicalFault } from './transport-fault.js';

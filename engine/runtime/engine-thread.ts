@@ -4,10 +4,12 @@
  * one engine and answers through this thread's real response sink.
  */
 import { closeSync } from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
-import { asBuffer, type FromThread, type ToThread } from './protocol.js';
+import { asBuffer, type CountKey, type FromThread, type PlanMessage, type ToThread } from './protocol.js';
 import { exactBytes, Kept } from './intern.js';
+import { answerLocally, compilePlan, writeTo, type LocalAnswer } from './local-answer.js';
+import { CountTables } from './counts.js';
 
 const port = parentPort!;
 /** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
@@ -40,8 +42,36 @@ const keptHeaders = new Kept<OutgoingHeaders>([]);
 const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
 let nextRequest = 1;
 
+/** Plans in (main posts them here before bumping a listener's version) and count keys out. */
+const control = (workerData as { control: MessagePort }).control;
+/** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
+const plans = new Map<number, { version: number; local?: LocalAnswer }>();
+const counts = new CountTables((key: CountKey) => control.postMessage(key));
+
+function applyPlan(message: PlanMessage): void {
+  const known = plans.get(message.id);
+  if (known && known.version >= message.version) return;
+  let local: LocalAnswer | undefined;
+  try {
+    local = message.plan && compilePlan(message.plan);
+  } catch (err) {
+    // Forwarding is always right: the main thread answers as on one loop.
+    post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });
+  }
+  plans.set(message.id, { version: message.version, local });
+}
+
+/** Synchronously takes every plan posted so far (a request must see every stub edit that returned before it). */
+function drainPlans(): void {
+  for (let received = receiveMessageOnPort(control); received; received = receiveMessageOnPort(control)) {
+    applyPlan(received.message as PlanMessage);
+  }
+}
+
+control.on('message', applyPlan);
+
 async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
-  const { id, fd, options, http2Allowed } = message;
+  const { id, fd, options, http2Allowed, version } = message;
   const filter = options.filter && connectionFilter(options.filter.localOnly, options.filter.ipWhitelist, (address) =>
     post({ t: 'log', level: 'warn', message: `Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow` }));
   try {
@@ -60,6 +90,20 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
         acceptFailed: (error) => post({ t: 'acceptFailed', id, message: error.message, code: (error as NodeJS.ErrnoException).code }),
       },
     }, (wire, sink) => {
+      let plan = plans.get(id);
+      if (plan === undefined || plan.version !== Atomics.load(version, 0)) {
+        drainPlans();
+        plan = plans.get(id);
+      }
+      if (plan?.local) {
+        const response = answerLocally(plan.local, wire);
+        if (response) {
+          // Counted before written: a scrape after the client saw the answer finds it.
+          counts.add(id, wire.method, response.statusCode);
+          writeTo(sink, response);
+          return;
+        }
+      }
       const r = nextRequest++;
       pending.set(r, sink);
       post({ t: 'req', id, r, protocol: sink.protocol, wire: { ...wire, body: asBuffer(exactBytes(wire.body)) } });
@@ -79,6 +123,8 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
 async function close(id: number): Promise<void> {
   await listeners.get(id)?.close();
   listeners.delete(id);
+  plans.delete(id);
+  counts.drop(id);
   post({ t: 'closed', id });
 }
 

@@ -1,2 +1,4 @@
-export { PerCoreRuntime } from './per-core.js';
+export { PerCoreRuntime, type PlanSource } from './per-core.js';
+export type { LocalPlan } from './protocol.js';
+export { exactBytes } from './intern.js';
 export { defaultWorkers, parseRuntimeMode, parseWorkers, runtimeFromEnv, type RuntimeMode, type RuntimeSettings } from './settings.js';

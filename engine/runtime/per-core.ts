@@ -1,6 +1,7 @@
-import type { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
-import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
+import { asBuffer, type CountKey, type FromThread, type LocalPlan, type PlanMessage, type PortableListenerOptions, type ToThread } from './protocol.js';
+import { CountReader } from './counts.js';
 import {
   connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler,
 } from '../transport/index.js';
@@ -8,6 +9,19 @@ import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
 import { Interner } from './intern.js';
+
+/**
+ * What serves a listener's requests (an imposter), for engine threads to answer them themselves
+ * when it can: its plan, a way to hear when the plan changes, and where their counts go.
+ */
+export interface PlanSource {
+  /** Undefined: engine threads forward every request to the main thread. */
+  plan(): LocalPlan | undefined;
+  /** Called by the source synchronously whenever its plan may have changed (stubs, enabled). */
+  onPlanChange(changed: () => void): void;
+  /** Requests engine threads answered with `status` (observers.onRequest, `times` over). */
+  answered(method: string, status: number, times: number): void;
+}
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
 interface Shared {
@@ -19,12 +33,19 @@ interface Shared {
   http2Allowed: ListenerOptions['http2Allowed'];
   /** 1 while new connections may speak HTTP/2 (read by engine threads per connection). */
   flag: Int32Array;
+  source?: PlanSource;
+  /** The newest plan posted; its version is stored in `version` once every thread has it queued. */
+  published: PlanMessage;
+  version: Int32Array;
 }
 
 interface Ack {
   resolve(): void;
   reject(error: Error): void;
 }
+
+/** How often engine threads' own answers reach observers when nobody scrapes. */
+const COLLECT_MS = 1000;
 
 /** How long engine threads outlive the last listener. */
 const IDLE_STOP_MS = 5000;
@@ -45,6 +66,9 @@ class EngineThread {
   }
 
   private generation = 0;
+  /** Plans out, count keys in (drained synchronously: receiveMessageOnPort). */
+  private control!: MessagePort;
+  private counts = new CountReader();
   /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
   private answer: (message: ToThread) => void = () => undefined;
 
@@ -67,7 +91,10 @@ class EngineThread {
     this.answer = (message) => {
       if (generation === this.generation) this.post(message);
     };
-    const worker = spawn({ workerData: { slot: this.slot }, stdout: false });
+    const channel = new MessageChannel();
+    this.control = channel.port1;
+    this.counts = new CountReader();
+    const worker = spawn({ workerData: { slot: this.slot, control: channel.port2 }, transferList: [channel.port2], stdout: false });
     this.worker = worker;
     // Engine threads never keep a process alive on their own: listeners on the main thread do.
     worker.unref();
@@ -91,8 +118,23 @@ class EngineThread {
     this.worker.postMessage(batch);
   };
 
+  /** Posted at once (not batched): the caller bumps the listener's version right after. */
+  postPlan(message: PlanMessage): void {
+    this.control.postMessage(message);
+  }
+
+  /** Reports what this thread answered itself since the last collection. */
+  collect(report: (id: number, method: string, status: number, times: number) => void): void {
+    for (let received = receiveMessageOnPort(this.control); received; received = receiveMessageOnPort(this.control)) {
+      this.counts.learn(received.message as CountKey);
+    }
+    this.counts.collect(report);
+  }
+
   private exited(worker: Worker, code: number): void {
     if (this.stopping || worker !== this.worker) return;
+    // What it counted before dying is in shared memory still.
+    this.runtime.collect();
     this.runtime.log.error(`runtime per-core: engine thread ${this.slot} exited (code ${code}); restarting it`);
     // Its descriptors died with it: closes asked of it are done.
     for (const ack of this.closing.values()) ack.resolve();
@@ -114,7 +156,8 @@ class EngineThread {
   listen(shared: Shared): Promise<void> {
     return new Promise((resolve, reject) => {
       this.listening.set(shared.id, { resolve, reject });
-      this.post({ t: 'listen', id: shared.id, fd: dupFd(shared.fd), options: shared.options, http2Allowed: shared.flag });
+      this.postPlan(shared.published);
+      this.post({ t: 'listen', id: shared.id, fd: dupFd(shared.fd), options: shared.options, http2Allowed: shared.flag, version: shared.version });
     });
   }
 
@@ -226,7 +269,7 @@ export class PerCoreRuntime {
   }
 
   /** Binds on the main thread as `createListener` does, then every engine thread accepts there too before it resolves. */
-  async listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
+  async listen(options: ListenerOptions, handler: RequestHandler, source?: PlanSource): Promise<Listener> {
     const portableOptions = this.workers > 1 ? await portable(options) : undefined;
     const main = await createListener(options, handler);
     if (!portableOptions || main.fd < 0) {
@@ -238,16 +281,27 @@ export class PerCoreRuntime {
     }
     clearTimeout(this.idleStop);
     this.threads ??= Array.from({ length: this.workers - 1 }, (_, i) => new EngineThread(i + 1, this));
+    this.collecting ??= setInterval(() => this.collect(), COLLECT_MS).unref();
     const flag = new Int32Array(new SharedArrayBuffer(4));
+    const id = this.nextId++;
     const shared: Shared = {
-      id: this.nextId++, fd: main.fd, options: { ...portableOptions, port: main.port }, handler,
-      events: options.events, http2Allowed: options.http2Allowed, flag,
+      id, fd: main.fd, options: { ...portableOptions, port: main.port }, handler,
+      events: options.events, http2Allowed: options.http2Allowed, flag, source,
+      published: { id, version: 1, plan: source?.plan() }, version: new Int32Array(new SharedArrayBuffer(4)),
     };
+    Atomics.store(shared.version, 0, 1);
     this.refreshOne(shared);
     this.listeners.set(shared.id, shared);
+    if (source) {
+      this.sources.set(id, source);
+      source.onPlanChange(() => this.publish(shared));
+    }
     const close = async (): Promise<void> => {
       this.listeners.delete(shared.id);
       await Promise.all((this.threads ?? []).map((thread) => thread.close(shared.id)));
+      // Every thread stopped answering here: what they counted is final.
+      this.collect();
+      this.sources.delete(id);
       await main.close();
       if (this.listeners.size === 0) this.stopWhenIdle();
     };
@@ -259,6 +313,32 @@ export class PerCoreRuntime {
     }
     let closing: Promise<void> | undefined;
     return { port: main.port, fd: main.fd, close: () => (closing ??= close()) };
+  }
+
+  /**
+   * The source's plan changed: every thread gets the new one queued on its control channel, THEN the
+   * version moves, so a thread that sees the new version finds the plan by draining that channel.
+   */
+  private publish(shared: Shared): void {
+    if (this.listeners.get(shared.id) !== shared) return;
+    const message: PlanMessage = { id: shared.id, version: shared.published.version + 1, plan: shared.source?.plan() };
+    shared.published = message;
+    for (const thread of this.threads ?? []) thread.postPlan(message);
+    Atomics.store(shared.version, 0, message.version);
+  }
+
+  private collecting: NodeJS.Timeout | undefined;
+  /** Where each listener's locally answered requests are reported (kept until its threads closed it). */
+  private readonly sources = new Map<number, PlanSource>();
+
+  /**
+   * Brings what engine threads answered themselves to each source (observers.onRequest): run before a
+   * metrics scrape, so a request answered before it is counted, and every second for other observers.
+   */
+  collect(): void {
+    const report = (id: number, method: string, status: number, times: number): void =>
+      this.sources.get(id)?.answered(method, status, times);
+    for (const thread of this.threads ?? []) thread.collect(report);
   }
 
   private refreshOne(shared: Shared): void {
@@ -287,6 +367,9 @@ export class PerCoreRuntime {
   /** Stops every engine thread (process shutdown; listeners are closed by their owners first). */
   async close(): Promise<void> {
     clearTimeout(this.idleStop);
+    this.collect();
+    clearInterval(this.collecting);
+    this.collecting = undefined;
     const threads = this.threads ?? [];
     this.threads = undefined;
     await Promise.all(threads.map((thread) => thread.stop()));

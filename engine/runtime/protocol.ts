@@ -1,5 +1,46 @@
 import type { ConnectionFilterSpec, ConnectionTimeouts, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
+import type { PreparedResponse } from '../respond/index.js';
+
+/**
+ * What an engine thread needs to answer an imposter's requests itself (every stub static, nothing
+ * recorded or gated): stub configs (it compiles the matcher), prepared responses, shared counters.
+ */
+export interface LocalPlan {
+  stubs: Array<{
+    /** Predicates only: the thread compiles its matcher from them. */
+    predicates?: unknown;
+    /** The stub's response configs (their `repeat`) and prepared answers, index for index. */
+    configs: Array<Record<string, unknown>>;
+    responses: PreparedResponse[];
+    /** The stub's shared cycle position (respond newCycleSlot). */
+    cycle: SharedArrayBuffer;
+  }>;
+  /** What no matching stub gets. */
+  fallback: PreparedResponse;
+  /** The imposter's numberOfRequests (BigInt64, one element). */
+  count: SharedArrayBuffer;
+}
+
+/**
+ * Main thread to engine thread on the control channel, posted before the listener's version is
+ * bumped. `plan` absent: forward every request. A thread answers `countKey` on the same channel.
+ */
+export interface PlanMessage {
+  id: number;
+  version: number;
+  plan?: LocalPlan;
+}
+
+/** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
+export interface CountKey {
+  id: number;
+  method: string;
+  status: number;
+  /** Counter index in the thread's table; `table` comes with the first key of each new table. */
+  at: number;
+  table?: SharedArrayBuffer;
+}
 
 /** Listener options an engine thread can receive (functions and shared objects become plain data). */
 export interface PortableListenerOptions {
@@ -21,7 +62,7 @@ export interface PortableListenerOptions {
 
 /** Main thread to engine thread. `r`: the engine thread's request id. */
 export type ToThread =
-  | { t: 'listen'; id: number; fd: number; options: PortableListenerOptions; http2Allowed: Int32Array }
+  | { t: 'listen'; id: number; fd: number; options: PortableListenerOptions; http2Allowed: Int32Array; version: Int32Array }
   | { t: 'close'; id: number }
   /** `headers`/`hid` and `body`/`bid`: as an Interner sends them (intern.ts). */
   | { t: 'send'; r: number; status: number; headers?: OutgoingHeaders; hid: number; body?: Uint8Array; bid: number }

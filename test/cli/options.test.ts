@@ -34,7 +34,8 @@ test('defaults', () => {
   assert.is(options.pidFile, 'svc.pid');
   assert.is(options.allowInjection, false);
   assert.is(options.logLevel, 'info');
-  assert.is(options.runtime, 'single');
+  // Absent unless given (flag, SVC_RUNTIME, rcfile): one loop then, unless the manager finds SVC_RUNTIME.
+  assert.is(options.runtime, undefined);
   assert.equal(options.ipWhitelist, ['*']);
 });
 

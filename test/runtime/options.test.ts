@@ -1,7 +1,7 @@
 /** `--runtime` / `--workers` and SVC_RUNTIME / SVC_WORKERS (issue 13). */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, UsageError } from '../../engine/embed/index.js';
+import { parseCliOptions, ServerBuilder, UsageError } from '../../engine/embed/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
 import { COMMAND_HELP } from '../../tools/cli/usage.js';
@@ -58,6 +58,26 @@ test('a manager without runtime settings follows SVC_RUNTIME / SVC_WORKERS; expl
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+  }
+});
+
+test('--runtime single given explicitly wins over SVC_RUNTIME (absent, SVC_RUNTIME decides)', async () => {
+  assert.is(parseCliOptions([], {}).runtime, undefined);
+  assert.is(parseCliOptions(['--runtime', 'single'], { SVC_RUNTIME: 'per-core' }).runtime, 'single');
+  const saved = process.env.SVC_RUNTIME;
+  const log = createLogger({ level: 'error', quiet: true });
+  try {
+    process.env.SVC_RUNTIME = 'per-core';
+    const argv = ['--runtime', 'single', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile'];
+    const server = await ServerBuilder.fromCli(parseCliOptions(argv, {})).logger(log).start();
+    try {
+      assert.is(server.manager.runtime, undefined);
+    } finally {
+      await server.shutdown();
+    }
+  } finally {
+    if (saved === undefined) delete process.env.SVC_RUNTIME;
+    else process.env.SVC_RUNTIME = saved;
   }
 });
 

@@ -31,7 +31,8 @@ export interface CliOptions {
   rcFile?: string;
   scriptsDir?: string;
   frontDoor?: string;
-  runtime: 'single' | 'per-core';
+  /** `--runtime` / SVC_RUNTIME; absent when neither was given (a manager then reads SVC_RUNTIME itself). */
+  runtime?: 'single' | 'per-core';
   /** `--workers N` / SVC_WORKERS: engine threads under per-core, the main thread included (default: the core count). */
   workers?: number;
   /** Imposter connection timeouts in ms (0: off); mountebank's node:http values when absent. */
@@ -339,7 +340,6 @@ function defaults(): Omit<CliOptions, 'positionals' | 'warnings'> {
     ipWhitelist: ['*'],
     noParse: false,
     requireAdminAuth: false,
-    runtime: 'single',
     removeProxies: false,
   };
 }
