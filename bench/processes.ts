@@ -16,21 +16,25 @@ export function pinning(enabled: boolean): Pinning {
 }
 
 /**
- * svc from the build (`npm run bench` compiles first). `BENCH_SVC_CMD` replaces the command, with
- * `{port}` standing for the admin port, e.g. a second mountebank while svc's server is unfinished:
+ * svc from the build (`npm run bench` compiles first), with `extraArgs` (the per-core runtime's flags)
+ * and a metrics port of its own, so two svc servers never race for the default 9090 and the per-core
+ * one can be asked how its engine threads shared the connections.
+ * `BENCH_SVC_CMD` replaces the command, with `{port}` standing for the admin port, e.g. a second
+ * mountebank while svc's server is unfinished:
  * BENCH_SVC_CMD='node node_modules/mountebank/bin/mb --nologfile --port {port}'
  */
-export async function startSvcServer(pin: Pinning): Promise<{ server: RunningServer; command: string }> {
+export async function startSvcServer(pin: Pinning, extraArgs: string[] = []): Promise<{ server: RunningServer; command: string; metricsPort?: number }> {
   const adminPort = await freePort();
   const custom = process.env.BENCH_SVC_CMD;
   const entry = join(repoRoot, 'dist/tools/svc.js');
   if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
+  const metricsPort = custom ? undefined : await freePort();
   const words = custom
     ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile'];
+    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort), ...extraArgs];
   const [command, ...args] = [...pin.server, ...words];
   const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
-  return { server, command: words.join(' ') };
+  return { server, command: words.join(' '), metricsPort };
 }
 
 /**
