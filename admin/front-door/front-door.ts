@@ -2,7 +2,7 @@ import type { RouteTableTarget } from '../../engine/config/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { WireRequest } from '../../engine/model/index.js';
 import { errors, SvcError } from '../../engine/model/index.js';
-import { createListener, formatListenAddress, isHttp2Disabled, parseListenAddress, type OutgoingHeaders, type ResponseSink } from '../../engine/transport/index.js';
+import { formatListenAddress, isHttp2Disabled, parseListenAddress, type OutgoingHeaders, type ResponseSink } from '../../engine/transport/index.js';
 import { pathOf, RouteMatcher } from './route-matcher.js';
 import { parseRoutes, type Route } from './route-table.js';
 
@@ -112,7 +112,7 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
     sink.send(404, NO_ROUTE_HEADERS, noRoute(request));
   }
 
-  const listener = await createListener({
+  const listener = await manager.listen({
     protocol: 'http',
     port: address.port,
     host: address.host,

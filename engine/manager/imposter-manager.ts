@@ -5,7 +5,8 @@ import {
 } from '../model/index.js';
 import { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition } from '../validate/index.js';
 import {
-  BodyBudget, checkBindable, createListener, defaultKeyPair, DEFAULT_BUFFERED_BODY_BYTES, isHttp2Disabled, type ConnectionTimeouts, type ListenerOptions,
+  BodyBudget, checkBindable, createListener, defaultKeyPair, DEFAULT_BUFFERED_BODY_BYTES, isHttp2Disabled,
+  type ConnectionTimeouts, type Listener, type ListenerOptions, type RequestHandler,
 } from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
 import { canonicalJson } from '../analysis/index.js';
@@ -18,6 +19,7 @@ import { verifyRequests, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
 import { flowStateOf, NoopFlowStore, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
+import { PerCoreRuntime, runtimeFromEnv, type RuntimeSettings } from '../runtime/index.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 import { SvcScriptRunner, type ScriptBase } from '../script/svc/index.js';
 import { spaceInsertIndex, spaceStub } from '../state/index.js';
@@ -49,6 +51,11 @@ export interface ManagerOptions {
   /** `--localOnly` / `--ipWhitelist` (transport connectionFilter); absent serves every peer. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
   log: Logger;
+  /**
+   * `--runtime` / `--workers`: with per-core, imposter listeners are accepted by `workers` engine threads
+   * (the main thread included). Absent: SVC_RUNTIME / SVC_WORKERS decide.
+   */
+  runtime?: RuntimeSettings;
   /**
    * Runs before an imposter is deleted (not when it is replaced); throwing keeps the imposter, and the
    * error (an SvcError 503 from the data directory) is what the caller sees.
@@ -184,8 +191,22 @@ export class ImposterManager {
   /** Shared by every imposter port and the front door: new bodies beyond it are answered 503. */
   readonly bodyBudget: BodyBudget;
 
+  /** The per-core runtime (`--runtime per-core`); undefined on one loop. */
+  readonly runtime: PerCoreRuntime | undefined;
+
   constructor(readonly options: ManagerOptions) {
     this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES);
+    const runtime = options.runtime ?? runtimeFromEnv(process.env, (message) => options.log.warn(message));
+    if (runtime.mode === 'per-core') {
+      this.runtime = new PerCoreRuntime(runtime.workers, options.log);
+      // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
+      this.observers.add({ onLifecycle: (action) => action === 'stubsChanged' && this.runtime?.refresh() });
+    }
+  }
+
+  /** Binds a listener as the transport does; under per-core every engine thread accepts on it too. */
+  listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
+    return this.runtime ? this.runtime.listen(options, handler) : createListener(options, handler);
   }
 
   /** Registers a plane that follows requests and lifecycle (metrics, events, data directory); returns its removal. */
@@ -276,7 +297,7 @@ export class ImposterManager {
       bodyBudget: this.bodyBudget,
       allowConnection: this.options.allowConnection,
       events: {
-        accepted: () => this.observers.onConnection(port, 0),
+        accepted: (slot = 0) => this.observers.onConnection(port, slot),
         acceptFailed: (error) => this.observers.onAcceptError(port, error),
       },
     };
@@ -289,7 +310,7 @@ export class ImposterManager {
     );
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
-    imposter.listener = await createListener(options, (req, sink) => imposter.handle(req, sink));
+    imposter.listener = await this.listen(options, (req, sink) => imposter.handle(req, sink));
     imposter.tls = await tlsOf(definition);
     return imposter;
   }
@@ -794,5 +815,6 @@ export class ImposterManager {
     this.scriptHost = undefined;
     await this.svcRunner?.close();
     this.svcRunner = undefined;
+    await this.runtime?.close();
   }
 }

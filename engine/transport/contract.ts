@@ -30,6 +30,11 @@ export interface ListenerOptions {
   protocol: 'http' | 'https';
   port: number;
   host?: string;
+  /**
+   * Accept on this already-listening socket instead of binding `port`/`host` (an engine thread of the
+   * per-core runtime, on its own dup of the socket the main thread bound); closing the listener closes it.
+   */
+  fd?: number;
   /** PEM; a default self-signed pair is used when omitted on https. */
   key?: string;
   cert?: string;
@@ -75,14 +80,16 @@ export interface ConnectionTimeouts {
 export const DEFAULT_TIMEOUTS: Readonly<ConnectionTimeouts> = { keepAliveMs: 5000, headersMs: 60_000, requestMs: 300_000 };
 
 export interface ListenerEvents {
-  /** A TCP connection was accepted. */
-  accepted(): void;
+  /** A TCP connection was accepted; `slot` is the engine thread that accepted it (per-core runtime; 0 or absent: the main thread). */
+  accepted(slot?: number): void;
   /** accept() failed (the server's 'error' after it is listening: EMFILE, ECONNABORTED, EBADF...). */
   acceptFailed(error: Error): void;
 }
 
 export interface Listener {
   readonly port: number;
+  /** The listening socket's descriptor (what the per-core runtime duplicates for its engine threads). */
+  readonly fd: number;
   /** Resolves once the port is unbound and every connection (keep-alive included) is closed. */
   close(): Promise<void>;
 }

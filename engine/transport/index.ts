@@ -13,7 +13,7 @@ export { DeadlineSweep } from './deadline-sweep.js';
 export { checkBindable } from './bind-check.js';
 export { BodyBudget, DEFAULT_BUFFERED_BODY_BYTES } from './body-budget.js';
 export { Http1Connection } from './http1-connection.js';
-export { connectionFilter, type ConnectionFilter } from './ip-filter.js';
+export { connectionFilter, connectionFilterSpec, type ConnectionFilter, type ConnectionFilterSpec } from './ip-filter.js';
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
 export { sniffHttp2Preface } from './preface-sniff.js';

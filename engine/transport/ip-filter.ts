@@ -3,6 +3,19 @@ import { networkInterfaces } from 'node:os';
 /** Decides per accepted connection, from the peer address, whether to serve it. */
 export type ConnectionFilter = (remoteAddress: string | undefined) => boolean;
 
+/** What a filter was built from, so another thread can build the same one (per-core engine threads). */
+export interface ConnectionFilterSpec {
+  localOnly: boolean;
+  ipWhitelist: string[];
+}
+
+const specs = new WeakMap<ConnectionFilter, ConnectionFilterSpec>();
+
+/** The spec of a filter `connectionFilter` made; undefined for any other function. */
+export function connectionFilterSpec(filter: ConnectionFilter): ConnectionFilterSpec | undefined {
+  return specs.get(filter);
+}
+
 /**
  * mountebank's `--localOnly` / `--ipWhitelist`: the machine's internal (loopback) addresses are always
  * allowed, plus (without localOnly) the whitelist entries; `*` in the whitelist allows everyone, which
@@ -20,7 +33,7 @@ export function connectionFilter(localOnly: boolean, ipWhitelist: string[], onBl
   }
   if (!localOnly) for (const ip of ipWhitelist) allowed.add(ip.toLowerCase());
   if (allowed.has('*')) return undefined;
-  return (remoteAddress) => {
+  const filter: ConnectionFilter = (remoteAddress) => {
     // A link-local peer may carry its zone (`fe80::1%eth0`); the whitelist names the bare address. An
     // IPv4 peer of a dual-stack listener shows as `::ffff:a.b.c.d`: a whitelisted `a.b.c.d` admits it
     // (mountebank 2.9.1 compares the mapped form only, so its own whitelist test cannot pass there).
@@ -29,4 +42,6 @@ export function connectionFilter(localOnly: boolean, ipWhitelist: string[], onBl
     if (!ok) onBlocked(remoteAddress ?? 'an unknown address');
     return ok;
   };
+  specs.set(filter, { localOnly, ipWhitelist: [...ipWhitelist] });
+  return filter;
 }

@@ -34,7 +34,7 @@ function sniffPreface(socket: Socket, h2: H2Bridge, options: ConnectionOptions):
   );
 }
 
-function listen(server: net.Server, port: number, host: string | undefined): Promise<void> {
+function listen(server: net.Server, options: ListenerOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error): void => {
       server.off('listening', onListening);
@@ -47,7 +47,8 @@ function listen(server: net.Server, port: number, host: string | undefined): Pro
     server.once('error', onError);
     server.once('listening', onListening);
     // No host: every interface, IPv6 and IPv4, as mountebank binds.
-    server.listen({ port, host });
+    if (options.fd !== undefined) server.listen({ fd: options.fd });
+    else server.listen({ port: options.port, host: options.host });
   });
 }
 
@@ -113,13 +114,16 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     server.on('tlsClientError', ignore);
   }
 
-  await listen(server, options.port, options.host);
+  await listen(server, options);
   // Accept failures (EMFILE...) must not take the process down; metrics hear about them.
   server.on('error', events ? (error: Error) => events.acceptFailed(error) : ignore);
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
+  // node keeps the descriptor on the server's handle only; -1 where the platform has none (Windows).
+  const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd ?? -1;
   return {
     port,
+    fd,
     close(): Promise<void> {
       closing ??= new Promise((resolve) => {
         server.close(() => resolve());

@@ -1,0 +1,83 @@
+/**
+ * An engine thread of the per-core runtime: accepts on its duplicates of the main thread's listening
+ * sockets, parses requests (HTTP/1, h2c, TLS, h2) and forwards each to the main thread, which runs the
+ * one engine and answers through this thread's real response sink.
+ */
+import { closeSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { BodyBudget, connectionFilter, createListener, type Listener, type ResponseSink } from '../transport/index.js';
+import { asBuffer, type FromThread, type ToThread } from './protocol.js';
+
+const port = parentPort!;
+const post = (message: FromThread): void => port.postMessage(message);
+const listeners = new Map<number, Listener>();
+const pending = new Map<number, ResponseSink>();
+const budgets = new Map<number, BodyBudget>();
+let nextRequest = 1;
+
+function budgetOf(bytes: number | undefined): BodyBudget | undefined {
+  if (bytes === undefined) return undefined;
+  let budget = budgets.get(bytes);
+  if (!budget) budgets.set(bytes, (budget = new BodyBudget(bytes)));
+  return budget;
+}
+
+async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
+  const { id, fd, options, http2Allowed } = message;
+  const filter = options.filter && connectionFilter(options.filter.localOnly, options.filter.ipWhitelist, (address) =>
+    post({ t: 'log', level: 'warn', message: `Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow` }));
+  try {
+    const listener = await createListener({
+      ...options,
+      fd,
+      bodyBudget: budgetOf(options.bodyBudgetBytes),
+      allowConnection: filter,
+      http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
+      events: {
+        accepted: () => post({ t: 'accepted', id }),
+        acceptFailed: (error) => post({ t: 'acceptFailed', id, message: error.message, code: (error as NodeJS.ErrnoException).code }),
+      },
+    }, (wire, sink) => {
+      const r = nextRequest++;
+      pending.set(r, sink);
+      post({ t: 'req', id, r, protocol: sink.protocol, wire });
+    });
+    listeners.set(id, listener);
+    post({ t: 'listening', id });
+  } catch (err) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed by the failed server.
+    }
+    post({ t: 'listenFailed', id, message: (err as Error).message, code: (err as NodeJS.ErrnoException).code });
+  }
+}
+
+async function close(id: number): Promise<void> {
+  await listeners.get(id)?.close();
+  listeners.delete(id);
+  post({ t: 'closed', id });
+}
+
+/** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' }>): void {
+  const sink = pending.get(message.r);
+  if (!sink) return;
+  pending.delete(message.r);
+  try {
+    if (message.t === 'send') sink.send(message.status, message.headers, asBuffer(message.body));
+    else if (message.t === 'reset') sink.reset();
+    else if (message.t === 'empty') sink.closeEmpty();
+    else sink.writeRawAndClose(asBuffer(message.body));
+  } catch (err) {
+    post({ t: 'log', level: 'error', message: `engine thread: cannot write response: ${(err as Error).message}` });
+    sink.reset();
+  }
+}
+
+port.on('message', (message: ToThread) => {
+  if (message.t === 'listen') void listen(message);
+  else if (message.t === 'close') void close(message.id);
+  else answer(message);
+});

@@ -1,0 +1,232 @@
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from '../log/index.js';
+import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
+import { connectionFilterSpec, createListener, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
+import { workerSpawner } from '../script/index.js';
+import { dupFd, loadDup } from './fd-dup.js';
+import { RemoteSink } from './remote-sink.js';
+
+/** A listener every engine thread accepts on; `handler` runs on the main thread. */
+interface Shared {
+  id: number;
+  fd: number;
+  options: PortableListenerOptions;
+  handler: RequestHandler;
+  events: ListenerOptions['events'];
+  http2Allowed: ListenerOptions['http2Allowed'];
+  /** 1 while new connections may speak HTTP/2 (read by engine threads per connection). */
+  flag: Int32Array;
+}
+
+interface Ack {
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+const spawn = workerSpawner(import.meta.url, 'engine-thread');
+
+/** One engine thread (slot 1..N-1); restarted with every current listener when it dies unasked. */
+class EngineThread {
+  worker!: Worker;
+  private readonly listening = new Map<number, Ack>();
+  private readonly closing = new Map<number, Ack>();
+  private stopping = false;
+  private startedAt = 0;
+  private quickDeaths = 0;
+
+  constructor(readonly slot: number, private readonly runtime: PerCoreRuntime) {
+    this.start();
+  }
+
+  private start(): void {
+    this.startedAt = Date.now();
+    const worker = spawn({ workerData: { slot: this.slot }, stdout: false });
+    this.worker = worker;
+    // Engine threads never keep a process alive on their own: listeners on the main thread do.
+    worker.unref();
+    worker.on('message', (message: FromThread) => this.receive(message));
+    worker.on('error', (err) => this.runtime.log.error(`runtime per-core: engine thread ${this.slot} failed: ${err.stack ?? err.message}`));
+    worker.on('exit', (code) => this.exited(worker, code));
+  }
+
+  readonly post = (message: ToThread): void => this.worker.postMessage(message);
+
+  private exited(worker: Worker, code: number): void {
+    if (this.stopping || worker !== this.worker) return;
+    this.runtime.log.error(`runtime per-core: engine thread ${this.slot} exited (code ${code}); restarting it`);
+    // Its descriptors died with it: closes asked of it are done.
+    for (const ack of this.closing.values()) ack.resolve();
+    this.closing.clear();
+    // A thread that cannot even start would be restarted forever: give up after a few quick deaths.
+    this.quickDeaths = Date.now() - this.startedAt < 2000 ? this.quickDeaths + 1 : 0;
+    if (this.quickDeaths >= 3) {
+      this.runtime.log.error(`runtime per-core: engine thread ${this.slot} keeps dying at start; not restarted`);
+      for (const ack of this.listening.values()) ack.reject(new Error(`engine thread ${this.slot} cannot start`));
+      this.listening.clear();
+      this.runtime.lost(this);
+      return;
+    }
+    this.start();
+    for (const shared of this.runtime.current()) void this.listen(shared).catch((err: Error) =>
+      this.runtime.log.error(`runtime per-core: engine thread ${this.slot} cannot listen on port ${shared.options.port} again: ${err.message}`));
+  }
+
+  listen(shared: Shared): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.listening.set(shared.id, { resolve, reject });
+      this.post({ t: 'listen', id: shared.id, fd: dupFd(shared.fd), options: shared.options, http2Allowed: shared.flag });
+    });
+  }
+
+  close(id: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.closing.set(id, { resolve, reject });
+      this.post({ t: 'close', id });
+    });
+  }
+
+  private receive(message: FromThread): void {
+    switch (message.t) {
+      case 'req': {
+        const shared = this.runtime.shared(message.id);
+        const sink = new RemoteSink(message.protocol, message.r, this.post);
+        if (!shared) {
+          sink.reset();
+          return;
+        }
+        message.wire.body = asBuffer(message.wire.body);
+        try {
+          shared.handler(message.wire, sink);
+        } catch (err) {
+          this.runtime.log.error(`runtime per-core: request failed: ${(err as Error).message}`);
+          sink.reset();
+        }
+        return;
+      }
+      case 'accepted':
+        this.runtime.shared(message.id)?.events?.accepted(this.slot);
+        return;
+      case 'acceptFailed':
+        this.runtime.shared(message.id)?.events?.acceptFailed(Object.assign(new Error(message.message), { code: message.code }));
+        return;
+      case 'listening':
+        this.settle(this.listening, message.id);
+        return;
+      case 'listenFailed':
+        this.settle(this.listening, message.id, Object.assign(new Error(message.message), { code: message.code }));
+        return;
+      case 'closed':
+        this.settle(this.closing, message.id);
+        return;
+      case 'log':
+        this.runtime.log[message.level](message.message);
+    }
+  }
+
+  private settle(acks: Map<number, Ack>, id: number, error?: Error): void {
+    const ack = acks.get(id);
+    acks.delete(id);
+    if (error) ack?.reject(error);
+    else ack?.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.worker.terminate();
+  }
+}
+
+function portable(options: ListenerOptions): PortableListenerOptions | undefined {
+  const filter = options.allowConnection && connectionFilterSpec(options.allowConnection);
+  if (options.allowConnection && !filter) return undefined;
+  return {
+    protocol: options.protocol, port: options.port, key: options.key, cert: options.cert, mutualAuth: options.mutualAuth,
+    rejectUnauthorized: options.rejectUnauthorized, ca: options.ca, ciphers: options.ciphers, http2: options.http2,
+    maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, bodyBudgetBytes: options.bodyBudget?.limitBytes, filter,
+  };
+}
+
+/**
+ * `--runtime per-core` (SPEC §1): N engine threads accept on every listener the main thread binds (the
+ * main thread is slot 0 and serves too). Engine threads parse and write; every request runs on the
+ * main thread's one engine, so state (cycles, journal, flow state, scenarios) stays exactly as on one loop.
+ */
+export class PerCoreRuntime {
+  private threads: EngineThread[] | undefined;
+  private readonly listeners = new Map<number, Shared>();
+  private nextId = 1;
+  private warnedUnportable = false;
+
+  constructor(readonly workers: number, readonly log: Logger) {
+    log.info(`runtime per-core: ${workers} engine threads`);
+  }
+
+  /** The engine threads (slots 1..N-1), started by the first listener: for tests and diagnostics. */
+  get engineThreads(): ReadonlyArray<{ readonly slot: number; readonly worker: Worker }> {
+    return this.threads ?? [];
+  }
+
+  shared(id: number): Shared | undefined {
+    return this.listeners.get(id);
+  }
+
+  current(): Shared[] {
+    return [...this.listeners.values()];
+  }
+
+  lost(thread: EngineThread): void {
+    this.threads = this.threads?.filter((t) => t !== thread);
+  }
+
+  /** Binds on the main thread as `createListener` does, then every engine thread accepts there too before it resolves. */
+  async listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
+    const portableOptions = this.workers > 1 ? portable(options) : undefined;
+    // Fails before binding anything when the dup(2) addon is missing.
+    if (portableOptions) loadDup();
+    const main = await createListener(options, handler);
+    if (!portableOptions || main.fd < 0) {
+      if (this.workers > 1 && !portableOptions && !this.warnedUnportable) {
+        this.warnedUnportable = true;
+        this.log.warn('runtime per-core: a custom connection filter cannot run on engine threads; such listeners are served by the main thread only');
+      }
+      return main;
+    }
+    this.threads ??= Array.from({ length: this.workers - 1 }, (_, i) => new EngineThread(i + 1, this));
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const shared: Shared = {
+      id: this.nextId++, fd: main.fd, options: { ...portableOptions, port: main.port }, handler,
+      events: options.events, http2Allowed: options.http2Allowed, flag,
+    };
+    this.refreshOne(shared);
+    this.listeners.set(shared.id, shared);
+    const close = async (): Promise<void> => {
+      this.listeners.delete(shared.id);
+      await Promise.all((this.threads ?? []).map((thread) => thread.close(shared.id)));
+      await main.close();
+    };
+    try {
+      await Promise.all(this.threads.map((thread) => thread.listen(shared)));
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    let closing: Promise<void> | undefined;
+    return { port: main.port, fd: main.fd, close: () => (closing ??= close()) };
+  }
+
+  private refreshOne(shared: Shared): void {
+    Atomics.store(shared.flag, 0, shared.http2Allowed?.() ?? true ? 1 : 0);
+  }
+
+  /** Stubs changed somewhere: engine threads re-read whether new connections may use HTTP/2. */
+  refresh(): void {
+    for (const shared of this.listeners.values()) this.refreshOne(shared);
+  }
+
+  /** Stops every engine thread (process shutdown; listeners are closed by their owners first). */
+  async close(): Promise<void> {
+    const threads = this.threads ?? [];
+    this.threads = undefined;
+    await Promise.all(threads.map((thread) => thread.stop()));
+  }
+}

@@ -1,0 +1,1 @@
+export { workerSpawner } from './spawn-worker.js';
