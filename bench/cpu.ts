@@ -1,6 +1,7 @@
 /**
  * A server's CPU time from /proc/<pid>/stat: utime + stime of the whole thread group (the kernel sums
- * every thread, live and exited), so a per-core server's engine threads are all counted.
+ * every thread, live and exited), so a per-core server's engine threads are all counted; and its main
+ * thread's alone (/proc/<pid>/task/<pid>/stat), the share that more engine threads cannot spread.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,12 +17,25 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
+export interface CpuTime {
+  /** Every thread of the process. */
+  all: number;
+  /** The main thread (the one that runs the admin plane, the manager and the journal). */
+  main: number;
+}
+
 /** CPU seconds used so far by process `pid`, or undefined where /proc is not readable (not Linux). */
-export function cpuSeconds(pid: number | undefined): number | undefined {
+export function cpuTime(pid: number | undefined): CpuTime | undefined {
   if (pid === undefined) return undefined;
+  const all = statSeconds(`/proc/${pid}/stat`);
+  const main = statSeconds(`/proc/${pid}/task/${pid}/stat`);
+  return all !== undefined && main !== undefined ? { all, main } : undefined;
+}
+
+function statSeconds(file: string): number | undefined {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    stat = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }

@@ -16,14 +16,18 @@ export function pinning(enabled: boolean): Pinning {
 }
 
 /**
- * svc from the build (`npm run bench` compiles first), with `extraArgs` (the per-core runtime's flags)
- * and a metrics port of its own, so two svc servers never race for the default 9090 and the per-core
- * one can be asked how its engine threads shared the connections.
+ * svc from the build (`npm run bench` compiles first) with a metrics port of its own, so two svc
+ * servers never race for the default 9090 and the per-core one can be asked how its engine threads
+ * shared the connections. `runtime` is set through SVC_RUNTIME / SVC_WORKERS (the same switch as
+ * `--runtime` / `--workers`), so an SVC_RUNTIME in the bench's own environment cannot change a side.
  * `BENCH_SVC_CMD` replaces the command, with `{port}` standing for the admin port, e.g. a second
  * mountebank while svc's server is unfinished:
  * BENCH_SVC_CMD='node node_modules/mountebank/bin/mb --nologfile --port {port}'
  */
-export async function startSvcServer(pin: Pinning, extraArgs: string[] = []): Promise<{ server: RunningServer; command: string; metricsPort?: number }> {
+export async function startSvcServer(
+  pin: Pinning,
+  runtime: { mode: 'single' | 'per-core'; workers?: number } = { mode: 'single' },
+): Promise<{ server: RunningServer; command: string; metricsPort?: number }> {
   const adminPort = await freePort();
   const custom = process.env.BENCH_SVC_CMD;
   const entry = join(repoRoot, 'dist/tools/svc.js');
@@ -31,10 +35,12 @@ export async function startSvcServer(pin: Pinning, extraArgs: string[] = []): Pr
   const metricsPort = custom ? undefined : await freePort();
   const words = custom
     ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort), ...extraArgs];
+    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort)];
+  const runtimeEnv: Record<string, string> = { SVC_RUNTIME: runtime.mode, ...(runtime.workers ? { SVC_WORKERS: String(runtime.workers) } : {}) };
   const [command, ...args] = [...pin.server, ...words];
-  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
-  return { server, command: words.join(' '), metricsPort };
+  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/', env: { ...process.env, ...runtimeEnv } });
+  const shownEnv = custom ? [] : Object.entries(runtimeEnv).map(([name, value]) => `${name}=${value}`);
+  return { server, command: [...shownEnv, ...words].join(' '), metricsPort };
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { http, type RunningServer } from '../test/helpers/servers.js';
 import { parseExposition } from '../test/helpers/prom-text.js';
-import { cpuSeconds } from './cpu.js';
+import { cpuTime } from './cpu.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
 import { renderPerCoreTable, renderTable, renderTargets, summarize, type Cell, type Measurement, type Row, type Target } from './table.js';
@@ -73,10 +73,11 @@ async function check(url: string, request: BenchRequest, expectBody: string, who
 async function measure(url: string, request: BenchRequest, wrkPin: string[], pid: number | undefined): Promise<Measurement> {
   const base = { url, request, connections: CONNECTIONS, threads: THREADS, wrapper: wrkPin };
   if (warmup > 0) await runWrk({ ...base, seconds: warmup });
-  const before = cpuSeconds(pid);
+  const before = cpuTime(pid);
   const result = await runWrk({ ...base, seconds: duration });
-  const after = cpuSeconds(pid);
-  return { ...result, cpuSeconds: before !== undefined && after !== undefined ? after - before : undefined };
+  const after = cpuTime(pid);
+  if (!before || !after) return result;
+  return { ...result, cpuSeconds: after.all - before.all, mainCpuSeconds: after.main - before.main };
 }
 
 /** Connections each engine thread accepted (svc_accepted_connections_total by worker slot). */
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
   const svc = await startSvcServer(pin);
   servers.push(svc.server);
   const perCoreWanted = !process.env.BENCH_SVC_CMD && selected.some((s) => s.perCore);
-  const perCore = perCoreWanted ? await startSvcServer(pin, ['--runtime', 'per-core', '--workers', String(workers)]) : undefined;
+  const perCore = perCoreWanted ? await startSvcServer(pin, { mode: 'per-core', workers }) : undefined;
   if (perCore) servers.push(perCore.server);
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
       `  svc per-core: ${perCore.command}`,
       '    pinned like svc (wrk needs the other core), so its req/s cannot beat single here: compare CPU/req',
     ] : []),
-    '  CPU/req: the server\'s utime+stime over all threads (/proc/<pid>/stat) during the measured run / requests',
+    '  CPU/req: the server\'s utime+stime over all threads (/proc/<pid>/stat) during the measured run / requests; main thread: /proc/<pid>/task/<pid>/stat',
     '  mountebank: node_modules/mountebank/bin/mb --loglevel warn (no per-request log lines)',
     `  node ${process.version}`,
     '',
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
 
   process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
   if (perCore?.metricsPort !== undefined && rows.some((r) => r.perCore)) {
-    process.stdout.write(`\nsvc single vs --runtime per-core --workers ${workers}, same imposter JSON\n${renderPerCoreTable(rows)}\n`);
+    process.stdout.write(`\nsvc single vs per-core with ${workers} engine threads, same imposter JSON\n${renderPerCoreTable(rows)}\n`);
     process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
   }
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
@@ -163,21 +164,23 @@ async function main(): Promise<void> {
 }
 
 /**
- * How the per-core server's engine threads shared the connections, and what its CPU per request
- * would give on a bigger machine: each engine thread answers about 1e6 / (CPU µs per request) req/s
- * on a core of its own, so N cores with the load generator elsewhere approach N times that, less
- * what the shared state (one admin thread, Atomics on the counters) serialises.
+ * How the per-core server's engine threads shared the connections, and what its CPU per request says
+ * of a bigger machine: N cores (load generator elsewhere) answer at most N * 1e6 / (CPU µs per request)
+ * req/s, and no more than 1e6 / (main thread µs per request) while the main thread's share does not
+ * shrink as engine threads are added (work every request needs from it: forwarding, the journal).
  */
 function perCoreNotes(rows: Row[], slots: Map<string, number>): string {
   const split = [...slots].sort(([a], [b]) => Number(a) - Number(b)).map(([slot, n]) => `thread ${slot}: ${n}`).join(', ');
   const busy = [...slots.values()].filter((n) => n > 0).length;
   const lines = [`  connections accepted per engine thread (svc_accepted_connections_total): ${split || 'none reported'}`];
   if (busy < 2) lines.push('  WARNING: one engine thread accepted every connection: this build does not serve per-core');
+  const count = (n: number) => Math.round(n).toLocaleString('en-US');
   for (const row of rows) {
-    const micros = row.perCore && summarize(row.perCore).cpuMicrosPerRequest;
-    if (!micros) continue;
-    const perThread = 1e6 / micros;
-    lines.push(`  ${row.label}: ${micros.toFixed(1)} µs CPU/req -> ~${Math.round(perThread).toLocaleString('en-US')} req/s per engine thread on a core of its own; 16 cores (load generator elsewhere) ~${Math.round(16 * perThread).toLocaleString('en-US')} req/s if it scales linearly`);
+    const summary = row.perCore && summarize(row.perCore);
+    if (!summary?.cpuMicrosPerRequest || !summary.mainCpuMicrosPerRequest) continue;
+    const share = summary.mainCpuMicrosPerRequest / summary.cpuMicrosPerRequest;
+    lines.push(`  ${row.label}: main thread ${(100 * share).toFixed(0)}% of the CPU; 16 cores: at most ~${count((16 * 1e6) / summary.cpuMicrosPerRequest)} req/s`
+      + ` if every thread carries an even share, ~${count(1e6 / summary.mainCpuMicrosPerRequest)} req/s if the main thread's part stays as measured`);
   }
   return lines.join('\n');
 }

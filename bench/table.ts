@@ -1,9 +1,10 @@
 /** Renders the side-by-side tables, medians over runs, and the issues' targets. */
 import type { WrkResult } from './wrk.js';
 
-/** One wrk run plus the server's CPU seconds over it (all threads), when /proc could be read. */
+/** One wrk run plus the server's CPU seconds over it, all threads and the main one, when /proc could be read. */
 export interface Measurement extends WrkResult {
   cpuSeconds?: number;
+  mainCpuSeconds?: number;
 }
 
 export interface Cell {
@@ -24,6 +25,8 @@ export interface Summary {
   errors: number;
   /** Median over runs of the server's CPU microseconds per answered request. */
   cpuMicrosPerRequest?: number;
+  /** The same for its main thread alone. */
+  mainCpuMicrosPerRequest?: number;
 }
 
 function median(values: number[]): number {
@@ -32,20 +35,30 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Median microseconds per request of one CPU figure, undefined unless every run has it. */
+function perRequest(cell: Cell, seconds: (m: Measurement) => number | undefined): number | undefined {
+  const values = cell.runs.flatMap((r) => {
+    const s = seconds(r);
+    return s !== undefined && r.requests > 0 ? [(1e6 * s) / r.requests] : [];
+  });
+  return values.length === cell.runs.length && values.length > 0 ? median(values) : undefined;
+}
+
 /** Medians of req/s, p99 and CPU per request taken separately; errors summed over all runs. */
 export function summarize(cell: Cell): Summary {
-  const cpu = cell.runs.flatMap((r) => (r.cpuSeconds !== undefined && r.requests > 0 ? [(1e6 * r.cpuSeconds) / r.requests] : []));
   return {
     requestsPerSecond: median(cell.runs.map((r) => r.requestsPerSecond)),
     p99Ms: median(cell.runs.map((r) => r.p99Ms)),
     errors: cell.runs.reduce((sum, r) => sum + r.errors, 0),
-    cpuMicrosPerRequest: cpu.length === cell.runs.length && cpu.length > 0 ? median(cpu) : undefined,
+    cpuMicrosPerRequest: perRequest(cell, (r) => r.cpuSeconds),
+    mainCpuMicrosPerRequest: perRequest(cell, (r) => r.mainCpuSeconds),
   };
 }
 
 const rate = (s?: Summary) => (s ? Math.round(s.requestsPerSecond).toLocaleString('en-US') : '-');
 const latency = (s?: Summary) => (s ? `${s.p99Ms < 10 ? s.p99Ms.toFixed(2) : s.p99Ms.toFixed(0)} ms` : '-');
-const cpu = (s?: Summary) => (s?.cpuMicrosPerRequest !== undefined ? `${s.cpuMicrosPerRequest.toFixed(1)} µs` : '-');
+const micros = (value?: number) => (value !== undefined ? `${value.toFixed(1)} µs` : '-');
+const cpu = (s?: Summary) => micros(s?.cpuMicrosPerRequest);
 const ratio = (a?: Summary, b?: Summary) => (a && b ? `${(a.requestsPerSecond / b.requestsPerSecond).toFixed(1)}x` : '-');
 const percent = (a?: Summary, b?: Summary) => (a && b ? `${((100 * a.requestsPerSecond) / b.requestsPerSecond).toFixed(1)}%` : '-');
 const cpuRatio = (a?: Summary, b?: Summary) =>
@@ -69,12 +82,12 @@ export function renderTable(rows: Row[], ceiling: Summary | undefined): string {
 
 /** single vs per-core on the rows that have both: throughput, and the server CPU each request cost. */
 export function renderPerCoreTable(rows: Row[]): string {
-  const header = ['scenario', 'single req/s', 'single CPU/req', 'per-core req/s', 'per-core p99', 'per-core CPU/req', 'CPU/req per-core/single'];
+  const header = ['scenario', 'single req/s', 'single CPU/req', 'per-core req/s', 'per-core p99', 'per-core CPU/req', 'its main thread', 'CPU/req per-core/single'];
   const lines = rows.flatMap((row) => {
     if (!row.perCore || !row.svc) return [];
     const single = summarize(row.svc);
     const perCore = summarize(row.perCore);
-    return [[row.label, rate(single), cpu(single), rate(perCore), latency(perCore), cpu(perCore), cpuRatio(perCore, single)]];
+    return [[row.label, rate(single), cpu(single), rate(perCore), latency(perCore), cpu(perCore), micros(perCore.mainCpuMicrosPerRequest), cpuRatio(perCore, single)]];
   });
   return layout(header, lines);
 }
