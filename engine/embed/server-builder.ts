@@ -5,6 +5,7 @@ import type { CliOptions } from './process/index.js';
 import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { ImposterManager } from '../manager/index.js';
+import { defaultWorkers } from '../runtime/index.js';
 import { isSvcError } from '../model/index.js';
 import { connectionFilter, DEFAULT_TIMEOUTS } from '../transport/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
@@ -126,6 +127,8 @@ export class ServerBuilder {
       log,
       allowConnection,
       beforeDelete,
+      // 'single' is also the default: SVC_RUNTIME then still decides (the manager reads it).
+      runtime: options.runtime === 'per-core' ? { mode: 'per-core', workers: options.workers ?? defaultWorkers() } : undefined,
       maxBufferedBodyBytes: options.maxBufferedBodyBytes,
       timeouts: {
         keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,

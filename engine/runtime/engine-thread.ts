@@ -5,14 +5,25 @@
  */
 import { closeSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { BodyBudget, connectionFilter, createListener, type Listener, type ResponseSink } from '../transport/index.js';
+import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
 import { asBuffer, type FromThread, type ToThread } from './protocol.js';
 
 const port = parentPort!;
-const post = (message: FromThread): void => port.postMessage(message);
+/** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
+let outbox: FromThread[] = [];
+const flush = (): void => {
+  const batch = outbox;
+  outbox = [];
+  port.postMessage(batch);
+};
+const post = (message: FromThread): void => {
+  if (outbox.push(message) === 1) setImmediate(flush);
+};
 const listeners = new Map<number, Listener>();
 const pending = new Map<number, ResponseSink>();
 const budgets = new Map<number, BodyBudget>();
+/** Header lists of static responses by `hid` (ToThread 'send'). */
+let kept = new Map<number, OutgoingHeaders>();
 let nextRequest = 1;
 
 function budgetOf(bytes: number | undefined): BodyBudget | undefined {
@@ -60,13 +71,19 @@ async function close(id: number): Promise<void> {
   post({ t: 'closed', id });
 }
 
+function headersOf(message: Extract<ToThread, { t: 'send' }>): OutgoingHeaders {
+  if (message.headers === undefined) return kept.get(message.hid) ?? [];
+  if (message.hid > 0) kept.set(message.hid, message.headers);
+  return message.headers;
+}
+
 /** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
-function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' }>): void {
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' }>): void {
   const sink = pending.get(message.r);
   if (!sink) return;
   pending.delete(message.r);
   try {
-    if (message.t === 'send') sink.send(message.status, message.headers, asBuffer(message.body));
+    if (message.t === 'send') sink.send(message.status, headersOf(message), asBuffer(message.body));
     else if (message.t === 'reset') sink.reset();
     else if (message.t === 'empty') sink.closeEmpty();
     else sink.writeRawAndClose(asBuffer(message.body));
@@ -76,8 +93,11 @@ function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' }>): v
   }
 }
 
-port.on('message', (message: ToThread) => {
-  if (message.t === 'listen') void listen(message);
-  else if (message.t === 'close') void close(message.id);
-  else answer(message);
+port.on('message', (batch: ToThread[]) => {
+  for (const message of batch) {
+    if (message.t === 'listen') void listen(message);
+    else if (message.t === 'close') void close(message.id);
+    else if (message.t === 'forget') kept = new Map();
+    else answer(message);
+  }
 });

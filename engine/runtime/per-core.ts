@@ -1,10 +1,12 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
-import { connectionFilterSpec, createListener, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
+import {
+  connectionFilterSpec, createListener, type Listener, type ListenerOptions, type OutgoingHeaders, type RequestHandler,
+} from '../transport/index.js';
 import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
-import { RemoteSink } from './remote-sink.js';
+import { RemoteSink, type HeaderRef } from './remote-sink.js';
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
 interface Shared {
@@ -38,18 +40,64 @@ class EngineThread {
     this.start();
   }
 
+  private generation = 0;
+  /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
+  private answer: (message: ToThread) => void = () => undefined;
+
+  /** Header lists sent to this thread: 0 once, then the id the thread keeps them under. */
+  private headerIds = new WeakMap<OutgoingHeaders, number>();
+  private nextHeaderId = 1;
+
+  /** A static response's header list is sent once per thread, so the thread's writer reuses its encoding. */
+  private readonly headerRef: HeaderRef = (headers) => {
+    const known = this.headerIds.get(headers);
+    if (known === undefined) {
+      this.headerIds.set(headers, 0);
+      return { headers, hid: 0 };
+    }
+    if (known > 0) return { hid: known };
+    const hid = this.nextHeaderId++;
+    this.headerIds.set(headers, hid);
+    return { headers, hid };
+  };
+
+  /** Stubs changed: the thread drops the header lists it keeps, this side forgets them. */
+  forgetHeaders(): void {
+    this.headerIds = new WeakMap();
+    this.post({ t: 'forget' });
+  }
+
   private start(): void {
     this.startedAt = Date.now();
+    const generation = ++this.generation;
+    this.outbox = [];
+    this.headerIds = new WeakMap();
+    this.answer = (message) => {
+      if (generation === this.generation) this.post(message);
+    };
     const worker = spawn({ workerData: { slot: this.slot }, stdout: false });
     this.worker = worker;
     // Engine threads never keep a process alive on their own: listeners on the main thread do.
     worker.unref();
-    worker.on('message', (message: FromThread) => this.receive(message));
+    worker.on('message', (batch: FromThread[]) => {
+      for (const message of batch) this.receive(message);
+    });
     worker.on('error', (err) => this.runtime.log.error(`runtime per-core: engine thread ${this.slot} failed: ${err.stack ?? err.message}`));
     worker.on('exit', (code) => this.exited(worker, code));
   }
 
-  readonly post = (message: ToThread): void => this.worker.postMessage(message);
+  private outbox: ToThread[] = [];
+
+  /** Batched per task (a batch of forwarded requests is answered with one message). */
+  readonly post = (message: ToThread): void => {
+    if (this.outbox.push(message) === 1) queueMicrotask(this.flush);
+  };
+
+  private readonly flush = (): void => {
+    const batch = this.outbox;
+    this.outbox = [];
+    this.worker.postMessage(batch);
+  };
 
   private exited(worker: Worker, code: number): void {
     if (this.stopping || worker !== this.worker) return;
@@ -89,7 +137,7 @@ class EngineThread {
     switch (message.t) {
       case 'req': {
         const shared = this.runtime.shared(message.id);
-        const sink = new RemoteSink(message.protocol, message.r, this.post);
+        const sink = new RemoteSink(message.protocol, message.r, this.answer, this.headerRef);
         if (!shared) {
           sink.reset();
           return;
@@ -221,6 +269,7 @@ export class PerCoreRuntime {
   /** Stubs changed somewhere: engine threads re-read whether new connections may use HTTP/2. */
   refresh(): void {
     for (const shared of this.listeners.values()) this.refreshOne(shared);
+    for (const thread of this.threads ?? []) thread.forgetHeaders();
   }
 
   /** Stops every engine thread (process shutdown; listeners are closed by their owners first). */

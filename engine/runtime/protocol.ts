@@ -23,7 +23,13 @@ export interface PortableListenerOptions {
 export type ToThread =
   | { t: 'listen'; id: number; fd: number; options: PortableListenerOptions; http2Allowed: Int32Array }
   | { t: 'close'; id: number }
-  | { t: 'send'; r: number; status: number; headers: OutgoingHeaders; body: Uint8Array }
+  /**
+   * `hid` > 0 names a header list the thread keeps (the HTTP/1 writer caches its encoding per list
+   * object): sent with `headers` the first time, alone afterwards. 0: `headers` used once.
+   */
+  | { t: 'send'; r: number; status: number; headers?: OutgoingHeaders; hid: number; body: Uint8Array }
+  /** Stubs changed: kept header lists are dropped (they belonged to old responses). */
+  | { t: 'forget' }
   | { t: 'reset'; r: number }
   | { t: 'empty'; r: number }
   | { t: 'raw'; r: number; body: Uint8Array };

@@ -18,7 +18,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   process.on('uncaughtException', (err: Error) => log.error(`uncaught exception: ${err.stack ?? String(err)}`));
   for (const warning of options.warnings) log.warn(warning);
   for (const operand of options.positionals) log.warn(`unexpected argument '${operand}' ignored`);
-  if (options.runtime === 'per-core') log.warn('--runtime per-core: this build accepts connections on one event loop');
+  if (options.workers !== undefined && options.runtime !== 'per-core') log.warn('--workers applies to --runtime per-core only; ignored');
 
   let server: RunningServer;
   try {

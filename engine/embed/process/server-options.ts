@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isLogLevel, parseLogFilter, type LogLevel } from '../../log/index.js';
 import { isObject } from '../../model/index.js';
 import { parseListenAddress } from '../../transport/index.js';
+import { parseWorkers } from '../../runtime/index.js';
 
 /** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */
 export interface CliOptions {
@@ -31,6 +32,8 @@ export interface CliOptions {
   scriptsDir?: string;
   frontDoor?: string;
   runtime: 'single' | 'per-core';
+  /** `--workers N` / SVC_WORKERS: engine threads under per-core, the main thread included (default: the core count). */
+  workers?: number;
   /** Imposter connection timeouts in ms (0: off); mountebank's node:http values when absent. */
   keepAliveTimeout?: number;
   headersTimeout?: number;
@@ -76,6 +79,7 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--scripts-dir': 'scriptsDir',
   '--front-door': 'frontDoor',
   '--runtime': 'runtime',
+  '--workers': 'workers',
   '--keep-alive-timeout': 'keepAliveTimeout',
   '--headers-timeout': 'headersTimeout',
   '--request-timeout': 'requestTimeout',
@@ -156,6 +160,13 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
     case 'runtime':
       if (value !== 'per-core' && value !== 'single') throw new UsageError(`${source} must be per-core or single, got '${value}'`);
       layer.runtime = value;
+      return;
+    case 'workers':
+      try {
+        layer.workers = parseWorkers(value, source);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
       return;
     case 'compat':
       if (value !== 'mountebank') throw new UsageError(`${source} must be mountebank, got '${value}'`);
@@ -267,6 +278,8 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   read('SVC_REQUEST_TIMEOUT', 'requestTimeout');
   read('SVC_MAX_BUFFERED_BODY_BYTES', 'maxBufferedBodyBytes');
   read('SVC_COMPAT', 'compat');
+  read('SVC_RUNTIME', 'runtime');
+  read('SVC_WORKERS', 'workers');
   if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
   const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
   const filter = env[filterName];
