@@ -18,8 +18,8 @@ export function pinning(enabled: boolean): Pinning {
 /**
  * svc from the build (`npm run bench` compiles first) with a metrics port of its own, so two svc
  * servers never race for the default 9090 and the per-core one can be asked how its engine threads
- * shared the connections. `runtime` is set through SVC_RUNTIME / SVC_WORKERS (the same switch as
- * `--runtime` / `--workers`), so an SVC_RUNTIME in the bench's own environment cannot change a side.
+ * shared the connections. `runtime` becomes `--runtime` / `--workers` flags, which an SVC_RUNTIME in the
+ * bench's own environment cannot override; the single side says SVC_RUNTIME=single for the same reason.
  * `BENCH_SVC_CMD` replaces the command, with `{port}` standing for the admin port, e.g. a second
  * mountebank while svc's server is unfinished:
  * BENCH_SVC_CMD='node node_modules/mountebank/bin/mb --nologfile --port {port}'
@@ -35,12 +35,11 @@ export async function startSvcServer(
   const metricsPort = custom ? undefined : await freePort();
   const words = custom
     ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort)];
-  const runtimeEnv: Record<string, string> = { SVC_RUNTIME: runtime.mode, ...(runtime.workers ? { SVC_WORKERS: String(runtime.workers) } : {}) };
+    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort),
+      ...(runtime.mode === 'per-core' ? ['--runtime', 'per-core', ...(runtime.workers ? ['--workers', String(runtime.workers)] : [])] : [])];
   const [command, ...args] = [...pin.server, ...words];
-  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/', env: { ...process.env, ...runtimeEnv } });
-  const shownEnv = custom ? [] : Object.entries(runtimeEnv).map(([name, value]) => `${name}=${value}`);
-  return { server, command: [...shownEnv, ...words].join(' '), metricsPort };
+  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/', env: { ...process.env, SVC_RUNTIME: runtime.mode } });
+  return { server, command: words.join(' '), metricsPort };
 }
 
 /**

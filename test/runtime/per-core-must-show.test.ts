@@ -1,7 +1,6 @@
 /**
- * Issue 13's must-show, through the CLI and the public ports only: under the per-core runtime with two
- * engine threads (SVC_RUNTIME=per-core SVC_WORKERS=2, the environment form of `--runtime per-core
- * --workers 2`) one imposter's connections are accepted by more than one engine thread (the
+ * Issue 13's must-show, through the CLI and the public ports only: under `--runtime per-core
+ * --workers 2` one imposter's connections are accepted by more than one engine thread (the
  * svc_accepted_connections_total{worker} metric), yet the state stays one: response cycling over
  * fresh connections, and a recorded request is in the journal as soon as its response is read.
  */
@@ -22,8 +21,7 @@ let metricsPort: number;
 test.before(async () => {
   metricsPort = await freePort();
   server = await startSvc({
-    env: { SVC_RUNTIME: 'per-core', SVC_WORKERS: '2' },
-    args: ['--metrics-port', String(metricsPort), '--pidfile', `/tmp/svc-per-core-must-show-${process.pid}.pid`],
+    args: ['--runtime', 'per-core', '--workers', '2', '--metrics-port', String(metricsPort), '--pidfile', `/tmp/svc-per-core-must-show-${process.pid}.pid`],
   });
   admin = adminCaller(server.adminPort);
 });
