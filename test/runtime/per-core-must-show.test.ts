@@ -12,6 +12,7 @@ import { parseExposition } from '../helpers/prom-text.js';
 import { freePort, http, startSvc, type RunningServer } from '../helpers/servers.js';
 
 const CONNECTIONS = 200;
+const BATCHES = 5;
 
 const test = suite('--runtime per-core --workers 2 (issue 13 must-show)');
 let server: RunningServer;
@@ -63,14 +64,19 @@ test('200 concurrent connections to one imposter are accepted by at least two en
     stubs: [{ responses: [{ is: { statusCode: 200, headers: { Connection: 'keep-alive', 'Content-Length': '6' }, body: 'served' } }] }],
   });
   const before = await acceptedBySlot();
-  const sockets = await Promise.all(Array.from({ length: CONNECTIONS }, () => answeredConnection(port)));
-  const after = await acceptedBySlot();
-  for (const socket of sockets) socket.destroy();
-
-  const delta = [...after].map(([slot, n]) => [slot, n - (before.get(slot) ?? 0)] as const);
-  const total = delta.reduce((sum, [, n]) => sum + n, 0);
+  let delta: Array<readonly [string, number]> = [];
+  let opened = 0;
+  // A thread starved of CPU for a whole burst (load 30 on 2 cores) may leave every connection of one
+  // batch to the other: a few more batches, each all concurrent, before calling it a failure.
+  for (let batch = 0; batch < BATCHES && delta.filter(([, n]) => n > 0).length < 2; batch += 1) {
+    const sockets = await Promise.all(Array.from({ length: CONNECTIONS }, () => answeredConnection(port)));
+    opened += CONNECTIONS;
+    const after = await acceptedBySlot();
+    for (const socket of sockets) socket.destroy();
+    delta = [...after].map(([slot, n]) => [slot, n - (before.get(slot) ?? 0)] as const);
+  }
   const split = delta.map(([slot, n]) => `${slot}: ${n}`).join(', ');
-  assert.is(total, CONNECTIONS, `every connection is counted once (${split})`);
+  assert.is(delta.reduce((sum, [, n]) => sum + n, 0), opened, `every connection is counted once (${split})`);
   assert.ok(delta.filter(([, n]) => n > 0).length >= 2, `accepted by at least two slots: ${split}`);
   assert.ok(delta.every(([slot]) => slot === '0' || slot === '1'), `two engine threads are slots 0 and 1: ${split}`);
 });
