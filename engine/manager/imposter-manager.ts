@@ -195,9 +195,11 @@ export class ImposterManager {
   readonly runtime: PerCoreRuntime | undefined;
 
   constructor(readonly options: ManagerOptions) {
-    this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES);
     const runtime = options.runtime ?? runtimeFromEnv(process.env, (message) => options.log.warn(message));
-    if (runtime.mode === 'per-core') {
+    const perCore = runtime.mode === 'per-core';
+    // Per-core: one count in shared memory, so the cap holds across engine threads.
+    this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES, perCore ? new SharedArrayBuffer(8) : undefined);
+    if (perCore) {
       this.runtime = new PerCoreRuntime(runtime.workers, options.log);
       // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
       this.observers.add({ onLifecycle: (action) => action === 'stubsChanged' && this.runtime?.refresh() });

@@ -7,6 +7,7 @@ import { closeSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
 import { asBuffer, type FromThread, type ToThread } from './protocol.js';
+import { exactBytes, Kept } from './intern.js';
 
 const port = parentPort!;
 /** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
@@ -21,17 +22,10 @@ const post = (message: FromThread): void => {
 };
 const listeners = new Map<number, Listener>();
 const pending = new Map<number, ResponseSink>();
-const budgets = new Map<number, BodyBudget>();
-/** Header lists of static responses by `hid` (ToThread 'send'). */
-let kept = new Map<number, OutgoingHeaders>();
+/** Static responses' header lists and bodies, by the ids the main thread's interners gave them. */
+const keptHeaders = new Kept<OutgoingHeaders>([]);
+const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
 let nextRequest = 1;
-
-function budgetOf(bytes: number | undefined): BodyBudget | undefined {
-  if (bytes === undefined) return undefined;
-  let budget = budgets.get(bytes);
-  if (!budget) budgets.set(bytes, (budget = new BodyBudget(bytes)));
-  return budget;
-}
 
 async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
   const { id, fd, options, http2Allowed } = message;
@@ -41,7 +35,8 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
     const listener = await createListener({
       ...options,
       fd,
-      bodyBudget: budgetOf(options.bodyBudgetBytes),
+      // Shared memory: the cap holds across threads. Without it (a budget made elsewhere) this thread's own.
+      bodyBudget: options.bodyBudget && new BodyBudget(options.bodyBudget.limitBytes, options.bodyBudget.memory),
       allowConnection: filter,
       http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
       events: {
@@ -51,7 +46,7 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
     }, (wire, sink) => {
       const r = nextRequest++;
       pending.set(r, sink);
-      post({ t: 'req', id, r, protocol: sink.protocol, wire });
+      post({ t: 'req', id, r, protocol: sink.protocol, wire: { ...wire, body: asBuffer(exactBytes(wire.body)) } });
     });
     listeners.set(id, listener);
     post({ t: 'listening', id });
@@ -71,19 +66,15 @@ async function close(id: number): Promise<void> {
   post({ t: 'closed', id });
 }
 
-function headersOf(message: Extract<ToThread, { t: 'send' }>): OutgoingHeaders {
-  if (message.headers === undefined) return kept.get(message.hid) ?? [];
-  if (message.hid > 0) kept.set(message.hid, message.headers);
-  return message.headers;
-}
-
 /** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
 function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' }>): void {
   const sink = pending.get(message.r);
   if (!sink) return;
   pending.delete(message.r);
   try {
-    if (message.t === 'send') sink.send(message.status, headersOf(message), asBuffer(message.body));
+    if (message.t === 'send') {
+      sink.send(message.status, keptHeaders.resolve(message.headers, message.hid), asBuffer(keptBodies.resolve(message.body, message.bid)));
+    }
     else if (message.t === 'reset') sink.reset();
     else if (message.t === 'empty') sink.closeEmpty();
     else sink.writeRawAndClose(asBuffer(message.body));
@@ -97,7 +88,10 @@ port.on('message', (batch: ToThread[]) => {
   for (const message of batch) {
     if (message.t === 'listen') void listen(message);
     else if (message.t === 'close') void close(message.id);
-    else if (message.t === 'forget') kept = new Map();
+    else if (message.t === 'forget') {
+      keptHeaders.forget();
+      keptBodies.forget();
+    }
     else answer(message);
   }
 });

@@ -2,11 +2,12 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import { asBuffer, type FromThread, type PortableListenerOptions, type ToThread } from './protocol.js';
 import {
-  connectionFilterSpec, createListener, type Listener, type ListenerOptions, type OutgoingHeaders, type RequestHandler,
+  connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler,
 } from '../transport/index.js';
 import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
-import { RemoteSink, type HeaderRef } from './remote-sink.js';
+import { RemoteSink, type Interners } from './remote-sink.js';
+import { Interner } from './intern.js';
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
 interface Shared {
@@ -24,6 +25,9 @@ interface Ack {
   resolve(): void;
   reject(error: Error): void;
 }
+
+/** How long engine threads outlive the last listener. */
+const IDLE_STOP_MS = 5000;
 
 const spawn = workerSpawner(import.meta.url, 'engine-thread');
 
@@ -44,26 +48,13 @@ class EngineThread {
   /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
   private answer: (message: ToThread) => void = () => undefined;
 
-  /** Header lists sent to this thread: 0 once, then the id the thread keeps them under. */
-  private headerIds = new WeakMap<OutgoingHeaders, number>();
-  private nextHeaderId = 1;
+  /** Static header lists and bodies sent to this thread (kept there by id). */
+  private readonly interners: Interners = { headers: new Interner(), bodies: new Interner() };
 
-  /** A static response's header list is sent once per thread, so the thread's writer reuses its encoding. */
-  private readonly headerRef: HeaderRef = (headers) => {
-    const known = this.headerIds.get(headers);
-    if (known === undefined) {
-      this.headerIds.set(headers, 0);
-      return { headers, hid: 0 };
-    }
-    if (known > 0) return { hid: known };
-    const hid = this.nextHeaderId++;
-    this.headerIds.set(headers, hid);
-    return { headers, hid };
-  };
-
-  /** Stubs changed: the thread drops the header lists it keeps, this side forgets them. */
-  forgetHeaders(): void {
-    this.headerIds = new WeakMap();
+  /** Stubs changed: the thread drops the header lists and bodies it keeps, this side forgets them. */
+  forgetKept(): void {
+    this.interners.headers.forget();
+    this.interners.bodies.forget();
     this.post({ t: 'forget' });
   }
 
@@ -71,7 +62,8 @@ class EngineThread {
     this.startedAt = Date.now();
     const generation = ++this.generation;
     this.outbox = [];
-    this.headerIds = new WeakMap();
+    this.interners.headers.forget();
+    this.interners.bodies.forget();
     this.answer = (message) => {
       if (generation === this.generation) this.post(message);
     };
@@ -137,7 +129,7 @@ class EngineThread {
     switch (message.t) {
       case 'req': {
         const shared = this.runtime.shared(message.id);
-        const sink = new RemoteSink(message.protocol, message.r, this.answer, this.headerRef);
+        const sink = new RemoteSink(message.protocol, message.r, this.answer, this.interners);
         if (!shared) {
           sink.reset();
           return;
@@ -184,13 +176,16 @@ class EngineThread {
   }
 }
 
-function portable(options: ListenerOptions): PortableListenerOptions | undefined {
+async function portable(options: ListenerOptions): Promise<PortableListenerOptions | undefined> {
   const filter = options.allowConnection && connectionFilterSpec(options.allowConnection);
   if (options.allowConnection && !filter) return undefined;
+  // The default pair is made once per thread: engine threads must serve the main thread's (the one reported).
+  const fallback = options.protocol === 'https' && (options.key === undefined || options.cert === undefined) ? await defaultKeyPair() : undefined;
   return {
-    protocol: options.protocol, port: options.port, key: options.key, cert: options.cert, mutualAuth: options.mutualAuth,
+    protocol: options.protocol, port: options.port, key: options.key ?? fallback?.key, cert: options.cert ?? fallback?.cert, mutualAuth: options.mutualAuth,
     rejectUnauthorized: options.rejectUnauthorized, ca: options.ca, ciphers: options.ciphers, http2: options.http2,
-    maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, bodyBudgetBytes: options.bodyBudget?.limitBytes, filter,
+    maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, filter,
+    bodyBudget: options.bodyBudget && { limitBytes: options.bodyBudget.limitBytes, memory: options.bodyBudget.memory },
   };
 }
 
@@ -228,7 +223,7 @@ export class PerCoreRuntime {
 
   /** Binds on the main thread as `createListener` does, then every engine thread accepts there too before it resolves. */
   async listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-    const portableOptions = this.workers > 1 ? portable(options) : undefined;
+    const portableOptions = this.workers > 1 ? await portable(options) : undefined;
     // Fails before binding anything when the dup(2) addon is missing.
     if (portableOptions) loadDup();
     const main = await createListener(options, handler);
@@ -239,6 +234,7 @@ export class PerCoreRuntime {
       }
       return main;
     }
+    clearTimeout(this.idleStop);
     this.threads ??= Array.from({ length: this.workers - 1 }, (_, i) => new EngineThread(i + 1, this));
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const shared: Shared = {
@@ -251,6 +247,7 @@ export class PerCoreRuntime {
       this.listeners.delete(shared.id);
       await Promise.all((this.threads ?? []).map((thread) => thread.close(shared.id)));
       await main.close();
+      if (this.listeners.size === 0) this.stopWhenIdle();
     };
     try {
       await Promise.all(this.threads.map((thread) => thread.listen(shared)));
@@ -269,11 +266,25 @@ export class PerCoreRuntime {
   /** Stubs changed somewhere: engine threads re-read whether new connections may use HTTP/2. */
   refresh(): void {
     for (const shared of this.listeners.values()) this.refreshOne(shared);
-    for (const thread of this.threads ?? []) thread.forgetHeaders();
+    for (const thread of this.threads ?? []) thread.forgetKept();
+  }
+
+  private idleStop: NodeJS.Timeout | undefined;
+
+  /**
+   * No listener left: the engine threads stop after a while (a manager that is dropped without close()
+   * must not keep threads), unless a new listener comes first.
+   */
+  private stopWhenIdle(): void {
+    clearTimeout(this.idleStop);
+    this.idleStop = setTimeout(() => {
+      if (this.listeners.size === 0) void this.close();
+    }, IDLE_STOP_MS).unref();
   }
 
   /** Stops every engine thread (process shutdown; listeners are closed by their owners first). */
   async close(): Promise<void> {
+    clearTimeout(this.idleStop);
     const threads = this.threads ?? [];
     this.threads = undefined;
     await Promise.all(threads.map((thread) => thread.stop()));

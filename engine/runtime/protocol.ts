@@ -14,8 +14,8 @@ export interface PortableListenerOptions {
   http2: boolean;
   maxBodyBytes: number;
   timeouts?: ConnectionTimeouts;
-  /** The main thread's body budget limit; each engine thread keeps its own of that size. */
-  bodyBudgetBytes?: number;
+  /** The main thread's body budget (limit and its shared count, when it has one). */
+  bodyBudget?: { limitBytes: number; memory?: SharedArrayBuffer };
   filter?: ConnectionFilterSpec;
 }
 
@@ -23,12 +23,9 @@ export interface PortableListenerOptions {
 export type ToThread =
   | { t: 'listen'; id: number; fd: number; options: PortableListenerOptions; http2Allowed: Int32Array }
   | { t: 'close'; id: number }
-  /**
-   * `hid` > 0 names a header list the thread keeps (the HTTP/1 writer caches its encoding per list
-   * object): sent with `headers` the first time, alone afterwards. 0: `headers` used once.
-   */
-  | { t: 'send'; r: number; status: number; headers?: OutgoingHeaders; hid: number; body: Uint8Array }
-  /** Stubs changed: kept header lists are dropped (they belonged to old responses). */
+  /** `headers`/`hid` and `body`/`bid`: as an Interner sends them (intern.ts). */
+  | { t: 'send'; r: number; status: number; headers?: OutgoingHeaders; hid: number; body?: Uint8Array; bid: number }
+  /** Stubs changed: kept header lists and bodies are dropped (they belonged to old responses). */
   | { t: 'forget' }
   | { t: 'reset'; r: number }
   | { t: 'empty'; r: number }

@@ -1,8 +1,12 @@
 import type { OutgoingHeaders, ResponseSink } from '../transport/index.js';
+import { exactBytes, type Interner } from './intern.js';
 import type { ToThread } from './protocol.js';
 
-/** What a `send` carries for a header list: see ToThread `hid`. */
-export type HeaderRef = (headers: OutgoingHeaders) => { headers?: OutgoingHeaders; hid: number };
+/** The engine thread's interners for static header lists and bodies. */
+export interface Interners {
+  headers: Interner<OutgoingHeaders>;
+  bodies: Interner<Buffer>;
+}
 
 /** The main thread's side of a request an engine thread forwarded: each answer goes back to that thread's sink. */
 export class RemoteSink implements ResponseSink {
@@ -10,11 +14,15 @@ export class RemoteSink implements ResponseSink {
     readonly protocol: 'http1' | 'h2',
     private readonly r: number,
     private readonly post: (message: ToThread) => void,
-    private readonly headerRef: HeaderRef,
+    private readonly interners: Interners,
   ) {}
 
   send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void {
-    this.post({ t: 'send', r: this.r, status: statusCode, ...this.headerRef(headers), body });
+    const h = this.interners.headers.ref(headers);
+    const b = this.interners.bodies.ref(body);
+    this.post({
+      t: 'send', r: this.r, status: statusCode, headers: h.value, hid: h.id, body: b.value && (b.id > 0 ? b.value : exactBytes(b.value)), bid: b.id,
+    });
   }
 
   reset(): void {
@@ -26,6 +34,6 @@ export class RemoteSink implements ResponseSink {
   }
 
   writeRawAndClose(bytes: Buffer): void {
-    this.post({ t: 'raw', r: this.r, body: bytes });
+    this.post({ t: 'raw', r: this.r, body: exactBytes(bytes) });
   }
 }
