@@ -12,13 +12,26 @@ import { exactBytes, Kept } from './intern.js';
 const port = parentPort!;
 /** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
 let outbox: FromThread[] = [];
+/** Connections accepted since the last batch, by listener: one entry per batch, not one per connection. */
+const accepted = new Map<number, number>();
+let scheduled = false;
 const flush = (): void => {
+  scheduled = false;
   const batch = outbox;
   outbox = [];
+  // First in the batch: a connection is counted before any request it carried.
+  for (const [id, count] of accepted) batch.unshift({ t: 'accepted', id, count });
+  accepted.clear();
   port.postMessage(batch);
 };
+const schedule = (): void => {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(flush);
+};
 const post = (message: FromThread): void => {
-  if (outbox.push(message) === 1) setImmediate(flush);
+  outbox.push(message);
+  schedule();
 };
 const listeners = new Map<number, Listener>();
 const pending = new Map<number, ResponseSink>();
@@ -40,7 +53,10 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
       allowConnection: filter,
       http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
       events: {
-        accepted: () => post({ t: 'accepted', id }),
+        accepted: () => {
+          accepted.set(id, (accepted.get(id) ?? 0) + 1);
+          schedule();
+        },
         acceptFailed: (error) => post({ t: 'acceptFailed', id, message: error.message, code: (error as NodeJS.ErrnoException).code }),
       },
     }, (wire, sink) => {

@@ -143,9 +143,11 @@ class EngineThread {
         }
         return;
       }
-      case 'accepted':
-        this.runtime.shared(message.id)?.events?.accepted(this.slot);
+      case 'accepted': {
+        const events = this.runtime.shared(message.id)?.events;
+        for (let i = 0; i < message.count; i += 1) events?.accepted(this.slot);
         return;
+      }
       case 'acceptFailed':
         this.runtime.shared(message.id)?.events?.acceptFailed(Object.assign(new Error(message.message), { code: message.code }));
         return;

@@ -36,7 +36,7 @@ export type FromThread =
   | { t: 'listening'; id: number }
   | { t: 'listenFailed'; id: number; message: string; code?: string }
   | { t: 'closed'; id: number }
-  | { t: 'accepted'; id: number }
+  | { t: 'accepted'; id: number; count: number }
   | { t: 'acceptFailed'; id: number; message: string; code?: string }
   | { t: 'req'; id: number; r: number; protocol: 'http1' | 'h2'; wire: WireRequest }
   | { t: 'log'; level: 'warn' | 'error'; message: string };
