@@ -50,11 +50,17 @@ function answeredConnection(port: number): Promise<Socket> {
     let received = '';
     socket.setEncoding('latin1');
     socket.once('error', reject);
+    socket.once('close', () => reject(new Error(`connection closed before its answer: ${JSON.stringify(received)}`)));
+    // Generous for a loaded machine; only a connection that is never answered meets it.
+    socket.setTimeout(60_000, () => socket.destroy(new Error('no answer in 60 s')));
     socket.once('connect', () => socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n'));
     socket.on('data', (chunk: string) => {
       received += chunk;
       // The stub's body is the last thing the response carries.
-      if (received.startsWith('HTTP/1.1 200') && received.endsWith('\r\n\r\nserved')) resolve(socket);
+      if (received.startsWith('HTTP/1.1 200') && received.endsWith('\r\n\r\nserved')) {
+        socket.setTimeout(0);
+        resolve(socket);
+      }
     });
   });
 }
