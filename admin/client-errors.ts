@@ -1,6 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { SvcError } from '../engine/model/index.js';
+import { errorOf, type SvcError } from '../engine/model/index.js';
 import { rawErrorResponse } from './replies.js';
 
 /** The status node:http itself would answer for a parser or timeout error, with a stable `type`. */
@@ -8,13 +8,13 @@ function errorFor(err: NodeJS.ErrnoException): SvcError {
   const detail = err.code ?? err.message;
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new SvcError(431, [{ code: '431', type: 'header_fields_too_large', message: `Request head too large (${detail})` }]);
+      return errorOf('header_fields_too_large', `Request head too large (${detail})`);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new SvcError(408, [{ code: '408', type: 'request_timeout', message: 'Request not received in time' }]);
+      return errorOf('request_timeout', 'Request not received in time');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new SvcError(413, [{ code: '413', type: 'payload_too_large', message: `Chunk extensions too large (${detail})` }]);
+      return errorOf('payload_too_large', `Chunk extensions too large (${detail})`);
     default:
-      return new SvcError(400, [{ code: '400', type: 'bad_request', message: `Malformed HTTP request (${detail})` }]);
+      return errorOf('bad_request', `Malformed HTTP request (${detail})`);
   }
 }
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ImposterManager } from '../engine/manager/index.js';
-import { errors, isSvcError, type SvcError } from '../engine/model/index.js';
+import { errors, errorText, isSvcError, type SvcError } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
 import { Router, type AdminRequest } from './router.js';
 import type { AdminSettings } from './settings.js';
@@ -169,7 +169,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
   const answerFailure = (request: IncomingMessage, response: ServerResponse, err: unknown): void => {
     try {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
-      const failure = isSvcError(err) ? err : errors.internal((err as Error)?.message ?? String(err));
+      const failure = isSvcError(err) ? err : errors.internal(errorText(err));
       // A body left unread (refused before or while reading it) is not worth draining: close after the answer.
       sendError(response, failure, { headers: request.complete ? {} : { Connection: 'close' }, compat: manager.compat });
     } catch {

@@ -3,11 +3,13 @@
  *
  * Prints the median of STARTUP_RUNS (default 10) wall-clock runs for: bare `node -e 0` (the floor),
  * `--version`, and `start` until `GET /` on the admin port answers. Runs are interleaved (svc, mb,
- * svc, ...) so load from elsewhere on the machine hits both sides alike. Build first
- * (`npx tsc -p tsconfig.json`): svc runs from dist/, as users run it.
+ * svc, ...) so load from elsewhere on the machine hits both sides alike. For `start` it also prints
+ * the median CPU time (user + system) the server had used when it answered, which load from other
+ * processes barely moves (Linux: read from /proc). Build first (`npx tsc -p tsconfig.json`): svc runs
+ * its package `bin`, the bundle tools/bundle.mjs makes from dist/ (remade here so it matches dist/).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +17,13 @@ import { freePort, repoRoot } from '../test/helpers/servers.js';
 import { envInteger } from './env.js';
 
 const runs = envInteger('STARTUP_RUNS', 10);
-const svcEntry = join(repoRoot, 'dist/tools/svc.js');
+if (!existsSync(join(repoRoot, 'dist/tools/svc.js'))) throw new Error('dist/ is missing: build with `npx tsc -p tsconfig.json`');
+execFileSync(process.execPath, [join(repoRoot, 'tools/bundle.mjs')], { stdio: 'ignore' });
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: { svc: string } };
+const svcEntry = join(repoRoot, pkg.bin.svc);
 const mbEntry = join(repoRoot, 'node_modules/mountebank/bin/mb');
-if (!existsSync(svcEntry)) throw new Error(`${svcEntry} is missing: build with \`npx tsc -p tsconfig.json\``);
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
 
 /** Seconds from spawn to exit of a command that must succeed. */
 function timeExit(args: string[]): Promise<number> {
@@ -56,8 +62,24 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Seconds from spawn until `GET /` on the admin port answers; the server is stopped afterwards. */
-async function timeReady(argsFor: (port: number, dir: string) => string[]): Promise<number> {
+/** CPU seconds (user + system) a live process has used; undefined where /proc is missing. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    // utime and stime are fields 14 and 15 (man 5 proc): 12th and 13th after the parenthesised command name.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Ready {
+  seconds: number;
+  cpu?: number;
+}
+
+/** Seconds from spawn until `GET /` on the admin port answers, and the CPU used by then; the server is stopped afterwards. */
+async function timeReady(argsFor: (port: number, dir: string) => string[]): Promise<Ready> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'svc-startup-'));
   const started = process.hrtime.bigint();
@@ -69,7 +91,7 @@ async function timeReady(argsFor: (port: number, dir: string) => string[]): Prom
       if (Date.now() > deadline) throw new Error(`port ${port} did not answer within 30 s`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    return Number(process.hrtime.bigint() - started) / 1e9;
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpu: cpuSeconds(child.pid) };
   } finally {
     await stop(child);
     rmSync(dir, { recursive: true, force: true });
@@ -84,10 +106,12 @@ const median = (values: number[]): number => {
 
 interface Measure {
   label: string;
-  svc: () => Promise<number>;
-  mountebank?: () => Promise<number>;
+  svc: () => Promise<number | Ready>;
+  mountebank?: () => Promise<number | Ready>;
   target?: number;
 }
+
+const asReady = (value: number | Ready): Ready => (typeof value === 'number' ? { seconds: value } : value);
 
 const measures: Measure[] = [
   { label: 'node -e 0 (floor)', svc: () => timeExit(['-e', '0']) },
@@ -107,18 +131,24 @@ const measures: Measure[] = [
 
 const seconds = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(3));
 process.stdout.write(`start-up, median of ${runs} (seconds)\n`);
-process.stdout.write(`${'measure'.padEnd(28)}${'svc'.padStart(8)}${'mb 2.9.1'.padStart(10)}${'target'.padStart(8)}\n`);
+process.stdout.write(`${'measure'.padEnd(28)}${'svc'.padStart(8)}${'mb 2.9.1'.padStart(10)}${'target'.padStart(8)}`
+  + `${'svc cpu'.padStart(10)}${'mb cpu'.padStart(8)}\n`);
+const cpuMedian = (values: Ready[]): number | undefined => {
+  const cpu = values.map((value) => value.cpu).filter((value) => value !== undefined);
+  return cpu.length > 0 ? median(cpu) : undefined;
+};
 for (const measure of measures) {
-  const svcTimes: number[] = [];
-  const mbTimes: number[] = [];
+  const svcRuns: Ready[] = [];
+  const mbRuns: Ready[] = [];
   for (let i = 0; i < runs; i++) {
-    svcTimes.push(await measure.svc());
-    if (measure.mountebank) mbTimes.push(await measure.mountebank());
+    svcRuns.push(asReady(await measure.svc()));
+    if (measure.mountebank) mbRuns.push(asReady(await measure.mountebank()));
   }
-  const svc = median(svcTimes);
+  const svc = median(svcRuns.map((run) => run.seconds));
+  const mb = mbRuns.length ? median(mbRuns.map((run) => run.seconds)) : undefined;
   const verdict = measure.target === undefined ? '' : svc <= measure.target ? '  ok' : '  over';
   process.stdout.write(
-    `${measure.label.padEnd(28)}${seconds(svc).padStart(8)}${seconds(mbTimes.length ? median(mbTimes) : undefined).padStart(10)}`
-    + `${seconds(measure.target).padStart(8)}${verdict}\n`,
+    `${measure.label.padEnd(28)}${seconds(svc).padStart(8)}${seconds(mb).padStart(10)}${seconds(measure.target).padStart(8)}`
+    + `${seconds(cpuMedian(svcRuns)).padStart(10)}${seconds(cpuMedian(mbRuns)).padStart(8)}${verdict}\n`,
   );
 }

@@ -1,7 +1,7 @@
 import type { RouteTableTarget } from '../../engine/config/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { WireRequest } from '../../engine/model/index.js';
-import { errors, SvcError } from '../../engine/model/index.js';
+import { errorOf, errors, type SvcError } from '../../engine/model/index.js';
 import { formatListenAddress, isHttp2Disabled, parseListenAddress, type OutgoingHeaders, type ResponseSink } from '../../engine/transport/index.js';
 import { pathOf, RouteMatcher } from './route-matcher.js';
 import { parseRoutes, type Route } from './route-table.js';
@@ -17,7 +17,7 @@ function envelope(error: SvcError): Buffer {
 
 function noRoute(request: WireRequest): Buffer {
   const message = `no front-door route for ${request.method} ${pathOf(request.url)}`;
-  return envelope(new SvcError(404, [{ code: 'no such resource', type: 'no_route', message }]));
+  return envelope(errorOf('no_route', message));
 }
 
 /** The Host header list with every `Host` replaced by one carrying `host` (added when there was none). */

@@ -10,6 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Logger } from '../../engine/log/index.js';
+import { errorBody, statusOf, type ErrorSlug } from '../../engine/model/index.js';
 import type { JsScriptHost } from '../../engine/script/js/index.js';
 import type { CertificateAuthority } from './certificates.js';
 import { runInjectRule } from './inject.js';
@@ -67,13 +68,13 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '::1' || hostname.startsWith('127.');
 }
 
-function sendError(response: ServerResponse, status: number, type: string, message: string): void {
+function sendError(response: ServerResponse, type: ErrorSlug, message: string): void {
   if (response.headersSent) {
     response.destroy();
     return;
   }
-  const body = JSON.stringify({ errors: [{ code: String(status), type, message }] });
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  const body = errorBody(type, message);
+  response.writeHead(statusOf(type), { 'Content-Type': 'application/json', 'Content-Length': body.length });
   response.end(body);
 }
 
@@ -136,11 +137,11 @@ export class InterceptProxy {
     try {
       url = new URL(request.url ?? '');
     } catch {
-      sendError(response, 400, 'bad_proxy_request', 'the intercept proxy takes absolute-form requests (http://host/path) and CONNECT');
+      sendError(response, 'bad_proxy_request', 'the intercept proxy takes absolute-form requests (http://host/path) and CONNECT');
       return;
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      sendError(response, 400, 'bad_proxy_request', `unsupported scheme ${url.protocol}`);
+      sendError(response, 'bad_proxy_request', `unsupported scheme ${url.protocol}`);
       return;
     }
     const protocol = url.protocol === 'https:' ? 'https' : 'http';
@@ -205,7 +206,7 @@ export class InterceptProxy {
   private onTunnelRequest(request: IncomingMessage, response: ServerResponse): void {
     const target = this.tunnels.get(request.socket);
     if (!target) {
-      sendError(response, 502, 'bad_gateway', 'tunnel closed');
+      sendError(response, 'bad_gateway', 'tunnel closed');
       return;
     }
     this.dispatch(request, response, target, request.url ?? '/');
@@ -237,7 +238,7 @@ export class InterceptProxy {
       return;
     }
     if (isLoopback(target.hostname) && target.port === this.boundPort) {
-      sendError(response, 508, 'loop_detected', 'the request is addressed to the intercept proxy itself');
+      sendError(response, 'loop_detected', 'the request is addressed to the intercept proxy itself');
       return;
     }
     this.relay(request, response, target, path);
@@ -261,7 +262,7 @@ export class InterceptProxy {
     } catch (err) {
       // An answer node refuses to write (an illegal header from the script) is the server's 500.
       response.removeHeader('Content-Type');
-      sendError(response, 500, 'internal_error', (err as Error).message);
+      sendError(response, 'internal_error', (err as Error).message);
     }
   }
 
@@ -285,7 +286,7 @@ export class InterceptProxy {
       answer.pipe(response);
       answer.on('error', () => response.destroy());
     });
-    upstream.on('error', (err) => sendError(response, 502, 'bad_gateway', `cannot reach ${target.protocol}://${target.hostname}:${target.port}: ${err.message}`));
+    upstream.on('error', (err) => sendError(response, 'bad_gateway', `cannot reach ${target.protocol}://${target.hostname}:${target.port}: ${err.message}`));
     response.on('close', () => { if (!response.writableFinished) upstream.destroy(); });
     request.pipe(upstream);
   }

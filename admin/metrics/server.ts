@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { InterceptControl } from '../intercept/index.js';
-import { errors } from '../../engine/model/index.js';
+import { errors, errorText } from '../../engine/model/index.js';
 import { acceptH2c } from '../h2c.js';
 import { answerClientErrorsWithEnvelope } from '../client-errors.js';
 import { sendError } from '../replies.js';
@@ -52,7 +52,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
         response.writeHead(200, { 'Content-Type': metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
         response.end(request.method === 'HEAD' ? undefined : text);
       },
-      (err: unknown) => sendError(response, errors.internal(`metrics collection failed: ${(err as Error)?.message ?? String(err)}`)),
+      (err: unknown) => sendError(response, errors.internal(`metrics collection failed: ${errorText(err)}`)),
     );
   };
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);

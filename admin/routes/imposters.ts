@@ -1,7 +1,7 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
-import { errors } from '../../engine/model/index.js';
+import { errorEntry } from '../../engine/model/index.js';
 import type { Router } from '../router.js';
-import { flag, jsonBody, negotiated, objectBody, portParam, renderOptions } from '../request-helpers.js';
+import { flag, jsonBody, negotiated, portParam, renderOptions } from '../request-helpers.js';
 
 export function imposterRoutes(router: Router, manager: ImposterManager): void {
   router.on('GET', '/imposters', (req) => {
@@ -25,13 +25,11 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
   });
 
   router.on('PUT', '/imposters', async (req) => {
-    const body = objectBody(req);
-    if (!('imposters' in body)) throw errors.badData("'imposters' is a required field");
-    const { report } = await manager.applyAll(body.imposters);
+    const { report } = await manager.applyConfig(jsonBody(req));
     if (report.failed.length > 0) {
       return {
         status: 500,
-        body: { errors: [{ code: '500', type: 'apply_failed', message: 'some imposters failed to apply', ...report }] },
+        body: { errors: [errorEntry('apply_failed', 'some imposters failed to apply', { ...report })] },
       };
     }
     return {
@@ -55,15 +53,15 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
     return { status: 200, body: await manager.deleteImposter(portParam(req), renderOptions(req)) };
   });
 
-  router.on('POST', '/imposters/:port/enable', (req) => {
+  router.on('POST', '/imposters/:port/enable', async (req) => {
     const port = portParam(req);
-    manager.setEnabled(port, true);
+    await manager.setEnabled(port, { enabled: true });
     return { status: 200, body: { message: `imposter ${port} enabled` } };
   });
 
-  router.on('POST', '/imposters/:port/disable', (req) => {
+  router.on('POST', '/imposters/:port/disable', async (req) => {
     const port = portParam(req);
-    manager.setEnabled(port, false);
+    await manager.setEnabled(port, { enabled: false });
     return { status: 200, body: { message: `imposter ${port} disabled` } };
   });
 }

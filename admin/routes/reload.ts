@@ -1,4 +1,5 @@
 import type { ApplyReport } from '../../engine/manager/index.js';
+import { errorEntry } from '../../engine/model/index.js';
 import type { Router } from '../router.js';
 
 /** Re-applies the process's startup sources; throws an SvcError (400/500) when nothing may change. */
@@ -22,7 +23,7 @@ export function reloadRoutes(router: Router, reloader: Reloader | undefined): vo
     if (report.failed.length > 0) {
       return {
         status: 500,
-        body: { errors: [{ code: '500', type: 'apply_failed', message: 'some imposters failed to apply', ...report }] },
+        body: { errors: [errorEntry('apply_failed', 'some imposters failed to apply', { ...report })] },
       };
     }
     return { status: 200, body: summary(report) };

@@ -1,7 +1,7 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
 import type { AdminRequest, Router } from '../router.js';
-import { negotiated, objectBody, portParam } from '../request-helpers.js';
+import { jsonBody, negotiated, portParam } from '../request-helpers.js';
 
 function sinceOf(req: AdminRequest): number | undefined {
   const raw = req.query.get('since');
@@ -18,23 +18,23 @@ export function requestRoutes(router: Router, manager: ImposterManager): void {
       if (page.truncated) headers['x-svc-truncated'] = 'true';
       return { status: 200, headers, body: page.requests };
     });
-    router.on('DELETE', `/imposters/:port/${name}`, (req) => {
+    router.on('DELETE', `/imposters/:port/${name}`, async (req) => {
       const port = portParam(req);
       // mountebank 2.9.1 routes DELETE .../requests to its saved-proxy-responses reset.
-      if (name === 'requests' && manager.compat === 'mountebank') manager.clearProxyResponses(port);
-      else manager.clearRequests(port, req.query.getAll('match'));
+      if (name === 'requests' && manager.compat === 'mountebank') await manager.clearProxyResponses(port);
+      else await manager.clearRequests(port, { match: req.query.getAll('match') });
       return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
     });
   }
 
-  router.on('DELETE', '/imposters/:port/savedProxyResponses', (req) => {
+  router.on('DELETE', '/imposters/:port/savedProxyResponses', async (req) => {
     const port = portParam(req);
-    manager.clearProxyResponses(port);
+    await manager.clearProxyResponses(port);
     return { status: 200, headers: negotiated, body: manager.render(port, { baseUrl: req.baseUrl }) };
   });
 
   router.on('POST', '/imposters/:port/verify', async (req) => ({
     status: 200,
-    body: await manager.verify(portParam(req), objectBody(req)),
+    body: await manager.verify(portParam(req), jsonBody(req)),
   }));
 }

@@ -4,11 +4,10 @@ import { jsonBody, portParam } from '../request-helpers.js';
 
 /** SPEC §4.7: thin adapters over the manager's space calls. */
 export function spaceRoutes(router: Router, manager: ImposterManager): void {
-  router.on('POST', '/imposters/:port/spaces/:flowId/stubs', (req) => {
-    const port = portParam(req);
-    manager.require(port);
-    return { status: 201, body: manager.spaceAddStub(port, req.params.flowId, jsonBody(req)) };
-  });
+  router.on('POST', '/imposters/:port/spaces/:flowId/stubs', async (req) => ({
+    status: 201,
+    body: await manager.spaceAddStub(portParam(req), req.params.flowId, jsonBody(req)),
+  }));
 
   router.on('GET', '/imposters/:port/spaces/:flowId/stubs', (req) => ({
     status: 200,

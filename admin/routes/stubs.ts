@@ -1,5 +1,4 @@
 import type { ImposterManager, StubRef } from '../../engine/manager/index.js';
-import { errors, isObject } from '../../engine/model/index.js';
 import type { AdminRequest, Router } from '../router.js';
 import { jsonBody, objectBody, portParam } from '../request-helpers.js';
 
@@ -12,28 +11,28 @@ function idRef(req: AdminRequest): StubRef {
   return { id: req.params.id };
 }
 
+/**
+ * SPEC §4.3: thin adapters over the manager's stub calls, which hold every check. The imposter is looked
+ * up inside the manager's queue, never here: a lookup while a replacement runs would answer 404.
+ */
 export function stubRoutes(router: Router, manager: ImposterManager): void {
   const detail = (req: AdminRequest, port: number) => ({ status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) });
 
   router.on('GET', '/imposters/:port/stubs', (req) => ({
     status: 200,
-    body: { stubs: manager.listStubs(portParam(req), req.baseUrl) },
+    body: { stubs: manager.listStubs(portParam(req), { baseUrl: req.baseUrl }) },
   }));
 
-  router.on('PUT', '/imposters/:port/stubs', (req) => {
+  router.on('PUT', '/imposters/:port/stubs', async (req) => {
     const port = portParam(req);
-    manager.require(port);
-    const body = objectBody(req);
-    if (body.stubs !== undefined && !Array.isArray(body.stubs)) throw errors.badData("'stubs' must be an array");
-    manager.replaceStubs(port, body.stubs);
+    await manager.replaceStubs(port, jsonBody(req));
     return detail(req, port);
   });
 
-  router.on('POST', '/imposters/:port/stubs', (req) => {
+  router.on('POST', '/imposters/:port/stubs', async (req) => {
     const port = portParam(req);
-    manager.require(port);
     const body = objectBody(req);
-    manager.addStub(port, body.stub, body.index === undefined ? undefined : (body.index as number));
+    await manager.addStub(port, body.stub, { index: body.index });
     return detail(req, port);
   });
 
@@ -41,19 +40,16 @@ export function stubRoutes(router: Router, manager: ImposterManager): void {
     const byId = ref === idRef;
     router.on('GET', pattern, (req) => ({
       status: 200,
-      body: manager.getStub(portParam(req), ref(req), byId ? undefined : req.baseUrl),
+      body: manager.getStub(portParam(req), ref(req), { baseUrl: byId ? undefined : req.baseUrl }),
     }));
-    router.on('PUT', pattern, (req) => {
+    router.on('PUT', pattern, async (req) => {
       const port = portParam(req);
-      manager.require(port);
-      const stub = jsonBody(req);
-      if (!isObject(stub)) throw errors.badData('stub must be a JSON object');
-      manager.updateStub(port, ref(req), stub);
+      await manager.updateStub(port, ref(req), jsonBody(req));
       return detail(req, port);
     });
-    router.on('DELETE', pattern, (req) => {
+    router.on('DELETE', pattern, async (req) => {
       const port = portParam(req);
-      manager.deleteStub(port, ref(req));
+      await manager.deleteStub(port, ref(req));
       return detail(req, port);
     });
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type * as Yaml from 'yaml';
-import { isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
+import { isObject, jsonNestingPath, MAX_JSON_DEPTH, SvcFailure } from '../model/index.js';
 import { jsonErrorLocation } from './json-location.js';
 import { renderTemplateFile, TemplateError } from './template.js';
 
@@ -19,7 +19,7 @@ export interface ConfigDocument {
 }
 
 /** A config file that cannot be read, rendered or parsed; the message names the file. */
-export class ConfigFileError extends Error {}
+export class ConfigFileError extends SvcFailure {}
 
 export interface ReadConfigOptions {
   /** `--no-parse`: skip the template step. */

@@ -1,4 +1,4 @@
 export { readConfigFile, ConfigFileError, type ConfigDocument, type ReadConfigOptions } from './config-file.js';
 export { renderTemplateFile, TemplateError } from './template.js';
 export { scanDataDir, DataDirStore, type DataDirEntry, type DataDirScan, type SkippedFile } from './datadir.js';
-export { ConfigSources, StartupError, type ConfigSourceOptions, type RouteTableTarget, type StartupSummary } from './sources.js';
+export { ConfigSources, type ConfigSourceOptions, type RouteTableTarget, type StartupSummary } from './sources.js';

@@ -1,4 +1,4 @@
-import { isObject, isSvcError, SvcError, type ErrorEntry } from '../model/index.js';
+import { errorEntries, errorEntry, isObject, isSvcError, StartupFailure, SvcError, type ErrorEntry } from '../model/index.js';
 import type { ApplyReport, ImposterManager } from '../manager/index.js';
 import { readConfigFile, ConfigFileError } from './config-file.js';
 import { scanDataDir, type DataDirStore, type SkippedFile } from './datadir.js';
@@ -19,9 +19,6 @@ export interface RouteTableTarget {
   /** Throws an SvcError naming the route when the table is invalid; otherwise returns the step that installs it. */
   prepare(routes: unknown): () => void;
 }
-
-/** A startup that must not go on; the message names the file and port at fault. */
-export class StartupError extends Error {}
 
 export interface StartupSummary {
   report: ApplyReport;
@@ -59,7 +56,7 @@ function describe(candidate: Candidate): string {
 
 function problems(err: unknown): ErrorEntry[] {
   if (isSvcError(err)) return err.entries;
-  return [{ code: 'bad data', type: 'bad_data', message: (err as Error).message }];
+  return [errorEntries.badData((err as Error).message)];
 }
 
 /** `stubs[1].predicates[0]: message`, or the message alone when the entry has no path. */
@@ -115,7 +112,7 @@ export class ConfigSources {
   /** Validation errors of one candidate, as the manager reports them. */
   private problemsOf(candidate: Candidate): ErrorEntry[] {
     try {
-      this.manager.parse(candidate.body, false, scriptBaseOf(candidate));
+      this.manager.parse(candidate.body, { generateIds: false, scriptBase: scriptBaseOf(candidate) });
       return [];
     } catch (err) {
       return problems(err);
@@ -134,7 +131,7 @@ export class ConfigSources {
       if (candidate.port === 0) continue;
       const first = seen.get(candidate.port);
       if (first) {
-        found.push({ code: 'bad data', type: 'bad_data', message: `duplicate port ${candidate.port} in ${first.origin} and ${candidate.origin}` });
+        found.push(errorEntries.badData(`duplicate port ${candidate.port} in ${first.origin} and ${candidate.origin}`));
       } else {
         seen.set(candidate.port, candidate);
       }
@@ -149,7 +146,7 @@ export class ConfigSources {
     let created: number[] = [];
     try {
       const all = [...config, ...dataDir];
-      const { report } = await this.manager.applyAll(all.map((c) => c.body), false, all.map(scriptBaseOf), { partial: true });
+      const { report } = await this.manager.applyAll(all.map((c) => c.body), { generateIds: false, scriptBases: all.map(scriptBaseOf), partial: true });
       created = report.created;
       return report;
     } finally {
@@ -166,11 +163,11 @@ export class ConfigSources {
     try {
       loaded = this.read();
     } catch (err) {
-      throw new StartupError(err instanceof ConfigFileError ? err.message : `cannot read the data directory: ${(err as Error).message}`);
+      throw new StartupFailure(err instanceof ConfigFileError ? err.message : `cannot read the data directory: ${(err as Error).message}`);
     }
     const routes = this.prepareRoutes(loaded.routes);
     const configProblems = [...loaded.config.flatMap((c) => this.invalid(c)), ...routes.invalid];
-    if (configProblems.length > 0) throw new StartupError(configProblems.map((p) => p.message).join('\n'));
+    if (configProblems.length > 0) throw new StartupFailure(configProblems.map((p) => p.message).join('\n'));
     // At startup the config file wins a port both sources declare, as mountebank's --configfile
     // overwrites what its data directory restored; the persisted file is left as it is.
     const configPorts = new Set(loaded.config.map((c) => c.port).filter((port) => port !== 0));
@@ -185,13 +182,13 @@ export class ConfigSources {
     });
     this.options.store?.leaveAlone(loaded.skipped.map((s) => s.file));
     const clashes = this.duplicates([...loaded.config, ...dataDir]);
-    if (clashes.length > 0) throw new StartupError(clashes.map((p) => p.message).join('\n'));
+    if (clashes.length > 0) throw new StartupFailure(clashes.map((p) => p.message).join('\n'));
     const report = await this.apply(loaded.config, dataDir);
     // A persisted imposter that cannot start (its port taken meanwhile) must not keep the server down.
     const persisted = new Map(dataDir.map((c) => [c.port, c.origin]));
     const fatal = report.failed.filter((f) => !persisted.has(f.port));
     if (fatal.length > 0) {
-      throw new StartupError(fatal.map((f) => `imposter on port ${f.port} failed to start: ${f.error}`).join('\n'));
+      throw new StartupFailure(fatal.map((f) => `imposter on port ${f.port} failed to start: ${f.error}`).join('\n'));
     }
     for (const failure of report.failed) {
       loaded.skipped.push({ file: persisted.get(failure.port)!, reason: `failed to start: ${failure.error}` });
@@ -220,13 +217,11 @@ export class ConfigSources {
     try {
       loaded = this.read();
     } catch (err) {
-      throw sourceError([{ code: '500', type: 'config_source_unreadable', message: (err as Error).message }]);
+      throw sourceError([errorEntry('config_source_unreadable', (err as Error).message)]);
     }
     this.options.store?.leaveAlone(loaded.skipped.map((s) => s.file));
     if (loaded.skipped.length > 0) {
-      throw sourceError(loaded.skipped.map((s) => ({
-        code: '500', type: 'bad_datadir_file', message: `${s.file}: ${s.reason}`, file: s.file,
-      })));
+      throw sourceError(loaded.skipped.map((s) => errorEntry('bad_datadir_file', `${s.file}: ${s.reason}`, { file: s.file })));
     }
     const all = [...loaded.config, ...loaded.dataDir];
     const routes = this.prepareRoutes(loaded.routes);

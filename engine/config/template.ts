@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
+import { SvcFailure } from '../model/index.js';
 
 /**
  * The embedded-template step of config files (mountebank renders them with EJS). Only the two tags
@@ -9,7 +10,7 @@ import { dirname, extname, resolve } from 'node:path';
  * Paths resolve relative to the file holding the tag, recursively. `<%# ... %>` comments vanish and
  * `<%%` is a literal `<%`; any other tag is an error naming the file and the tag.
  */
-export class TemplateError extends Error {
+export class TemplateError extends SvcFailure {
   constructor(readonly file: string, message: string) {
     super(`${file}: ${message}`);
   }

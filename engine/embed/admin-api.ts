@@ -56,7 +56,7 @@ export class AdminApiServer {
   async bind(): Promise<RunningAdminApi> {
     const log = this.log ?? createLogger({ level: 'warn' });
     const { host, port } = parseListenAddr(this.addr);
-    if (this.allowInjection !== undefined) this.manager.options.allowInjection = this.allowInjection;
+    if (this.allowInjection !== undefined) this.manager.setAllowInjection(this.allowInjection);
     const sources: ConfigSources | undefined = this.source && configSourcesFor(this.manager, this.source, log);
     const planes = await servePlanes({
       manager: this.manager, log, reloader: sources, adminPort: port, adminHost: host,

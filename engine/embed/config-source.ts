@@ -14,9 +14,9 @@ export type ConfigSource =
  */
 export function configSourcesFor(manager: ImposterManager, source: ConfigSource, log: Logger): ConfigSources {
   if (source.kind === 'file') return new ConfigSources(manager, { configFile: resolve(source.path), noParse: source.noParse });
-  if (manager.options.beforeDelete !== undefined) throw new Error('a data directory source needs a manager without its own beforeDelete hook');
+  if (manager.hasBeforeDelete) throw new Error('a data directory source needs a manager without its own beforeDelete hook');
   const store = new DataDirStore(resolve(source.path), log);
-  manager.options.beforeDelete = (port) => store.beforeDelete(port);
+  manager.installBeforeDelete((port) => store.beforeDelete(port));
   store.attach(manager);
   return new ConfigSources(manager, { noParse: false, store });
 }

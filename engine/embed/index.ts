@@ -2,14 +2,16 @@ export { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js
 export { serveAdmin, parseServeAdminOptions, type ServeAdminHost, type ServeAdminOptions, type ServedAdmin } from './serve-admin.js';
 export { AdminApiServer, type RunningAdminApi } from './admin-api.js';
 export { bindMetricsServer, runMetricsServer, type RunningMetrics } from './metrics-plane.js';
-export { type ConfigSource } from './config-source.js';
+export type { ConfigSource } from './config-source.js';
 export { PlaneLifecycle } from './lifecycle.js';
 export { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr.js';
 export { watchAcceptLoop } from './accept-loop.js';
-export { ServerBuilder, StartupFailure, type RunningServer } from './server-builder.js';
+export { ServerBuilder, type RunningServer } from './server-builder.js';
+// The failures an embedding host or the CLI tells apart (the model room owns the error hierarchy).
+export { StartupFailure, UsageError } from '../model/index.js';
 // Server options and process helpers: the CLI (tools/cli) maps argv onto these, embedding hosts call them directly.
 export {
-  parseCliOptions, applyRcfileDefaults, UsageError, KNOWN_FLAGS, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions,
+  parseCliOptions, applyRcfileDefaults, KNOWN_FLAGS, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions,
   stopServer, stopForRestart, stopCommand, restartCommand, saveImposters, saveCommand, replayCommand, healthcheckCommand, type AdminTarget,
   writePidFile, readPidFile, removeOwnPidFile, processAlive,
 } from './process/index.js';

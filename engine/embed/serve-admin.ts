@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { ConfigSources, StartupError } from '../config/index.js';
+import { ConfigSources } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
-import { errors, isObject } from '../model/index.js';
+import { errors, isObject, StartupFailure } from '../model/index.js';
 import { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js';
 
 /** `svc_serve_admin` options (SPEC §4.14), validated. */
@@ -22,13 +22,8 @@ export interface ServeAdminHost {
   /** Engine version reported by `/config` and the event stream. */
   version: string;
   log?: Logger;
-  /**
-   * Sets the admin plane's injection permission (admin routes, configFile, reload). Default: the
-   * manager's own `allowInjection` option is set, so its other callers are gated the same way.
-   */
-  setAllowInjection?(allow: boolean): void;
-  /** Runs an in-process manager call that is not gated (inline `config`); default: runs it as is. */
-  trusted?<T>(work: () => T): T;
+  /** Inline `config` is applied ungated (the C ABI: it is the caller's own); default: gated like the admin plane. */
+  trustInlineConfig?: boolean;
   /** The intercept slot `/intercept*` operates on (the C ABI shares its own); default: the plane owns one. */
   intercept?: PlanesOptions['intercept'];
 }
@@ -98,10 +93,9 @@ function urlHost(host: string): string {
  */
 export async function serveAdmin(manager: ImposterManager, options: ServeAdminOptions, host: ServeAdminHost): Promise<ServedAdmin> {
   const log = host.log ?? createLogger({ level: 'warn' });
-  const setAllow = host.setAllowInjection ?? ((allow: boolean) => { manager.options.allowInjection = allow; });
-  const trusted = host.trusted ?? (<T>(work: () => T): T => work());
+  // The plane's permission gates the manager's untrusted calls: its routes, configFile and reload.
   const previousAllow = manager.allowInjection;
-  setAllow(options.allowInjection);
+  manager.setAllowInjection(options.allowInjection);
   const sources = options.configFile === undefined ? undefined : new ConfigSources(manager, { configFile: options.configFile, noParse: false });
   let planes: RunningPlanes | undefined;
   try {
@@ -119,13 +113,13 @@ export async function serveAdmin(manager: ImposterManager, options: ServeAdminOp
     }
     if (sources) await sources.loadAtStartup();
     if (options.config) {
-      const { report } = await trusted(() => manager.applyAll(options.config));
+      const { report } = await manager.applyAll(options.config, { trusted: host.trustInlineConfig === true });
       if (report.failed.length > 0) throw errors.badData(report.failed.map((f) => `imposter on port ${f.port}: ${f.error}`).join('; '));
     }
   } catch (err) {
     await planes?.close();
-    setAllow(previousAllow);
-    throw err instanceof StartupError ? errors.badData(err.message) : err;
+    manager.setAllowInjection(previousAllow);
+    throw err instanceof StartupFailure ? errors.badData(err.message) : err;
   }
   const served = planes;
   return {

@@ -2,19 +2,16 @@ import { resolve } from 'node:path';
 import { FrontDoorRoutes, startFrontDoor, type FrontDoor } from '../../admin/front-door/index.js';
 import type { AdminSettings } from '../../admin/index.js';
 import type { CliOptions } from './process/index.js';
-import { ConfigSources, DataDirStore, StartupError, type StartupSummary } from '../config/index.js';
+import { ConfigSources, DataDirStore, type StartupSummary } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { ImposterManager } from '../manager/index.js';
+import { errorText, StartupFailure } from '../model/index.js';
 import { defaultWorkers } from '../runtime/index.js';
-import { isSvcError } from '../model/index.js';
 import { connectionFilter, DEFAULT_TIMEOUTS } from '../transport/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
 import { PlaneLifecycle } from './lifecycle.js';
 import type { SocketAddr } from './listen-addr.js';
 import { servePlanes, type RunningPlanes } from './planes.js';
-
-/** A server that could not start; the message is the one line the CLI logs. */
-export class StartupFailure extends Error {}
 
 export interface RunningServer {
   /** The log the server writes to (the builder's, or one made from the CLI options). */
@@ -29,11 +26,6 @@ export interface RunningServer {
   wait(): Promise<void>;
   /** Graceful: front door, imposters (a manager the builder made), metrics, then the admin plane. */
   shutdown(): Promise<void>;
-}
-
-function describe(err: unknown): string {
-  if (isSvcError(err)) return err.entries.map((e) => e.message).join('; ');
-  return err instanceof Error ? err.message : String(err);
 }
 
 function settingsOf(options: CliOptions, version: string): AdminSettings {
@@ -112,7 +104,7 @@ export class ServerBuilder {
     try {
       store = options.datadir ? new DataDirStore(resolve(options.datadir), log) : undefined;
     } catch (err) {
-      throw new StartupFailure(`cannot use data directory ${options.datadir}: ${describe(err)}`);
+      throw new StartupFailure(`cannot use data directory ${options.datadir}: ${errorText(err)}`);
     }
     const allowConnection = connectionFilter(options.localOnly, options.ipWhitelist, (address) =>
       log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`));
@@ -137,9 +129,8 @@ export class ServerBuilder {
       },
     });
     const owned = this.injected === undefined;
-    if (!owned && beforeDelete) {
-      if (manager.options.beforeDelete !== undefined) throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
-      manager.options.beforeDelete = beforeDelete;
+    if (!owned && beforeDelete && !manager.installBeforeDelete(beforeDelete)) {
+      throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
     }
     const closeOwned = async () => { if (owned) await manager.close(); };
     store?.attach(manager);
@@ -150,7 +141,7 @@ export class ServerBuilder {
       if (sources.hasSource) logSummary(log, options, await sources.loadAtStartup());
     } catch (err) {
       await closeOwned();
-      throw new StartupFailure(err instanceof StartupError ? `cannot start: ${err.message}` : `cannot start: ${describe(err)}`);
+      throw new StartupFailure(`cannot start: ${errorText(err)}`);
     }
     let frontDoor: FrontDoor | undefined;
     if (options.frontDoor !== undefined) {
@@ -158,7 +149,7 @@ export class ServerBuilder {
         frontDoor = await startFrontDoor({ manager, address: options.frontDoor, routes });
       } catch (err) {
         await closeOwned();
-        throw new StartupFailure(`cannot start the front door on ${options.frontDoor}: ${describe(err)}`);
+        throw new StartupFailure(`cannot start the front door on ${options.frontDoor}: ${errorText(err)}`);
       }
       log.info(`front door listening on ${frontDoor.address} with ${routes.current.size} route(s)`);
     } else if (routes.current.size > 0) {
@@ -178,10 +169,10 @@ export class ServerBuilder {
     } catch (err) {
       await frontDoor?.close();
       await closeOwned();
-      throw new StartupFailure(`cannot bind admin port ${options.port}: ${describe(err)}`);
+      throw new StartupFailure(`cannot bind admin port ${options.port}: ${errorText(err)}`);
     }
     // The metrics plane is optional: a busy metrics port is logged, it never stops the server.
-    if (planes.metricsError !== undefined) log.error(`cannot bind metrics port ${metricsPort}: ${describe(planes.metricsError)}`);
+    if (planes.metricsError !== undefined) log.error(`cannot bind metrics port ${metricsPort}: ${errorText(planes.metricsError)}`);
 
     const lifecycle = new PlaneLifecycle();
     let stopping: Promise<void> | undefined;

@@ -32,6 +32,23 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && value in RANK;
 }
 
+const brokenConsole = new WeakSet<NodeJS.WriteStream>();
+const watchedConsole = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * Console output that stops once the stream fails: a write to a closed pipe (the reader went away)
+ * emits EPIPE as an 'error' event; unheard, it became an uncaught exception whose logging wrote to
+ * the same pipe again, spinning forever and starving the SIGTERM handler.
+ */
+function writeConsole(stream: NodeJS.WriteStream, line: string): void {
+  if (brokenConsole.has(stream)) return;
+  if (!watchedConsole.has(stream)) {
+    watchedConsole.add(stream);
+    stream.on('error', () => brokenConsole.add(stream));
+  }
+  stream.write(line);
+}
+
 /** Levels below the threshold return before formatting anything, so disabled logging costs a comparison. */
 export function createLogger(options: LoggerOptions): Logger {
   const threshold = RANK[options.level];
@@ -44,7 +61,7 @@ export function createLogger(options: LoggerOptions): Logger {
     entries.push(entry);
     if (entries.length > keep) entries.shift();
     const line = `${level}: ${message}\n`;
-    if (!options.quiet) (level === 'error' ? process.stderr : process.stdout).write(line);
+    if (!options.quiet) writeConsole(level === 'error' ? process.stderr : process.stdout, line);
     if (options.file) {
       try {
         appendFileSync(options.file, `${entry.timestamp} ${line}`);

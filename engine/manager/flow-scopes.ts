@@ -2,7 +2,7 @@
  * Scenarios (SPEC §4.6) and spaces (SPEC §4.7) of one imposter, as the JSON every surface returns.
  * ImposterManager wraps these; stub-list changes go back through it (validation, lifecycle events).
  */
-import { errors, isObject } from '../model/index.js';
+import { errors, errorText, isObject } from '../model/index.js';
 import { resetScenarioStates, scenarioNamesFor, scenarioStates, writeScenarioState } from '../state/index.js';
 import type { Imposter, LiveStub } from './imposter.js';
 import type { RecordedRequest } from './recorded-request.js';
@@ -38,7 +38,7 @@ async function fromStore<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    throw errors.serviceUnavailable(`flow store unavailable: ${(err as Error)?.message ?? String(err)}`);
+    throw errors.serviceUnavailable(`flow store unavailable: ${errorText(err)}`);
   }
 }
 

@@ -2,7 +2,7 @@
  * The admin flow-state operations of SPEC §4.8 over one imposter's FlowStore, answering the spec's
  * JSON. ImposterManager exposes them to the admin routes and the C ABI.
  */
-import { errors, isObject } from '../model/index.js';
+import { errors, errorText, isObject } from '../model/index.js';
 import type { Imposter } from './imposter.js';
 
 /** A store failure is the backend being unavailable (503), never a default answer. */
@@ -10,7 +10,7 @@ async function fromStore<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    throw errors.serviceUnavailable(`flow store unavailable: ${(err as Error)?.message ?? String(err)}`);
+    throw errors.serviceUnavailable(`flow store unavailable: ${errorText(err)}`);
   }
 }
 

@@ -10,8 +10,8 @@ export interface RenderOptions {
   replayable?: boolean;
   removeProxies?: boolean;
   list?: boolean;
-  /** Absolute base for `_links` (mountebank uses the admin request's Host). */
-  baseUrl: string;
+  /** Absolute base for `_links` (mountebank uses the admin request's Host); absent renders no `_links` (the C ABI). */
+  baseUrl?: string;
   compat?: Compat;
 }
 
@@ -89,7 +89,7 @@ export function renderSummary(imposter: Imposter, options: RenderOptions): Recor
     out.enabled = imposter.enabled;
     out.recordRequests = imposter.config.recordRequests === true;
   }
-  out._links = links(options.baseUrl, imposter.port);
+  if (options.baseUrl !== undefined) out._links = links(options.baseUrl, imposter.port);
   return out;
 }
 
@@ -114,12 +114,13 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
     stubs: stubs.map((stub, index) => {
       // --debug matches; with removeProxies the indexes no longer line up with the live stubs.
       const matches = options.removeProxies ? undefined : imposter.stubs[index]?.matches;
-      return { ...stub, ...(matches ? { matches: cloneJson(matches) } : {}), _links: stubLinks(options.baseUrl, imposter.port, index) };
+      const linked = options.baseUrl === undefined ? {} : { _links: stubLinks(options.baseUrl, imposter.port, index) };
+      return { ...stub, ...(matches ? { matches: cloneJson(matches) } : {}), ...linked };
     }),
   };
   // Stub analysis is output only (SPEC §2.1): never part of the replayable config.
   out._svc = { ...(isObject(out._svc) ? out._svc : {}), warnings: imposter.warnings.map((w) => ({ ...w })) };
-  out._links = links(options.baseUrl, imposter.port);
+  if (options.baseUrl !== undefined) out._links = links(options.baseUrl, imposter.port);
   return out;
 }
 

@@ -65,6 +65,51 @@ export interface ManagerOptions {
 
 export type StubRef = { index: number } | { id: string };
 
+/** What every call may say about its caller; each surface passes these instead of positional flags. */
+export interface CallOptions {
+  /**
+   * The caller is not injection-gated (the C functions, svc_serve_admin's inline config): scripted
+   * configs are admitted whatever the manager's `allowInjection`.
+   */
+  trusted?: boolean;
+}
+
+/** Creating imposters or editing stubs: `generateIds` (default true) gives id-less stubs an id (SPEC §2.2). */
+export interface StubEditOptions extends CallOptions {
+  generateIds?: boolean;
+}
+
+export type CreateOptions = StubEditOptions;
+
+export interface ParseOptions extends StubEditOptions {
+  /** Where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
+  scriptBase?: ScriptBase;
+}
+
+/** POST /imposters/{port}/stubs: `index` (validated here, it arrives as raw JSON) places the stub; absent appends. */
+export interface AddStubOptions extends StubEditOptions {
+  index?: unknown;
+}
+
+export interface ApplyOptions extends StubEditOptions {
+  /** Per body, where its `file:` scripts resolve (config files and data directories). */
+  scriptBases?: ReadonlyArray<ScriptBase | undefined>;
+  /** Startup and reload apply what they can and report the rest (a persisted imposter whose port is taken is listed, the others start). */
+  partial?: boolean;
+}
+
+export type VerifyOptions = CallOptions;
+
+/** `baseUrl`: the base of `_links`, as in RenderOptions; absent (the C ABI) renders none. */
+export interface LinkOptions {
+  baseUrl?: string;
+}
+
+export interface ClearRequestsOptions {
+  /** Only the recorded requests matching every clause (SPEC §4.4); absent clears them all. */
+  match?: string[];
+}
+
 export interface ApplyReport {
   created: number[];
   replaced: number[];
@@ -172,8 +217,10 @@ function withStubIds(definition: ImposterDefinition, current: Imposter | undefin
 }
 
 /**
- * The one API every surface calls (admin HTTP, C ABI host, embedding): same calls, same JSON.
- * Mutations are serialised so concurrent admin calls never interleave half-applied changes.
+ * The one API every surface calls (admin HTTP, C ABI host, embedding): same calls, same checks, same
+ * JSON. Every change to the imposter set or a stub list runs through `exclusive()`, so concurrent calls
+ * never interleave half-applied changes nor lose one another's edits. Flow state and scenario state are
+ * not queued: live traffic changes them too, so their store's own atomicity governs them.
  */
 export class ImposterManager {
   private readonly imposters = new Map<number, Imposter>();
@@ -191,14 +238,20 @@ export class ImposterManager {
   /** Shared by every imposter port and the front door: new bodies beyond it are answered 503. */
   readonly bodyBudget: BodyBudget;
 
+  /** The gate for untrusted calls (admin routes, config files, reload); starts as `options.allowInjection`. */
+  private injectionAllowed: boolean;
+  private beforeDelete: ((port: number) => void) | undefined;
   /** The per-core runtime (`--runtime per-core`); undefined on one loop. */
   readonly runtime: PerCoreRuntime | undefined;
 
-  constructor(readonly options: ManagerOptions) {
+  /** Read-only once made: what changes later (injection permission, pre-delete hook) has its own method. */
+  constructor(readonly options: Readonly<ManagerOptions>) {
     const runtime = options.runtime ?? runtimeFromEnv(process.env, (message) => options.log.warn(message));
     const perCore = runtime.mode === 'per-core';
     // Per-core: one count in shared memory, so the cap holds across engine threads.
     this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES, perCore ? new SharedArrayBuffer(8) : undefined);
+    this.injectionAllowed = options.allowInjection;
+    this.beforeDelete = options.beforeDelete;
     if (perCore) {
       this.runtime = new PerCoreRuntime(runtime.workers, options.log);
       // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
@@ -217,7 +270,27 @@ export class ImposterManager {
   }
 
   get allowInjection(): boolean {
-    return this.options.allowInjection;
+    return this.injectionAllowed;
+  }
+
+  /** The admin plane's `allowInjection` (AdminApiServer, svc_serve_admin): what untrusted calls are gated by from now on. */
+  setAllowInjection(allow: boolean): void {
+    this.injectionAllowed = allow;
+  }
+
+  get hasBeforeDelete(): boolean {
+    return this.beforeDelete !== undefined;
+  }
+
+  /** Installs the pre-delete hook (a data directory); false, and nothing changed, when the manager already has one. */
+  installBeforeDelete(hook: (port: number) => void): boolean {
+    if (this.beforeDelete !== undefined) return false;
+    this.beforeDelete = hook;
+    return true;
+  }
+
+  private admitsInjection(call: CallOptions): boolean {
+    return call.trusted === true || this.injectionAllowed;
   }
 
   get compat(): Compat | undefined {
@@ -225,8 +298,8 @@ export class ImposterManager {
   }
 
   /** Stub ids are generated (SPEC §2.2) unless the caller or mountebank compatibility says not to. */
-  private generatesIds(requested: boolean): boolean {
-    return requested && this.options.compat !== 'mountebank';
+  private generatesIds(requested: boolean | undefined): boolean {
+    return requested !== false && this.options.compat !== 'mountebank';
   }
 
   private rendering(render: RenderOptions): RenderOptions {
@@ -259,12 +332,13 @@ export class ImposterManager {
     throw errors.noSuchResource(this.options.compat === 'mountebank' ? 'Try POSTing to /imposters first?' : `no imposter on port ${port}`);
   }
 
-  /** `scriptBase`: where `file:` scripts resolve; by default under `--scripts-dir` (admin-created imposters). */
-  parse(body: unknown, generateIds = true, scriptBase?: ScriptBase): ImposterDefinition {
+  /** Validates an imposter config without starting it (POST /imposters, config files and data directories). */
+  parse(body: unknown, options: ParseOptions = {}): ImposterDefinition {
+    const { scriptBase } = options;
     const base = scriptBase ?? { dir: this.options.scriptsDir ?? process.cwd(), confined: true };
     return parseImposter(body, {
-      allowInjection: this.options.allowInjection,
-      generateIds: this.generatesIds(generateIds),
+      allowInjection: this.admitsInjection(options),
+      generateIds: this.generatesIds(options.generateIds),
       scriptBase: base,
       csvRoot: this.csvRoot(scriptBase),
       requireProtocol: this.options.compat === 'mountebank',
@@ -272,8 +346,8 @@ export class ImposterManager {
   }
 
   /** POST /imposters. */
-  createImposter(body: unknown, generateIds = true): Promise<Imposter> {
-    const definition = this.parse(body, generateIds);
+  createImposter(body: unknown, options: CreateOptions = {}): Promise<Imposter> {
+    const definition = this.parse(body, options);
     return this.exclusive(async () => {
       const imposter = await this.start(definition);
       this.observers.onLifecycle('created', imposter.port);
@@ -306,10 +380,11 @@ export class ImposterManager {
   }
 
   private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
-    const imposter = new Imposter(
-      definition, port, this.options.log, this.observers, this.scripts, this.options.recordAllRequests === true,
-      this.options.debugMatches === true, flowStore, this.svcScripts, this.options.compat === 'mountebank',
-    );
+    const imposter = new Imposter({
+      definition, port, log: this.options.log, observers: this.observers, scriptHost: this.scripts, svcRunner: this.svcScripts,
+      recordAll: this.options.recordAllRequests, debugMatches: this.options.debugMatches, flowStore,
+      unknownFaultServesDefault: this.options.compat === 'mountebank',
+    });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await this.listen(options, (req, sink) => imposter.handle(req, sink));
@@ -374,7 +449,7 @@ export class ImposterManager {
   /** The pre-delete hook's refusal, if any (the imposter must then stay). */
   private refusesDelete(port: number): Error | undefined {
     try {
-      this.options.beforeDelete?.(port);
+      this.beforeDelete?.(port);
       return undefined;
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
@@ -400,7 +475,7 @@ export class ImposterManager {
     return this.exclusive(async () => {
       if (this.options.compat === 'mountebank' && !this.imposters.has(port)) return {};
       const imposter = this.require(port);
-      this.options.beforeDelete?.(port);
+      this.beforeDelete?.(port);
       const snapshot = renderDeleted(imposter, this.rendering(render));
       await this.stop(imposter);
       this.observers.onLifecycle('deleted', port);
@@ -428,18 +503,23 @@ export class ImposterManager {
     });
   }
 
+  /** PUT /imposters and svc_apply_config: the body `{imposters: [...]}`, applied as `applyAll` does. */
+  applyConfig(body: unknown, options: ApplyOptions = {}): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+    if (!isObject(body)) throw errors.badData('request body must be a JSON object');
+    if (!('imposters' in body)) throw errors.badData("'imposters' is a required field");
+    return this.applyAll(body.imposters, options);
+  }
+
   /**
-   * PUT /imposters and reload: validate the whole set first, then reconcile — absent deleted,
+   * The imposter set, reload and startup: validate the whole set first, then reconcile — absent deleted,
    * changed replaced (or stub-patched when only stubs differ), unchanged kept with their journal and
    * cycling state; explicit ports first, then auto-assigned ones.
    */
-  applyAll(
-    bodies: unknown, generateIds = true, scriptBases: ReadonlyArray<ScriptBase | undefined> = [],
-    /** Startup and reload apply what they can and report the rest (a persisted imposter whose port is taken is listed, the others start). */
-    options: { partial?: boolean } = {},
-  ): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+  applyAll(bodies: unknown, options: ApplyOptions = {}): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
     if (!Array.isArray(bodies)) throw errors.badData("'imposters' must be an array");
-    const definitions = bodies.map((body, i) => this.parse(body, false, scriptBases[i]));
+    const scriptBases = options.scriptBases ?? [];
+    // Ids are given in reconcile, where identical running stubs lend theirs.
+    const definitions = bodies.map((body, i) => this.parse(body, { trusted: options.trusted, generateIds: false, scriptBase: scriptBases[i] }));
     const seen = new Set<number>();
     for (const d of definitions) {
       if (d.port === 0) continue;
@@ -448,7 +528,7 @@ export class ImposterManager {
     }
     return this.exclusive(async () => {
       if (!options.partial) await this.preflight(definitions);
-      return this.reconcile(definitions, this.generatesIds(generateIds));
+      return this.reconcile(definitions, this.generatesIds(options.generateIds));
     });
   }
 
@@ -461,7 +541,7 @@ export class ImposterManager {
     const problems: ErrorEntry[] = [];
     for (const definition of definitions) {
       try {
-        new Imposter(definition, definition.port, silentLogger, new ObserverSet(), this.scripts, false, false, new NoopFlowStore());
+        new Imposter({ definition, port: definition.port, log: silentLogger, observers: new ObserverSet(), scriptHost: this.scripts, flowStore: new NoopFlowStore() });
       } catch (err) {
         problems.push(errorEntries.badData(`imposter on port ${definition.port} cannot be built: ${(err as Error).message}`));
         continue;
@@ -581,14 +661,24 @@ export class ImposterManager {
     this.observers.onLifecycle('stubsChanged', imposter.port);
   }
 
-  setEnabled(port: number, enabled: boolean): void {
-    this.require(port).enabled = enabled;
+  /** POST /imposters/{port}/enable and /disable. */
+  setEnabled(port: number, state: { enabled: boolean }): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      imposter.enabled = state.enabled;
+      return imposter;
+    });
   }
 
   // ---- stubs (SPEC §4.3) ----
 
-  private stubOptions(generateIds: boolean, imposter: Imposter) {
-    return { allowInjection: this.options.allowInjection, generateIds: this.generatesIds(generateIds), scripts: imposter.scriptSettings, csvRoot: this.csvRoot(imposter.scriptSettings.base) };
+  private stubOptions(options: StubEditOptions, imposter: Imposter) {
+    return {
+      allowInjection: this.admitsInjection(options),
+      generateIds: this.generatesIds(options.generateIds),
+      scripts: imposter.scriptSettings,
+      csvRoot: this.csvRoot(imposter.scriptSettings.base),
+    };
   }
 
   /** Lookup CSVs are confined like `file:` scripts: under `--scripts-dir`, for imposters not loaded from a config file. */
@@ -596,29 +686,37 @@ export class ImposterManager {
     return base === undefined || base.confined ? this.options.scriptsDir : undefined;
   }
 
-  replaceStubs(port: number, stubs: unknown, generateIds = true): Imposter {
-    const imposter = this.require(port);
-    if (stubs === undefined) throw errors.badData("'stubs' is a required field");
-    const parsed = parseStubs(stubs, this.stubOptions(generateIds, imposter));
-    this.changeStubs(imposter, this.reuseStubs(imposter, parsed));
-    return imposter;
+  /** PUT /imposters/{port}/stubs: the body `{stubs: [...]}`. */
+  replaceStubs(port: number, body: unknown, options: StubEditOptions = {}): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      if (!isObject(body)) throw errors.badData('request body must be a JSON object');
+      if (body.stubs === undefined) throw errors.badData("'stubs' is a required field");
+      if (!Array.isArray(body.stubs)) throw errors.badData("'stubs' must be an array");
+      const parsed = parseStubs(body.stubs, this.stubOptions(options, imposter));
+      this.changeStubs(imposter, this.reuseStubs(imposter, parsed));
+      return imposter;
+    });
   }
 
-  addStub(port: number, stub: unknown, index: number | undefined, generateIds = true): Imposter {
-    const imposter = this.require(port);
-    const length = imposter.stubs.length;
-    const at = index === undefined ? length : index;
-    const problems = [];
-    if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at > length) {
-      problems.push(errorEntries.badData("'index' must be between 0 and the length of the stubs array"));
-    }
-    if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
-    if (problems.length > 0) throw errors.validation(problems);
-    const [parsed] = parseStubs([stub], this.stubOptions(generateIds, imposter), this.ids(imposter), () => 'stub');
-    const next = [...imposter.stubs];
-    next.splice(at, 0, imposter.liveStub(parsed));
-    this.changeStubs(imposter, next);
-    return imposter;
+  /** POST /imposters/{port}/stubs; a missing `stub` is reported with a bad `index` in one 400. */
+  addStub(port: number, stub: unknown, options: AddStubOptions = {}): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      const length = imposter.stubs.length;
+      const at = options.index === undefined ? length : options.index;
+      const problems = [];
+      if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at > length) {
+        problems.push(errorEntries.badData("'index' must be between 0 and the length of the stubs array"));
+      }
+      if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
+      if (problems.length > 0) throw errors.validation(problems);
+      const [parsed] = parseStubs([stub], this.stubOptions(options, imposter), this.ids(imposter), () => 'stub');
+      const next = [...imposter.stubs];
+      next.splice(at as number, 0, imposter.liveStub(parsed));
+      this.changeStubs(imposter, next);
+      return imposter;
+    });
   }
 
   private ids(imposter: Imposter, except?: number): string[] {
@@ -643,35 +741,42 @@ export class ImposterManager {
     return ref.index;
   }
 
-  getStub(port: number, ref: StubRef, baseUrl?: string): Record<string, unknown> {
+  getStub(port: number, ref: StubRef, options: LinkOptions = {}): Record<string, unknown> {
     const imposter = this.require(port);
     const at = this.resolveStub(imposter, ref);
     const stub = imposter.stubConfigs()[at];
-    return baseUrl === undefined ? stub : { ...stub, _links: stubLinks(baseUrl, port, at) };
+    return options.baseUrl === undefined ? stub : { ...stub, _links: stubLinks(options.baseUrl, port, at) };
   }
 
-  listStubs(port: number, baseUrl: string): Array<Record<string, unknown>> {
+  listStubs(port: number, options: LinkOptions = {}): Array<Record<string, unknown>> {
     const imposter = this.require(port);
-    return imposter.stubConfigs().map((stub, i) => ({ ...stub, _links: stubLinks(baseUrl, port, i) }));
+    const { baseUrl } = options;
+    return imposter.stubConfigs().map((stub, i) => (baseUrl === undefined ? stub : { ...stub, _links: stubLinks(baseUrl, port, i) }));
   }
 
-  updateStub(port: number, ref: StubRef, stub: unknown, generateIds = true): Imposter {
-    const imposter = this.require(port);
-    const at = this.resolveStub(imposter, ref);
-    const replacement = 'id' in ref && isObject(stub) && stub.id === undefined ? { ...stub, id: ref.id } : stub;
-    // The body is the stub itself: its fields' paths start at the document root.
-    const [parsed] = parseStubs([replacement], this.stubOptions(generateIds, imposter), this.ids(imposter, at), () => '$');
-    const next = [...imposter.stubs];
-    next[at] = imposter.liveStub(parsed);
-    this.changeStubs(imposter, next);
-    return imposter;
+  /** PUT /imposters/{port}/stubs/{index} and .../by-id/{id}: the body is the stub (by id, its id is kept when left out). */
+  updateStub(port: number, ref: StubRef, stub: unknown, options: StubEditOptions = {}): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      if (!isObject(stub)) throw errors.badData('stub must be a JSON object');
+      const at = this.resolveStub(imposter, ref);
+      const replacement = 'id' in ref && stub.id === undefined ? { ...stub, id: ref.id } : stub;
+      // The body is the stub itself: its fields' paths start at the document root.
+      const [parsed] = parseStubs([replacement], this.stubOptions(options, imposter), this.ids(imposter, at), () => '$');
+      const next = [...imposter.stubs];
+      next[at] = imposter.liveStub(parsed);
+      this.changeStubs(imposter, next);
+      return imposter;
+    });
   }
 
-  deleteStub(port: number, ref: StubRef): Imposter {
-    const imposter = this.require(port);
-    const at = this.resolveStub(imposter, ref);
-    this.changeStubs(imposter, imposter.stubs.filter((_, i) => i !== at));
-    return imposter;
+  deleteStub(port: number, ref: StubRef): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      const at = this.resolveStub(imposter, ref);
+      this.changeStubs(imposter, imposter.stubs.filter((_, i) => i !== at));
+      return imposter;
+    });
   }
 
   // ---- recorded requests (SPEC §4.4) ----
@@ -684,47 +789,52 @@ export class ImposterManager {
     return { requests: page.entries.map((e) => e.value), nextIndex: page.nextIndex, truncated: page.truncated };
   }
 
-  clearRequests(port: number, match: string[] = []): Imposter {
-    const imposter = this.require(port);
-    const clauses = parseClauses(match);
-    if (typeof clauses === 'string') throw errors.badData(clauses);
-    if (clauses.length === 0) {
-      imposter.journal.clear();
-      imposter.numberOfRequests = 0;
-    } else {
-      const removed = imposter.journal.clear((r) => clausesMatch(clauses, r, (recorded) => imposter.recordedFlowId(recorded)));
-      imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
-    }
-    return imposter;
+  clearRequests(port: number, options: ClearRequestsOptions = {}): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      const clauses = parseClauses(options.match ?? []);
+      if (typeof clauses === 'string') throw errors.badData(clauses);
+      if (clauses.length === 0) {
+        imposter.journal.clear();
+        imposter.numberOfRequests = 0;
+      } else {
+        const removed = imposter.journal.clear((r) => clausesMatch(clauses, r, (recorded) => imposter.recordedFlowId(recorded)));
+        imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
+      }
+      return imposter;
+    });
   }
 
   /**
    * DELETE /imposters/{port}/savedProxyResponses: drops every response a proxy recorded, and the
    * stubs left without responses (mountebank); untouched stubs keep their cycling state.
    */
-  clearProxyResponses(port: number): Imposter {
-    const imposter = this.require(port);
-    let changed = false;
-    const next: LiveStub[] = [];
-    for (const live of imposter.stubs) {
-      const responses = live.config.responses as unknown[];
-      const kept = responses.filter((response) => !isRecordedProxyResponse(response));
-      if (kept.length === responses.length) {
-        next.push(live);
-        continue;
+  clearProxyResponses(port: number): Promise<Imposter> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      let changed = false;
+      const next: LiveStub[] = [];
+      for (const live of imposter.stubs) {
+        const responses = live.config.responses as unknown[];
+        const kept = responses.filter((response) => !isRecordedProxyResponse(response));
+        if (kept.length === responses.length) {
+          next.push(live);
+          continue;
+        }
+        changed = true;
+        if (kept.length > 0) next.push(imposter.liveStub({ config: { ...live.config, responses: kept } }));
       }
-      changed = true;
-      if (kept.length > 0) next.push(imposter.liveStub({ config: { ...live.config, responses: kept } }));
-    }
-    if (changed) this.changeStubs(imposter, next);
-    return imposter;
+      if (changed) this.changeStubs(imposter, next);
+      return imposter;
+    });
   }
 
-  verify(port: number, body: unknown, gateInjection = true): Promise<VerifyResult> {
+  /** POST /imposters/{port}/verify: a read, so not queued behind mutations. */
+  async verify(port: number, body: unknown, options: VerifyOptions = {}): Promise<VerifyResult> {
     const imposter = this.require(port);
-    if (!isObject(body)) throw errors.badData('verify body must be a JSON object');
+    if (!isObject(body)) throw errors.badData('request body must be a JSON object');
     if (!Array.isArray(body.predicates)) throw errors.badData("'predicates' must be an array");
-    if (gateInjection && !this.options.allowInjection && predicatesAreScripted(body.predicates)) {
+    if (!this.admitsInjection(options) && predicatesAreScripted(body.predicates)) {
       throw errors.validation([errorEntries.invalidInjection(injectionMessages.javascript)]);
     }
     return verifyRequests(imposter, body);
@@ -748,13 +858,15 @@ export class ImposterManager {
   }
 
   /** A bare stub scoped to the flow, placed before the shared stubs (engine/state/spaces.ts says why). */
-  spaceAddStub(port: number, flowId: string, stub: unknown, generateIds = true): SpaceStubs {
-    const imposter = this.require(port);
-    const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(generateIds, imposter), this.ids(imposter), () => '');
-    const next = [...imposter.stubs];
-    next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
-    this.changeStubs(imposter, next);
-    return spaceStubs(imposter, flowId);
+  spaceAddStub(port: number, flowId: string, stub: unknown, options: StubEditOptions = {}): Promise<SpaceStubs> {
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(options, imposter), this.ids(imposter), () => '');
+      const next = [...imposter.stubs];
+      next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
+      this.changeStubs(imposter, next);
+      return spaceStubs(imposter, flowId);
+    });
   }
 
   spaceListStubs(port: number, flowId: string): SpaceStubs {
@@ -770,8 +882,10 @@ export class ImposterManager {
   }
 
   spaceDelete(port: number, flowId: string): Promise<{ space: string; tornDown: true }> {
-    const imposter = this.require(port);
-    return deleteSpace(imposter, flowId, (kept) => this.changeStubs(imposter, kept));
+    return this.exclusive(async () => {
+      const imposter = this.require(port);
+      return deleteSpace(imposter, flowId, (kept) => this.changeStubs(imposter, kept));
+    });
   }
 
   // ---- flow state (SPEC §4.8): 404 unknown imposter or absent key, 503 when the store fails ----

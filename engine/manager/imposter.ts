@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, isObject, plainRequest, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
-  applyTransportFault, compileDefaultResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
+  applyTransportFault, compileDefaultResponse, errorResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
   predicateScriptsOf, runOrFail, ScriptFailure, type CompiledScript,
   withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
 } from '../respond/index.js';
@@ -14,11 +14,12 @@ import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './re
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { LoggedSink } from './request-log.js';
+import { openExchange, type Exchange } from './exchange.js';
 import { analyzeStubs, debugReport, ignoredConfigKeys, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
-  applyStateOps, compileStateOps, FlowStoreUnavailable, StubGates, type FlowIdSource, type FlowStore, type GatedRequest, type StateOp,
+  applyStateOps, compileStateOps, FlowStoreUnavailable, StubGates, type FlowIdSource, type FlowStore, type StateOp,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
 
@@ -32,12 +33,27 @@ export interface LiveStub {
   stateOps?: Array<StateOp[] | undefined>;
 }
 
-const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];
 const DEBUG_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['X-Svc-Debug-Response', 'true']];
 const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
 
-function errorResponse(status: number, code: string, type: string, message: string): PreparedResponse {
-  return { statusCode: status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify({ errors: [{ code, type, message }] })) };
+/** What an imposter is built from: its definition and port, and what the manager shares with it. */
+export interface ImposterOptions {
+  definition: ImposterDefinition;
+  port: number;
+  log: Logger;
+  observers: ObserverSet;
+  /** The manager's JavaScript sandbox, started on first use. */
+  scriptHost: () => JsScriptHost;
+  /** The manager's `_svc.script` workers, started on first use; without them `_svc.script` cannot run. */
+  svcRunner?: () => SvcScriptRunner;
+  /** mountebank's `--mock`: record even when the config's recordRequests is false (read back as written). */
+  recordAll?: boolean;
+  /** mountebank's `--debug`: stubs keep their matches. */
+  debugMatches?: boolean;
+  /** An opened store (redis, or the one a replaced imposter hands over); else built from the config. */
+  flowStore?: FlowStore;
+  /** mountebank 2.9.1 answers an unknown fault name with the default response (SPEC §2.6: 500 `Unknown fault`). */
+  unknownFaultServesDefault?: boolean;
 }
 
 /** One running imposter: its stubs, compiled matcher, journal and listener. */
@@ -65,6 +81,10 @@ export class Imposter {
   private readonly defaultPrepared: PreparedResponse;
   private readonly recordRequests: boolean;
   private readonly allowCORS: boolean;
+  private readonly debugMatches: boolean;
+  private readonly unknownFaultServesDefault: boolean;
+  private readonly log: Logger;
+  private readonly observers: ObserverSet;
   /** `--loglevel debug`: each answered request is logged (LoggedSink). */
   private readonly logRequests: boolean;
   /** What predicates may call while matching (inject); verify evaluates with the same context. */
@@ -78,26 +98,16 @@ export class Imposter {
   /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
   private predicateScripts!: WeakMap<object, { script: CompiledScript; ruleId: string }>;
 
-  constructor(
-    definition: ImposterDefinition, port: number,
-    private readonly log: Logger, private readonly observers: ObserverSet,
-    /** The manager's JavaScript sandbox, started on first use. */
-    scriptHost: () => JsScriptHost,
-    /** mountebank's `--mock`: record even when the config's recordRequests is false (read back as written). */
-    recordAll = false,
-    /** mountebank's `--debug`: stubs keep their matches. */
-    private readonly debugMatches = false,
-    /** An opened store (redis, or the one a replaced imposter hands over); else built from the config. */
-    flowStore?: FlowStore,
-    /** The manager's `_svc.script` workers, started on first use. */
-    svcRunner?: () => SvcScriptRunner,
-    /** mountebank 2.9.1 answers an unknown fault name with the default response (SPEC §2.6: 500 `Unknown fault`). */
-    private readonly unknownFaultServesDefault = false,
-  ) {
+  constructor(options: ImposterOptions) {
+    const { definition, port, log, observers, scriptHost, svcRunner } = options;
+    this.log = log;
+    this.observers = observers;
+    this.debugMatches = options.debugMatches === true;
+    this.unknownFaultServesDefault = options.unknownFaultServesDefault === true;
     this.port = port;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
-    this.recordRequests = recordAll || definition.config.recordRequests === true;
+    this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
     this.allowCORS = definition.config.allowCORS === true;
     this.logRequests = log.isEnabled('debug');
     this.defaults = isObject(definition.config.defaultResponse) ? (definition.config.defaultResponse as IsFields) : undefined;
@@ -123,7 +133,7 @@ export class Imposter {
       scriptPredicate: (predicate, request) => this.runPredicateScript(predicate, request),
     };
     this.flowIdSource = flowIdSourceFor(definition.config);
-    this.store = flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
+    this.store = options.flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
     this.adopt(definition.stubs.map((stub) => this.liveStub(stub)));
   }
 
@@ -222,15 +232,34 @@ export class Imposter {
     return this.stubList.map((s) => cloneJson(s.config));
   }
 
-  /** Entry point for every request reaching this imposter (its port, the gateway, later the front door). */
+  /**
+   * True when a request could be answered from the stub configs alone, by any thread: the imposter is
+   * enabled, records and logs nothing per request (recordRequests, --mock, --debug, debug log level),
+   * has no CORS, spaces, scenarios or `_svc.stateOps`, no scripted predicate, and every response is a
+   * static `is` (no behaviors, proxy, inject, fault or script). Such a path still shares each stub's
+   * cycle position, numberOfRequests and observers.onRequest, and hands requests that want a debug
+   * report (analysis `wantsDebug`) to `handle`. A walk over the stubs: read it when stubs change.
+   */
+  answersStatically(): boolean {
+    if (!this.enabled || this.recordRequests || this.debugMatches || this.logRequests || this.allowCORS || this.gates) return false;
+    return this.stubList.every((stub) =>
+      !stub.stateOps && !predicatesAreScripted(stub.config.predicates) && stub.cycle.responses.every((response) => !response.dynamic));
+  }
+
+  /**
+   * Entry point for every request reaching this imposter (its port, the gateway, the front door, the
+   * per-core runtime). Stages: match (gates, predicates, scenario move) → respond (cycle, stateOps,
+   * dynamic response) → faults → answer (send, count, record); a debug request is matched and reported.
+   */
   handle(wire: WireRequest, given: ResponseSink): void {
     const started = this.recordRequests ? performance.now() : 0;
     let request: MockRequest;
     try {
       request = toMockRequest(wire);
     } catch (err) {
+      // No exchange yet: an unreadable request is neither counted nor recorded.
       this.log.error(`imposter ${this.port}: cannot read request: ${(err as Error).message}`);
-      this.send(given, errorResponse(400, '400', 'bad_request', 'Malformed request'));
+      this.write(given, errorResponse('bad_request', 'Malformed request'));
       return;
     }
     const sink = this.logRequests
@@ -238,108 +267,103 @@ export class Imposter {
       : given;
     this.numberOfRequests += 1;
     const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
+    const ex = openExchange(request, sink, wire.url, record, started);
     if (wantsDebug(wire.rawHeaders)) {
-      this.debug(request, sink, record);
+      this.debug(ex);
       return;
     }
     if (!this.enabled) {
-      this.finish(request, sink, this.defaultPrepared, record, started);
+      ex.stage = 'respond';
+      this.answer(ex, this.defaultPrepared);
       return;
     }
-    this.gatedMatch(request, sink, record, started, wire.url, 0, record ? [] : undefined);
+    this.gate(ex);
   }
 
-  /** Matching from stub `from` on, gated by spaces and scenario states when the stubs have them (SPEC §2.1 rule 5). */
-  private gatedMatch(
-    request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number, url: string,
-    from: number, trace: MatchTried[] | undefined,
-  ): void {
-    const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
+  /** Match stage, first step: gated by spaces and scenario states when the stubs have them (SPEC §2.1 rule 5). */
+  private gate(ex: Exchange): void {
+    ex.stage = 'match';
+    const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(ex.request), this.store);
     if (gated instanceof Promise) {
       gated.then(
-        (ready) => this.match(request, sink, record, started, url, ready, from, trace),
-        (err: unknown) => this.failFlowStore(err, request.method, sink, record, started),
+        (ready) => {
+          ex.gated = ready;
+          this.match(ex);
+        },
+        (err: unknown) => this.failFlowStore(ex, err),
       );
     } else {
-      this.match(request, sink, record, started, url, gated, from, trace);
+      ex.gated = gated;
+      this.match(ex);
     }
   }
 
-  private match(
-    request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number, url: string,
-    gated: GatedRequest | undefined, from: number, trace: MatchTried[] | undefined,
-  ): void {
-    const mark = trace?.length ?? 0;
+  /** Match stage: the first stub at or after `ex.from` whose predicates hold. */
+  private match(ex: Exchange): void {
+    ex.mark = ex.trace?.length ?? 0;
     let found: number | Promise<number>;
     try {
-      found = this.matcher.firstMatch(request, gated?.context ?? this.matchContext, from, trace);
+      found = this.matcher.firstMatch(ex.request, ex.gated?.context ?? this.matchContext, ex.from, ex.trace);
     } catch (err) {
-      this.failMatch(err, request.method, sink, record, started);
+      this.failMatch(ex, err);
       return;
     }
     if (typeof found === 'number') {
-      this.serve(found, request, sink, record, trace, started, url, gated, from, mark);
+      this.settle(ex, found);
     } else {
       found.then(
-        (index) => this.serve(index, request, sink, record, trace, started, url, gated, from, mark),
-        (err: unknown) => this.failMatch(err, request.method, sink, record, started),
+        (index) => this.settle(ex, index),
+        (err: unknown) => this.failMatch(ex, err),
       );
     }
   }
 
   /**
-   * The chosen stub moves its scenario (SPEC §3) before it answers, so the client's next request sees
-   * the new state. On a shared store the move is a compare-and-set from the state the stub was matched
-   * under; when that state changed meanwhile (another process, an admin call), nothing moved and the
-   * request is matched again from `from` (its `tried` entries of this attempt dropped).
+   * Match stage, last step: the chosen stub moves its scenario (SPEC §3) before it answers, so the
+   * client's next request sees the new state. On a shared store the move is a compare-and-set from the
+   * state the stub was matched under; when that state changed meanwhile (another process, an admin
+   * call), nothing moved and the request is matched again from `from` (this attempt's `tried` dropped).
    */
-  private serve(
-    index: number, request: MockRequest, sink: ResponseSink,
-    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
-    gated: GatedRequest | undefined, from: number, mark: number,
-  ): void {
-    const moved = gated !== undefined && index >= 0 ? gated.served(index) : undefined;
+  private settle(ex: Exchange, index: number): void {
+    ex.index = index;
+    const moved = ex.gated !== undefined && index >= 0 ? ex.gated.served(index) : undefined;
     if (moved === undefined) {
-      this.respond(index, request, sink, record, trace, started, url);
+      this.respond(ex);
       return;
     }
     moved.then(
       (applied) => {
         if (applied) {
-          this.respond(index, request, sink, record, trace, started, url);
+          this.respond(ex);
           return;
         }
-        if (trace) trace.length = mark;
-        this.gatedMatch(request, sink, record, started, url, from, trace);
+        if (ex.trace) ex.trace.length = ex.mark;
+        this.gate(ex);
       },
-      (err: unknown) => this.failFlowStore(err, request.method, sink, record, started),
+      (err: unknown) => this.failFlowStore(ex, err),
     );
   }
 
   /** SPEC §7: the flow store failing while reading or moving scenario state is a 503. */
-  private failFlowStore(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+  private failFlowStore(ex: Exchange, err: unknown): void {
     const message = `flow store unavailable: ${(err as Error)?.message ?? String(err)}`;
-    this.log.error(`imposter ${this.port}: ${message}`);
-    const response = errorResponse(503, '503', 'service_unavailable', message);
-    this.send(sink, response);
-    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, method, response.statusCode);
-    if (record) this.stamp(record, response.statusCode, started);
+    this.answer(ex, errorResponse('service_unavailable', message), message);
   }
 
   /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
-  private debug(request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined): void {
+  private debug(ex: Exchange): void {
+    ex.stage = 'debug';
+    const { request, record } = ex;
     if (record) this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
     const fail = (err: unknown): void => {
-      this.log.error(`imposter ${this.port}: debug matching failed: ${(err as Error)?.message ?? String(err)}`);
       // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
       const timedOut = err instanceof ScriptTimeoutError || (err instanceof ScriptFailure && err.response.statusCode === 504);
       const response = timedOut
-        ? { ...errorResponse(504, '504', 'debug_timeout', 'Debug matching timed out'), headers: TIMEOUT_HEADERS }
-        : errorResponse(500, '500', 'internal_error', 'Debug matching failed');
-      this.send(sink, response);
-      if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, response.statusCode);
+        ? errorResponse('debug_timeout', 'Debug matching timed out', { headers: TIMEOUT_HEADERS })
+        : errorResponse('internal_error', 'Debug matching failed');
+      this.answer(ex, response, `debug matching failed: ${(err as Error)?.message ?? String(err)}`);
     };
-    const answer = (outcome: DebugOutcome): void => {
+    const report = (outcome: DebugOutcome): void => {
       let body: Buffer;
       try {
         const stubs = this.stubList.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
@@ -349,13 +373,12 @@ export class Imposter {
         fail(err);
         return;
       }
-      this.send(sink, { statusCode: 200, headers: DEBUG_HEADERS, body });
-      if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, 200);
+      this.answer(ex, { statusCode: 200, headers: DEBUG_HEADERS, body });
     };
     const debugOutcome = (index: number): DebugOutcome =>
       index >= 0 ? { matched: index } : { unmatched: this.stubList.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
     if (!this.enabled) {
-      answer({ unmatched: 'imposter is disabled' });
+      report({ unmatched: 'imposter is disabled' });
       return;
     }
     const run = (ctx: MatchContext): void => {
@@ -366,8 +389,8 @@ export class Imposter {
         fail(err);
         return;
       }
-      if (typeof found === 'number') answer(debugOutcome(found));
-      else found.then((index) => answer(debugOutcome(index)), fail);
+      if (typeof found === 'number') report(debugOutcome(found));
+      else found.then((index) => report(debugOutcome(index)), fail);
     };
     // Gated like a real request (spaces, scenario states), but nothing moves.
     const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
@@ -382,45 +405,45 @@ export class Imposter {
     return (await runOrFail(found.script, this.scope.svc, { request, ruleId: found.ruleId })).value === true;
   }
 
-  private failMatch(err: unknown, method: string, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+  private failMatch(ex: Exchange, err: unknown): void {
     if (err instanceof FlowStoreUnavailable) {
-      this.failFlowStore(err, method, sink, record, started);
+      this.failFlowStore(ex, err);
       return;
     }
     const message = (err as Error)?.message ?? String(err);
-    this.log.error(`imposter ${this.port}: predicate evaluation failed: ${message}`);
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response = err instanceof ScriptFailure ? err.response : err instanceof PredicateError
-      ? errorResponse(500, err.code, 'predicate_error', message)
-      : scriptFailure(err, 'predicate') ?? errorResponse(400, 'invalid predicate injection', 'invalid_predicate_injection', message);
-    this.send(sink, response);
-    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, method, response.statusCode);
-    if (record) this.stamp(record, response.statusCode, started);
+      ? errorResponse('predicate_error', message)
+      : scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message);
+    this.answer(ex, response, `predicate evaluation failed: ${message}`);
   }
 
-  private respond(
-    index: number, request: MockRequest, sink: ResponseSink,
-    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
-    /** The response taken from the cycle (and its config index) whose `_svc.stateOps` ran first. */
-    taken?: { compiled: CompiledResponse; configIndex: number },
-  ): void {
+  /**
+   * Respond stage: the matched stub's next response from its cycle (the default response when none
+   * matched); `_svc.stateOps` run first, and a dynamic response resolves before the faults stage.
+   */
+  private respond(ex: Exchange): void {
+    ex.stage = 'respond';
+    const index = ex.index;
     const stub = index >= 0 ? this.stubList[index] : undefined;
-    if (sink instanceof LoggedSink) sink.stubIndex = index;
-    if (record) {
-      record.value.matchOutcome = outcomeOf(index, stub?.config.id as string | undefined, trace && this.withIds(trace));
+    if (ex.sink instanceof LoggedSink) ex.sink.stubIndex = index;
+    if (ex.record) {
+      ex.record.value.matchOutcome = outcomeOf(index, stub?.config.id as string | undefined, ex.trace && this.withIds(ex.trace));
     }
     if (!stub) {
-      this.finish(request, sink, this.defaultPrepared, record, started);
+      this.answer(ex, this.defaultPrepared);
       return;
     }
+    const taken = ex.taken;
+    ex.taken = undefined;
     const ops = taken ? undefined : stub.stateOps?.[stub.cycle.peek()];
     if (ops) {
       // Taken now, so a request arriving while the ops await cannot get this response (or its ops).
-      const next = { configIndex: stub.cycle.peek(), compiled: stub.cycle.next() };
-      applyStateOps(this.store, this.flowIdOf(request), ops).then(
-        () => this.respond(index, request, sink, record, trace, started, url, next),
-        (err: unknown) => this.failStateOps(err, request, sink, record, started),
+      ex.taken = { configIndex: stub.cycle.peek(), compiled: stub.cycle.next() };
+      applyStateOps(this.store, this.flowIdOf(ex.request), ops).then(
+        () => this.respond(ex),
+        (err: unknown) => this.failStateOps(ex, err),
       );
       return;
     }
@@ -428,28 +451,36 @@ export class Imposter {
     const configIndex = !this.debugMatches ? -1 : taken ? taken.configIndex : stub.cycle.peek();
     const compiled = taken?.compiled ?? stub.cycle.next();
     if (!compiled.dynamic) {
-      this.finish(request, sink, compiled.prepared!, record, started);
-      if (configIndex >= 0) this.recordMatch(stub, configIndex, request, undefined, debugAt);
+      this.answer(ex, compiled.prepared!);
+      if (configIndex >= 0) this.recordMatch(stub, configIndex, ex.request, undefined, debugAt);
       return;
     }
     const ctx = {
-      request, imposter: this.scope, stubIndex: index, stubId: stub.config.id as string | undefined,
-      url, stubs: this, log: this.logLine, proxyObserver: this.observers,
+      request: ex.request, imposter: this.scope, stubIndex: index, stubId: stub.config.id as string | undefined,
+      url: ex.url, stubs: this, log: this.logLine, proxyObserver: this.observers,
     };
     resolveResponse(compiled, ctx).then(
       (outcome) => {
         if (outcome.kind === 'pass') {
-          this.passOn(index, request, sink, record, trace, started, url);
+          // A `_svc.script` passed (SPEC §2.7): the next matching stub answers, still gated, and moves its scenario.
+          ex.from = index + 1;
+          this.gate(ex);
           return;
         }
-        this.deliver(outcome, request, sink, record, started);
-        if (configIndex >= 0) this.recordMatch(stub, configIndex, request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
+        this.deliver(ex, outcome);
+        if (configIndex >= 0) this.recordMatch(stub, configIndex, ex.request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
       },
       (err: unknown) => {
-        this.log.error(`imposter ${this.port}: response failed: ${(err as Error)?.stack ?? String(err)}`);
-        this.finish(request, sink, errorResponse(500, '500', 'internal_error', (err as Error)?.message ?? String(err)), record, started);
+        const message = (err as Error)?.message ?? String(err);
+        this.answer(ex, errorResponse('internal_error', message), `response failed: ${(err as Error)?.stack ?? String(err)}`);
       },
     );
+  }
+
+  /** SPEC §2.3/§7: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
+  private failStateOps(ex: Exchange, err: unknown): void {
+    const message = `_svc.stateOps failed: ${(err as Error)?.message ?? String(err)}`;
+    this.answer(ex, errorResponse('flow_state_error', message), message);
   }
 
   /**
@@ -467,29 +498,19 @@ export class Imposter {
     });
   }
 
-  /**
-   * A `_svc.script` passed (SPEC §2.7): the next matching stub answers, or the default response; still
-   * gated by spaces and scenario states, and the stub that answers moves its scenario.
-   */
-  private passOn(
-    index: number, request: MockRequest, sink: ResponseSink,
-    record: JournalEntry<RecordedRequest> | undefined, trace: MatchTried[] | undefined, started: number, url: string,
-  ): void {
-    this.gatedMatch(request, sink, record, started, url, index + 1, trace);
-  }
-
-  private deliver(outcome: ResponseOutcome, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
+  /** Faults stage: a transport fault is applied to the connection (nothing is answered); anything else is answered. */
+  private deliver(ex: Exchange, outcome: ResponseOutcome): void {
     if (outcome.kind === 'http') {
-      this.finish(request, sink, outcome.response, record, started);
+      this.answer(ex, outcome.response);
     } else if (outcome.kind === 'pass') {
-      this.finish(request, sink, this.defaultPrepared, record, started);
-    } else if (!applyTransportFault(outcome.fault, sink)) {
+      this.answer(ex, this.defaultPrepared);
+    } else if (!applyTransportFault(outcome.fault, ex.sink)) {
       if (!this.unknownFaultServesDefault) {
-        this.deliver(unknownFault(outcome.fault), request, sink, record, started);
+        this.deliver(ex, unknownFault(outcome.fault));
         return;
       }
       this.log.error(`${this.protocol}:${this.port} unknown fault '${outcome.fault}' ignored (mountebank compatibility)`);
-      this.finish(request, sink, this.defaultPrepared, record, started);
+      this.answer(ex, this.defaultPrepared);
     }
   }
 
@@ -500,14 +521,17 @@ export class Imposter {
     });
   }
 
-  private finish(
-    request: MockRequest, sink: ResponseSink, prepared: PreparedResponse,
-    record: JournalEntry<RecordedRequest> | undefined, started: number,
-  ): void {
-    const response = this.allowCORS ? withCorsPreflight(prepared, request.method, request.headers) : prepared;
-    this.send(sink, response);
-    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, request.method, response.statusCode);
-    if (record) this.stamp(record, response.statusCode, started);
+  /**
+   * The one place an exchange is answered: logs the failure that built `prepared` (if any), adds CORS
+   * headers to what the respond stage answers (allowCORS), sends, counts (observers.onRequest), and
+   * stamps the journal record with status and latency — except a debug report's (SPEC §4.12).
+   */
+  private answer(ex: Exchange, prepared: PreparedResponse, failure?: string): void {
+    if (failure !== undefined) this.log.error(`imposter ${this.port}: ${failure}`);
+    const response = this.allowCORS && ex.stage === 'respond' ? withCorsPreflight(prepared, ex.request.method, ex.request.headers) : prepared;
+    this.write(ex.sink, response);
+    if (this.observers.hasRequestObservers) this.observers.onRequest(this.port, ex.request.method, response.statusCode);
+    if (ex.record && ex.stage !== 'debug') this.stamp(ex.record, response.statusCode, ex.started);
   }
 
   private stamp(record: JournalEntry<RecordedRequest>, status: number, started: number): void {
@@ -516,14 +540,8 @@ export class Imposter {
     this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
   }
 
-  /** SPEC §2.3/§7: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
-  private failStateOps(err: unknown, request: MockRequest, sink: ResponseSink, record: JournalEntry<RecordedRequest> | undefined, started: number): void {
-    const message = (err as Error)?.message ?? String(err);
-    this.log.error(`imposter ${this.port}: _svc.stateOps failed: ${message}`);
-    this.finish(request, sink, errorResponse(500, '500', 'flow_state_error', `_svc.stateOps failed: ${message}`), record, started);
-  }
-
-  private send(sink: ResponseSink, response: PreparedResponse): void {
+  /** Writes a response; a sink that throws (socket gone mid-write) has its connection reset instead. */
+  private write(sink: ResponseSink, response: PreparedResponse): void {
     try {
       sink.send(response.statusCode, response.headers, response.body);
     } catch (err) {

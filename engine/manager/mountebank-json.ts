@@ -11,7 +11,8 @@ export interface MountebankRenderOptions {
   replayable?: boolean;
   removeProxies?: boolean;
   list?: boolean;
-  baseUrl: string;
+  /** Absent: no `_links`. */
+  baseUrl?: string;
 }
 
 function header(imposter: Imposter, options: MountebankRenderOptions): Record<string, unknown> {
@@ -42,7 +43,8 @@ function isProxyResponse(response: unknown): boolean {
   return typeof response === 'object' && response !== null && 'proxy' in response;
 }
 
-function links(imposter: Record<string, unknown>, baseUrl: string, port: number): void {
+function links(imposter: Record<string, unknown>, baseUrl: string | undefined, port: number): void {
+  if (baseUrl === undefined) return;
   const self = `${baseUrl}/imposters/${port}`;
   imposter._links = { self: { href: self }, stubs: { href: `${self}/stubs` } };
   const stubs = imposter.stubs as Array<Record<string, unknown>> | undefined;

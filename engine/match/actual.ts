@@ -45,7 +45,7 @@ export function actualField(view: RequestView, field: RequestField | undefined, 
   return new LazyRecord(
     key => {
       if (config.keyLower) return actualValue(view.lowerKeyed(field)?.get(key), config);
-      return Object.prototype.hasOwnProperty.call(source, key) ? actualValue(source[key], config) : undefined;
+      return Object.hasOwn(source, key) ? actualValue(source[key], config) : undefined;
     },
     () => actualValue(source, config) as Record<string, unknown>,
   );

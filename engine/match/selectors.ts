@@ -3,14 +3,17 @@
  * (one value, an array when several, undefined when none), exactly as mountebank's select() does.
  */
 import { createRequire } from 'node:module';
-import { JSONPath } from 'jsonpath-plus';
+import type * as JsonPathPlus from 'jsonpath-plus';
 import type * as Xpath from 'xpath';
 import type * as Xmldom from '@xmldom/xmldom';
 import { PredicateError } from './errors.js';
 import { forceStrings, isObject, sortedCopy } from './values.js';
 
-// xpath and its DOM parser are required when the first xpath selector compiles (~70 + 30 ms at start-up otherwise).
+// xpath and its DOM parser are required when the first xpath selector compiles (~70 + 30 ms at start-up otherwise),
+// jsonpath-plus on the first jsonpath selection (~3 ms and a file read on every start otherwise).
 const requireModule = createRequire(import.meta.url);
+let jsonPathModule: typeof JsonPathPlus | undefined;
+const jsonPathLibrary = () => (jsonPathModule ??= requireModule('jsonpath-plus') as typeof JsonPathPlus);
 let xpathModule: typeof Xpath | undefined;
 let xmldomModule: typeof Xmldom | undefined;
 const xpathLibrary = () => (xpathModule ??= requireModule('xpath') as typeof Xpath);
@@ -29,6 +32,7 @@ type JsonPathCall = (path: unknown, json: unknown) => unknown;
 
 /** mountebank's jsonpath.select: every match (uncollapsed), undefined for none or unparsable JSON. */
 export function selectJsonPath(selector: unknown, possibleJSON: unknown): unknown {
+  const { JSONPath } = jsonPathLibrary();
   try {
     const json = isObject(possibleJSON) ? possibleJSON : JSON.parse(possibleJSON as string);
     const result = (JSONPath as unknown as JsonPathCall)(selector, json) as { length: number } | string;

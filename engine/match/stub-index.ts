@@ -33,7 +33,7 @@ function keyedReader(field: KeyedField, name: string, keyLower: boolean, lower: 
       value = view.lowerKeyed(field)?.get(name);
     } else {
       const source = view.keyed(field);
-      value = source && Object.prototype.hasOwnProperty.call(source, name) ? source[name] : undefined;
+      value = source && Object.hasOwn(source, name) ? source[name] : undefined;
     }
     if (value === undefined || !lower) return value;
     return typeof value === 'string' ? value.toLowerCase() : value.map(element => String(element).toLowerCase());

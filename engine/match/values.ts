@@ -47,7 +47,7 @@ export function prop(container: unknown, key: string): unknown {
     return undefined;
   }
   if (isObject(container)) {
-    return Object.prototype.hasOwnProperty.call(container, key) ? (container as Record<string, unknown>)[key] : undefined;
+    return Object.hasOwn(container, key) ? (container as Record<string, unknown>)[key] : undefined;
   }
   return undefined;
 }

@@ -1,5 +1,9 @@
 export type { WireRequest, MockRequest, HeaderMap, HeaderValue, QueryMap } from './request.js';
-export { SvcError, errors, errorEntries, isSvcError, type ErrorEntry } from './errors.js';
+export {
+  SvcError, errors, errorEntries, errorEntry, errorOf, errorBody, statusOf, errorText, isSvcError, type ErrorEntry,
+} from './errors.js';
+export { ERROR_CATALOGUE, isErrorSlug, type CatalogueEntry, type ErrorSlug } from './error-catalogue.js';
+export { SvcFailure, UsageError, StartupFailure } from './failures.js';
 export { isObject, cloneJson, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
 export { repeatedHeaderProblems } from './header-names.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';

@@ -36,7 +36,7 @@ export function jsonNestingPath(text: string, limit = MAX_JSON_DEPTH): string | 
     if (c === 0x22 /* " */) {
       const end = closingQuote(text, i);
       const top = open[open.length - 1];
-      if (top !== undefined && top.expectingKey) {
+      if (top?.expectingKey) {
         top.at = keyText(text.slice(i, end + 1));
         top.expectingKey = false;
       }

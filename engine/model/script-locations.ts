@@ -29,7 +29,9 @@ export function isScriptPredicate(predicate: unknown): boolean {
 
 function predicateScripts(predicate: unknown, where: string, out: StubScript[]): void {
   if (Array.isArray(predicate)) {
-    predicate.forEach((p, i) => predicateScripts(p, `${where}[${i}]`, out));
+    predicate.forEach((p, i) => {
+      predicateScripts(p, `${where}[${i}]`, out);
+    });
     return;
   }
   if (!isObject(predicate)) return;

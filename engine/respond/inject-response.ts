@@ -7,10 +7,10 @@
 import { isObject, plainRequest } from '../model/index.js';
 import { ScriptError, ScriptTimeoutError } from '../script/js/index.js';
 import type { CompiledResponse } from './compile-response.js';
+import { errorResponse } from './error-response.js';
 import type { PreparedResponse } from './is-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 
-const JSON_TYPE: Array<[string, string]> = [['Content-Type', 'application/json']];
 const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
 
 export type InjectResult = { fields: Record<string, unknown> } | { failure: ResponseOutcome };
@@ -30,20 +30,15 @@ export async function runInject(compiled: CompiledResponse, ctx: ResolveContext,
   }
 }
 
-function envelope(statusCode: number, entry: Record<string, unknown>, headers = JSON_TYPE): PreparedResponse {
-  return { statusCode, headers, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
-}
-
 /** The SPEC §7 answer for a failed inject (`response`) or inject predicate; undefined for errors that are not the script's. */
 export function scriptFailure(err: unknown, hook: 'response' | 'predicate'): PreparedResponse | undefined {
   if (err instanceof ScriptTimeoutError) {
-    const [code, type] = hook === 'predicate' ? ['predicate injection timeout', 'predicate_injection_timeout'] : ['injection timeout', 'injection_timeout'];
-    return envelope(504, { code, type, message: err.message }, TIMEOUT_HEADERS);
+    return errorResponse(hook === 'predicate' ? 'predicate_injection_timeout' : 'injection_timeout', err.message, { headers: TIMEOUT_HEADERS });
   }
   if (!(err instanceof ScriptError)) return undefined;
   // The sandbox itself failed (worker lost, host closing): not the script's fault.
-  if (err.kind === 'host') return envelope(500, { code: '500', type: 'internal_error', message: err.message });
+  if (err.kind === 'host') return errorResponse('internal_error', err.message);
   return hook === 'predicate'
-    ? envelope(400, { code: 'invalid predicate injection', type: 'invalid_predicate_injection', message: 'invalid predicate injection', data: err.message })
-    : envelope(400, { code: 'invalid injection', type: 'invalid_injection', message: 'invalid response injection', data: err.message });
+    ? errorResponse('invalid_predicate_injection', 'invalid predicate injection', { extra: { data: err.message } })
+    : errorResponse('invalid_injection', 'invalid response injection', { extra: { data: err.message } });
 }

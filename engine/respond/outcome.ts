@@ -1,6 +1,6 @@
 import type { MockRequest } from '../model/index.js';
 import type { IsFields, PreparedResponse } from './is-response.js';
-import type { FaultObserver, FaultRandom } from './faults/index.js';
+import type { FaultObserver, FaultRandom } from './fault-hooks.js';
 import type { JsScriptHost } from '../script/js/index.js';
 import type { SvcScripts } from './svc-script.js';
 

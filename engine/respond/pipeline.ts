@@ -8,14 +8,13 @@ import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 import { runInject } from './inject-response.js';
+import { errorResponse } from './error-response.js';
 import { answerOf, ResetRequested, runScript, ScriptFailure } from './svc-script.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
-const JSON_TYPE = [['Content-Type', 'application/json']] as Array<[string, string]>;
 
 function unsupported(type: string): ResponseOutcome {
-  const body = { errors: [{ code: '500', type: 'unsupported_response', message: `response type '${type}' is not supported by this build` }] };
-  return { kind: 'http', response: { statusCode: 500, headers: JSON_TYPE, body: Buffer.from(JSON.stringify(body)) } };
+  return { kind: 'http', response: errorResponse('unsupported_response', `response type '${type}' is not supported by this build`) };
 }
 
 /**
@@ -59,8 +58,7 @@ function served(fields: ResponseFields, ctx: ResolveContext): ResponseOutcome {
 
 /** A failed behavior or upstream call: 500 with the error envelope (mountebank answers 500 as well). */
 function failed(err: BehaviorError | ProxyError): ResponseOutcome {
-  const body = { errors: [{ code: err.code, type: err.type, message: err.message }] };
-  return { kind: 'http', response: { statusCode: 500, headers: JSON_TYPE, body: Buffer.from(JSON.stringify(body)) } };
+  return { kind: 'http', response: errorResponse(err.type, err.message, { status: 500 }) };
 }
 
 /** A response object (an `is` copy, an injected result) with the response's behaviors applied, then served. */

@@ -25,7 +25,9 @@ export class ResponseCycle<T> {
   private served = 0;
 
   constructor(readonly responses: T[], configs: Array<Record<string, unknown>>) {
-    configs.forEach((config, index) => this.runs.push({ index, times: repeatOf(config) }));
+    configs.forEach((config, index) => {
+      this.runs.push({ index, times: repeatOf(config) });
+    });
   }
 
   /** Index (into the configs) of the response `next()` returns next; the cycle does not move. */

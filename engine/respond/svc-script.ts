@@ -6,12 +6,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { requiredStateOf, scenarioNameOf, type MockRequest } from '../model/index.js';
+import { errorText, requiredStateOf, scenarioNameOf, SvcFailure, type MockRequest } from '../model/index.js';
 import type { FlowStore } from '../state/index.js';
 import {
   compileRoutePattern, resolveScript, type PathParams, type Placement, type RunOutcome, type ScriptRequestData, type ScriptResponseData,
   type ScriptResult, type ScriptSettings, type ScriptSource, type StubInfo, type SvcScriptRunner,
 } from '../script/svc/index.js';
+import { errorResponse } from './error-response.js';
 import type { PreparedResponse } from './is-response.js';
 
 /** What an imposter lends its `_svc.script` steps. */
@@ -82,7 +83,7 @@ export async function runScript(script: CompiledScript, scripts: SvcScripts, cal
     });
   } catch (err) {
     // The runner resolves every run to an outcome; a throw here is the host failing, not the script.
-    outcome = { ok: false, errorType: 'host', message: (err as Error)?.message ?? String(err) };
+    outcome = { ok: false, errorType: 'host', message: errorText(err) };
   }
   scripts.observe(call.ruleId, outcome, performance.now() - started);
   return outcome;
@@ -93,22 +94,20 @@ const TIMEOUT_HEADERS: Array<[string, string]> = [...ERROR_HEADERS, ['x-svc-scri
 
 /** The SPEC §7 answer for a failed `_svc.script` run. */
 export function scriptFailureResponse(outcome: Extract<RunOutcome, { ok: false }>): PreparedResponse {
-  const timeout = outcome.errorType === 'timeout';
-  const entry = timeout
-    ? { code: '504', type: 'script_timeout', message: outcome.message }
-    : { code: '500', type: 'script_error', message: outcome.message, errorType: outcome.errorType };
-  return { statusCode: timeout ? 504 : 500, headers: timeout ? TIMEOUT_HEADERS : ERROR_HEADERS, body: Buffer.from(JSON.stringify({ errors: [entry] })) };
+  return outcome.errorType === 'timeout'
+    ? errorResponse('script_timeout', outcome.message, { headers: TIMEOUT_HEADERS })
+    : errorResponse('script_error', outcome.message, { headers: ERROR_HEADERS, extra: { errorType: outcome.errorType } });
 }
 
 /** A `_svc.script` in a predicate or behavior failed: the request ends with this SPEC §7 response. */
-export class ScriptFailure extends Error {
+export class ScriptFailure extends SvcFailure {
   constructor(readonly response: PreparedResponse) {
     super('script failed');
   }
 }
 
 /** A decorate script returned `reset()`: the request ends by resetting the connection. */
-export class ResetRequested extends Error {
+export class ResetRequested extends SvcFailure {
   constructor() {
     super('reset requested');
   }

@@ -202,7 +202,9 @@ export class PerCoreRuntime {
   private nextId = 1;
   private warnedUnportable = false;
 
+  /** Throws, saying how to build it, when the dup(2) addon engine threads need is missing. */
   constructor(readonly workers: number, readonly log: Logger) {
+    if (workers > 1) loadDup();
     log.info(`runtime per-core: ${workers} engine threads`);
   }
 
@@ -226,8 +228,6 @@ export class PerCoreRuntime {
   /** Binds on the main thread as `createListener` does, then every engine thread accepts there too before it resolves. */
   async listen(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
     const portableOptions = this.workers > 1 ? await portable(options) : undefined;
-    // Fails before binding anything when the dup(2) addon is missing.
-    if (portableOptions) loadDup();
     const main = await createListener(options, handler);
     if (!portableOptions || main.fd < 0) {
       if (this.workers > 1 && !portableOptions && !this.warnedUnportable) {

@@ -22,6 +22,7 @@ export interface CtxInput {
   log: (level: LogLevel, message: string) => void;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any function must fit, whatever its parameters (unknown[] would reject them).
 type Handle = Record<string, (...args: any[]) => unknown>;
 
 function keyOf(key: unknown): string {

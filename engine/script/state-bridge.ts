@@ -10,11 +10,12 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import type { FlowStore } from '../state/index.js';
 import type { StateAnswer, StateMessage, StateOp } from './protocol.js';
+import { errorText, SvcFailure } from '../model/index.js';
 
 /** The deadline passed while waiting for the store. */
-export class StateTimeout extends Error {}
-/** The store failed (SPEC §2.7: a script error, never a silent default). */
-export class BackendFailure extends Error {}
+export class StateTimeout extends SvcFailure {}
+/** The store failed (SPEC §2.7: a script error, never a silent default); a JavaScript script's `ctx.state` call throws it, and the script may catch it. */
+export class BackendFailure extends SvcFailure {}
 
 /** What a worker needs from its StateChannel, passed in workerData. */
 export interface StateWiring {
@@ -76,7 +77,7 @@ export class StateChannel {
     callStore(store, message.op, message.flowId, message.args).then(
       (value) => this.answer({ seq: message.seq, ok: true, value }),
       (err: unknown) => {
-        const text = (err as Error)?.message ?? String(err);
+        const text = errorText(err);
         this.onFailure(`flow state ${message.op} failed: ${text}`);
         this.answer({ seq: message.seq, ok: false, message: text });
       },

@@ -3,6 +3,7 @@ import type { CasResult, FlowStore } from './flow-store.js';
 import { counted, type FlowStoreMetrics } from './flow-metrics.js';
 import type { RedisSettings } from './flow-settings.js';
 import { REDIS_COMMANDS, type RedisCommandName } from './redis-scripts.js';
+import { errorText } from '../model/index.js';
 
 export interface RedisFlowStoreOptions extends RedisSettings {
   ttlSeconds: number;
@@ -35,7 +36,7 @@ function gaugeGroupsOf(metrics: FlowStoreMetrics): Map<string, RedisFlowStore[]>
 
 /** Rejections name the backend, so a 503 or script error says what failed. */
 function storeError(err: unknown): Error {
-  return new Error(`redis flow store: ${(err as Error)?.message ?? String(err)}`);
+  return new Error(`redis flow store: ${errorText(err)}`);
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

@@ -3,7 +3,7 @@
  * scenario state, and which move a scenario when they serve. Built when stubs change; an imposter
  * whose stubs carry none of these fields has no gates and pays nothing per request.
  */
-import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf } from '../model/index.js';
+import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf, SvcFailure } from '../model/index.js';
 import type { Eligibility, MatchContext } from '../match/index.js';
 import type { FlowStore } from './flow-store.js';
 import type { MemoryFlowStore } from './memory-flow-store.js';
@@ -13,7 +13,7 @@ import { readScenarioStateNow, scenarioKey, scenarioStateOf, syncStore } from '.
  * Matching reached a stub gated on a scenario state the flow store could not give: the request
  * fails (503, SPEC §7), while requests that match before any such stub never notice the outage.
  */
-export class FlowStoreUnavailable extends Error {
+export class FlowStoreUnavailable extends SvcFailure {
   constructor(readonly cause: unknown) {
     super((cause as Error)?.message ?? String(cause));
   }

@@ -1,6 +1,2 @@
-/** SPEC §7 error envelope bodies the transport writes on its own (parse failures, size caps, crashes). */
-export function errorEnvelope(status: number, type: string, message: string): Buffer {
-  return Buffer.from(JSON.stringify({ errors: [{ code: String(status), type, message }] }));
-}
-
+/** Headers of the SPEC §7 envelopes the transport writes on its own (bodies: model's errorBody). */
 export const JSON_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json']];

@@ -1,9 +1,8 @@
 import http2, { type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
-import type { WireRequest } from '../model/index.js';
+import { errorBody, errorText, statusOf, type ErrorSlug, type WireRequest } from '../model/index.js';
 import type { BodyBudget } from './body-budget.js';
 import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
-import { errorEnvelope } from './envelope.js';
 import { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 
 /** Per-socket facts a stream needs; stored on the socket because `session.socket` is a proxy to it. */
@@ -20,10 +19,6 @@ const INFO = Symbol('svc.h2.socketInfo');
 type TaggedSocket = Socket & { [INFO]?: SocketInfo };
 
 const { NGHTTP2_NO_ERROR } = http2.constants;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function toHttp2Headers(statusCode: number, headers: OutgoingHeaders, bodyLength: number): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = { ':status': statusCode };
@@ -60,7 +55,7 @@ class H2Sink implements ResponseSink {
       this.respond(toHttp2Headers(statusCode, headers, body.length), body);
     } catch (error) {
       // Node validates header names/values in respond(); an illegal one is the imposter's 500.
-      const envelope = errorEnvelope(500, 'invalid_response', messageOf(error));
+      const envelope = errorBody('invalid_response', errorText(error));
       this.respond({ ':status': 500, 'content-type': 'application/json', 'content-length': envelope.length }, envelope);
     }
   }
@@ -68,7 +63,7 @@ class H2Sink implements ResponseSink {
   fail(error: unknown): void {
     if (this.done || this.stream.destroyed) return;
     this.done = true;
-    const envelope = errorEnvelope(500, 'internal_error', messageOf(error));
+    const envelope = errorBody('internal_error', errorText(error));
     this.respond({ ':status': 500, 'content-type': 'application/json', 'content-length': envelope.length }, envelope);
   }
 
@@ -155,25 +150,25 @@ export class H2Bridge {
       budget?.release(reserved);
       reserved = 0;
     };
-    const refuse = (status: number, type: string, message: string): void => {
+    const refuse = (type: ErrorSlug, message: string): void => {
       refused = true;
       stream.off('data', onData);
       release();
       chunks.length = 0;
-      const envelope = errorEnvelope(status, type, message);
-      stream.respond({ ':status': status, 'content-type': 'application/json', 'content-length': envelope.length });
+      const envelope = errorBody(type, message);
+      stream.respond({ ':status': statusOf(type), 'content-type': 'application/json', 'content-length': envelope.length });
       // After the complete answer, RST_STREAM(NO_ERROR) tells the client to stop sending (RFC 9113 §8.1).
       stream.end(envelope, () => stream.close(NGHTTP2_NO_ERROR));
     };
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > this.maxBodyBytes) {
-        refuse(413, 'payload_too_large', `Request body exceeds the limit of ${this.maxBodyBytes} bytes`);
+        refuse('payload_too_large', `Request body exceeds the limit of ${this.maxBodyBytes} bytes`);
         return;
       }
       if (budget !== undefined) {
         if (!budget.reserve(chunk.length)) {
-          refuse(503, 'request_buffer_full', `Request bodies being received exceed the server-wide limit of ${budget.limitBytes} bytes; retry later`);
+          refuse('request_buffer_full', `Request bodies being received exceed the server-wide limit of ${budget.limitBytes} bytes; retry later`);
           return;
         }
         reserved += chunk.length;

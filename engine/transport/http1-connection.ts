@@ -1,11 +1,11 @@
 import type { Socket } from 'node:net';
-import type { WireRequest } from '../model/index.js';
+import { errorBody, errorText, statusOf, type WireRequest } from '../model/index.js';
 import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import type { BodyBudget } from './body-budget.js';
 import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
-import { errorEnvelope, JSON_HEADERS } from './envelope.js';
+import { JSON_HEADERS } from './envelope.js';
 import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
-import { InvalidResponseError, serializeResponse, type ResponseContext } from './http1-writer.js';
+import { InvalidResponseError, serializeResponse, type ResponseContext, type SerializedResponse } from './http1-writer.js';
 
 export interface ConnectionOptions {
   handler: RequestHandler;
@@ -30,10 +30,6 @@ const enum Fault {
   Raw,
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * One request's answer slot. Answers may arrive in any order; the connection writes them in request
  * order, so a slot holds its bytes (or its fault) until every earlier slot has been written.
@@ -54,12 +50,12 @@ class Http1Sink implements ResponseSink, ResponseContext {
 
   send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void {
     if (this.ready) return;
-    let serialized;
+    let serialized: SerializedResponse;
     try {
       serialized = serializeResponse(statusCode, headers, body, this);
     } catch (error) {
       const type = error instanceof InvalidResponseError ? 'invalid_response' : 'internal_error';
-      serialized = serializeResponse(500, JSON_HEADERS, errorEnvelope(500, type, messageOf(error)), this);
+      serialized = serializeResponse(500, JSON_HEADERS, errorBody(type, errorText(error)), this);
     }
     this.bytes = serialized.bytes;
     this.closeAfter = serialized.close;
@@ -81,7 +77,7 @@ class Http1Sink implements ResponseSink, ResponseContext {
   /** The handler threw or rejected: answer 500 unless it already answered. */
   fail(error: unknown): void {
     if (this.ready) return;
-    this.send(500, JSON_HEADERS, errorEnvelope(500, 'internal_error', messageOf(error)));
+    this.send(500, JSON_HEADERS, errorBody('internal_error', errorText(error)));
   }
 
   private settleFault(fault: Fault, bytes: Buffer | null): void {
@@ -156,7 +152,7 @@ export class Http1Connection implements Expiring {
       return;
     }
     this.parser.stop();
-    this.answerFailure({ status: 408, type: 'request_timeout', message: 'Request not received in time' });
+    this.answerFailure({ type: 'request_timeout', message: 'Request not received in time' });
   }
 
   /** Writes every answer whose turn has come; called whenever a slot becomes ready. */
@@ -220,7 +216,7 @@ export class Http1Connection implements Expiring {
   private answerFailure(failure: ParseFailure): void {
     const sink = new Http1Sink(this, false, true, false);
     this.queue.push(sink);
-    sink.send(failure.status, JSON_HEADERS, errorEnvelope(failure.status, failure.type, failure.message));
+    sink.send(statusOf(failure.type), JSON_HEADERS, errorBody(failure.type, failure.message));
   }
 
   private onEnd(): void {

@@ -21,12 +21,13 @@ export interface RequestHead {
   keepAlive: boolean;
 }
 
+/** Why the parser gave up; the connection answers with the slug's catalogue status. */
 export interface ParseFailure {
-  status: 400 | 408 | 413 | 431 | 503;
-  type: string;
+  type: ErrorSlug;
   message: string;
 }
 
+import type { ErrorSlug } from '../model/index.js';
 import type { BodyBudget } from './body-budget.js';
 
 export interface ParserEvents {
@@ -118,7 +119,7 @@ function lastToken(lowerList: string): string {
 }
 
 function bad(message: string): ParseFailure {
-  return { status: 400, type: 'bad_request', message };
+  return { type: 'bad_request', message };
 }
 
 export class Http1Parser {
@@ -207,7 +208,6 @@ export class Http1Parser {
 
   private bufferFull(): ParseFailure {
     return {
-      status: 503,
       type: 'request_buffer_full',
       message: `Request bodies being received exceed the server-wide limit of ${this.budget?.limitBytes} bytes; retry later`,
     };
@@ -230,7 +230,6 @@ export class Http1Parser {
         return null;
     }
     return {
-      status: 400,
       type: 'incomplete_body',
       message: `Request body was not read to completion: transmission ended after ${received}`,
     };
@@ -307,7 +306,6 @@ export class Http1Parser {
 
   private headTooLarge(): number {
     return this.fail({
-      status: 431,
       type: 'header_too_large',
       message: `Request head exceeds ${MAX_HEAD_BYTES} bytes`,
     });
@@ -315,7 +313,6 @@ export class Http1Parser {
 
   private tooLarge(): ParseFailure {
     return {
-      status: 413,
       type: 'payload_too_large',
       message: `Request body exceeds the limit of ${this.maxBodyBytes} bytes`,
     };

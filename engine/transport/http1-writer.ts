@@ -1,9 +1,10 @@
 import type { OutgoingHeaders } from './contract.js';
 import { TCHAR } from './http1-parser.js';
 import { statusLine } from './status-text.js';
+import { SvcFailure } from '../model/index.js';
 
 /** The response cannot be put on the wire as given (bad status, illegal header name or value). */
-export class InvalidResponseError extends Error {}
+export class InvalidResponseError extends SvcFailure {}
 
 export interface SerializedResponse {
   /** Status line, headers and body in one buffer: one socket write per response. */

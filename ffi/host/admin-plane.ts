@@ -4,7 +4,6 @@ import type { InterceptControl } from '../../admin/index.js';
 import { errors } from '../../engine/model/index.js';
 import { parseServeAdminOptions, serveAdmin, type ServedAdmin } from '../../engine/embed/index.js';
 import { VERSION } from '../../engine/version/index.js';
-import type { InjectionPolicy } from './injection-policy.js';
 
 /** The admin (and optional metrics) plane a handle may serve once (svc_serve_admin), over the handle's manager. */
 export class EmbeddedAdmin {
@@ -13,7 +12,6 @@ export class EmbeddedAdmin {
 
   constructor(
     private readonly manager: ImposterManager,
-    private readonly policy: InjectionPolicy,
     private readonly intercept: InterceptControl,
     private readonly log: Logger,
   ) {}
@@ -23,12 +21,11 @@ export class EmbeddedAdmin {
     if (this.busy || this.served) throw errors.badData('the admin plane is already serving');
     this.busy = true;
     try {
-      // The plane's allowInjection gates its routes, configFile and reload; inline config is the caller's own.
+      // The plane's allowInjection gates its routes, configFile and reload; inline config is the caller's own (SPEC §4.14).
       this.served = await serveAdmin(this.manager, options, {
         version: VERSION,
         log: this.log,
-        setAllowInjection: (allow) => { this.policy.adminAllows = allow; },
-        trusted: (work) => this.policy.trusted(work),
+        trustInlineConfig: true,
         // `/intercept*` over HTTP and the svc_*intercept* functions share the handle's one slot.
         intercept: this.intercept,
       });

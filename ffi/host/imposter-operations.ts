@@ -1,99 +1,77 @@
-import { errors, isObject } from '../../engine/model/index.js';
 import { VERSION } from '../../engine/version/index.js';
-import { flag, integer, json, jsonObject, options, port, stubRef, type Argument } from './arguments.js';
-import type { HostContext, Operations } from './operations.js';
-
-/** No base URL on this surface: the admin JSON minus its `_links` (top level and per stub). */
-function withoutLinks(value: Record<string, unknown>): Record<string, unknown> {
-  const { _links: _ignored, ...rest } = value;
-  if (Array.isArray(rest.stubs)) {
-    rest.stubs = rest.stubs.map((stub) => (isObject(stub) ? withoutLinks(stub) : stub));
-  }
-  return rest;
-}
-
-const NO_BASE = { baseUrl: '' };
+import { flag, integer, json, options, port, stubRef, type Argument } from './arguments.js';
+import { TRUSTED, type HostContext, type Operations } from './operations.js';
 
 function renderFlags(args: Argument[], at: number): { replayable: boolean; removeProxies: boolean } {
   const source = options(args, at, 'options_json');
   return { replayable: flag(source, 'replayable'), removeProxies: flag(source, 'removeProxies') };
 }
 
-/** PUT /imposters/{port}/stubs takes `{stubs: [...]}`; a bare array is accepted too. */
-function stubsOf(body: unknown): unknown {
-  if (Array.isArray(body)) return body;
-  if (!isObject(body)) throw errors.badData('request body must be a JSON object');
-  if (body.stubs !== undefined && !Array.isArray(body.stubs)) throw errors.badData("'stubs' must be an array");
-  return body.stubs;
+/** svc_replace_stubs takes the PUT /imposters/{port}/stubs body, or the bare stubs array for short. */
+function stubsBody(body: unknown): unknown {
+  return Array.isArray(body) ? { stubs: body } : body;
 }
 
 /**
  * Imposters, stubs, recorded requests and the admin plane: each the manager call its admin route
- * makes (SPEC §4.15 rule 5). Mutating calls run trusted: the C ABI is not injection-gated.
+ * makes (SPEC §4.15 rule 5), with the checks the manager makes. Mutating calls run trusted: the C ABI
+ * is not injection-gated.
  */
-export function imposterOperations({ manager, policy, admin }: HostContext): Operations {
-  const trusted = <T>(work: () => T): T => policy.trusted(work);
+export function imposterOperations({ manager, admin }: HostContext): Operations {
   return {
     hello: () => VERSION,
 
-    create_imposter: async (args) => (await trusted(() => manager.createImposter(json(args, 0, 'json')))).port,
-    replace_stubs: (args) => {
+    create_imposter: async (args) => (await manager.createImposter(json(args, 0, 'json'), TRUSTED)).port,
+    replace_stubs: async (args) => {
       const at = port(args);
-      manager.require(at);
-      const stubs = stubsOf(json(args, 1, 'json'));
-      trusted(() => manager.replaceStubs(at, stubs));
+      await manager.replaceStubs(at, stubsBody(json(args, 1, 'json')), TRUSTED);
       return 0;
     },
     delete_imposter: async (args) => {
-      await manager.deleteImposter(port(args), NO_BASE);
+      await manager.deleteImposter(port(args), {});
       return 0;
     },
     delete_all: async () => {
-      await manager.deleteAll({ ...NO_BASE, replayable: true });
+      await manager.deleteAll({ replayable: true });
       return 0;
     },
     recorded: (args) => JSON.stringify(manager.savedRequests(port(args), {}).requests),
-    verify: async (args) => JSON.stringify(await manager.verify(port(args), jsonObject(args, 1, 'body_json'), false)),
+    verify: async (args) => JSON.stringify(await manager.verify(port(args), json(args, 1, 'body_json'), TRUSTED)),
     stub_warnings: (args) => JSON.stringify(manager.require(port(args)).warnings),
-    apply_config: async (args) => {
-      const body = jsonObject(args, 0, 'json');
-      if (!('imposters' in body)) throw errors.badData("'imposters' is a required field");
-      const { report } = await trusted(() => manager.applyAll(body.imposters));
-      return JSON.stringify(report);
-    },
+    apply_config: async (args) => JSON.stringify((await manager.applyConfig(json(args, 0, 'json'), TRUSTED)).report),
 
-    list_imposters: (args) => JSON.stringify({ imposters: manager.renderList({ ...NO_BASE, ...renderFlags(args, 0) }).map(withoutLinks) }),
-    get_imposter: (args) => JSON.stringify(withoutLinks(manager.render(port(args), { ...NO_BASE, ...renderFlags(args, 1) }))),
-    add_stub: (args) => {
+    // No base URL on this surface: the admin JSON without `_links`.
+    list_imposters: (args) => JSON.stringify({ imposters: manager.renderList(renderFlags(args, 0)) }),
+    get_imposter: (args) => JSON.stringify(manager.render(port(args), renderFlags(args, 1))),
+    // NULL stub_json is the admin body without `stub`; a negative index appends; no id is generated (SPEC §4.14).
+    add_stub: async (args) => {
       const at = port(args);
-      const stub = json(args, 1, 'stub_json');
+      const stub = args[1] === null ? undefined : json(args, 1, 'stub_json');
       const index = integer(args, 2, 'index');
-      trusted(() => manager.addStub(at, stub, index < 0 ? undefined : index, false));
+      await manager.addStub(at, stub, { ...TRUSTED, index: index < 0 ? undefined : index, generateIds: false });
       return 0;
     },
     get_stub: (args) => JSON.stringify(manager.getStub(port(args), stubRef(args, 1))),
-    update_stub: (args) => {
+    update_stub: async (args) => {
       const at = port(args);
-      manager.require(at);
       const ref = stubRef(args, 1);
-      const stub = jsonObject(args, 2, 'stub_json');
-      trusted(() => manager.updateStub(at, ref, stub));
+      await manager.updateStub(at, ref, json(args, 2, 'stub_json'), TRUSTED);
       return 0;
     },
-    delete_stub: (args) => {
-      manager.deleteStub(port(args), stubRef(args, 1));
+    delete_stub: async (args) => {
+      await manager.deleteStub(port(args), stubRef(args, 1));
       return 0;
     },
-    clear_recorded: (args) => {
-      manager.clearRequests(port(args));
+    clear_recorded: async (args) => {
+      await manager.clearRequests(port(args));
       return 0;
     },
-    clear_proxy_recordings: (args) => {
-      manager.clearProxyResponses(port(args));
+    clear_proxy_recordings: async (args) => {
+      await manager.clearProxyResponses(port(args));
       return 0;
     },
-    set_imposter_enabled: (args) => {
-      manager.setEnabled(port(args), integer(args, 1, 'enabled') !== 0);
+    set_imposter_enabled: async (args) => {
+      await manager.setEnabled(port(args), { enabled: integer(args, 1, 'enabled') !== 0 });
       return 0;
     },
 

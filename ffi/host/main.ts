@@ -5,12 +5,11 @@
  */
 import { decode, encode } from '@msgpack/msgpack';
 import { createLogger, isLogLevel } from '../../engine/log/index.js';
-import { ImposterManager, type ManagerOptions } from '../../engine/manager/index.js';
-import { isSvcError } from '../../engine/model/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
+import { errorText, isSvcError } from '../../engine/model/index.js';
 import { InterceptControl, imposterProtocols } from '../../admin/intercept/index.js';
 import { EmbeddedAdmin } from './admin-plane.js';
 import { frame, FrameReader } from './frames.js';
-import { InjectionPolicy } from './injection-policy.js';
 import type { HostContext, OperationResult, Operations } from './operations.js';
 import { imposterOperations } from './imposter-operations.js';
 import { stateOperations } from './state-operations.js';
@@ -24,24 +23,13 @@ process.stdout.write = process.stderr.write.bind(process.stderr) as typeof proce
 const level = process.env.SVC_LOG;
 // Quiet by default: the host shares the calling program's stderr; warnings are readable via svc_stub_warnings.
 const log = createLogger({ level: isLogLevel(level) ? level : 'error' });
-const policy = new InjectionPolicy();
-const managerOptions: ManagerOptions = {
-  get allowInjection() {
-    return policy.allowInjection;
-  },
-  log,
-};
-const manager = new ImposterManager(managerOptions);
+// Gates the embedded admin plane only (svc_serve_admin sets it); the C functions call the manager trusted.
+const manager = new ImposterManager({ allowInjection: false, log });
 // Forward rules without `protocol` use the protocol of this handle's imposter on that port.
 const intercept = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
-const admin = new EmbeddedAdmin(manager, policy, intercept, log);
-const context: HostContext = { manager, policy, admin, intercept };
+const admin = new EmbeddedAdmin(manager, intercept, log);
+const context: HostContext = { manager, admin, intercept };
 const operations: Operations = { ...imposterOperations(context), ...stateOperations(context), ...interceptOperations(context) };
-
-function message(err: unknown): string {
-  if (isSvcError(err)) return err.entries.map((entry) => entry.message).join('; ');
-  return err instanceof Error ? err.message : String(err);
-}
 
 function reply(ok: boolean, value: OperationResult | null): void {
   writeFrame(frame(encode([ok, value])));
@@ -65,11 +53,11 @@ async function handle(payload: Buffer): Promise<void> {
     if (!Array.isArray(request) || typeof request[0] !== 'string' || !Array.isArray(request[1])) throw new Error('malformed request frame');
     [op, args] = request as [string, Argument[]];
   } catch (err) {
-    reply(false, message(err));
+    reply(false, errorText(err));
     return;
   }
   if (op === 'stop') {
-    await stop().catch((err: unknown) => log.error(`engine host stop: ${message(err)}`));
+    await stop().catch((err: unknown) => log.error(`engine host stop: ${errorText(err)}`));
     // Exit once the reply has been handed to the kernel, so the caller reads it before end of stream.
     writeFrame(frame(encode([true, 0])), () => process.exit(0));
     return;
@@ -85,7 +73,7 @@ async function handle(payload: Buffer): Promise<void> {
     if (!isSvcError(err)) {
       log.error(`engine host ${String(op)}: ${(err as Error)?.stack ?? String(err)}`);
     }
-    reply(false, message(err));
+    reply(false, errorText(err));
   }
 }
 

@@ -2,7 +2,9 @@ import type { ImposterManager } from '../../engine/manager/index.js';
 import type { InterceptControl } from '../../admin/index.js';
 import type { Argument } from './arguments.js';
 import type { EmbeddedAdmin } from './admin-plane.js';
-import type { InjectionPolicy } from './injection-policy.js';
+
+/** The C functions are not injection-gated (SPEC §4.14): every manager call they make says so. */
+export const TRUSTED = { trusted: true } as const;
 
 /** What an operation answers: JSON (or PEM) text for string functions, a number for int functions. */
 export type OperationResult = string | number;
@@ -12,7 +14,6 @@ export type Operations = Record<string, Operation>;
 /** What the operations of one handle work on. */
 export interface HostContext {
   manager: ImposterManager;
-  policy: InjectionPolicy;
   admin: EmbeddedAdmin;
   intercept: InterceptControl;
 }

@@ -1,9 +1,9 @@
 import { isSvcError } from '../../engine/model/index.js';
 import { optionalText, port, json, jsonObject, text } from './arguments.js';
-import type { HostContext, Operations } from './operations.js';
+import { TRUSTED, type HostContext, type Operations } from './operations.js';
 
 /** Scenarios, spaces and flow state (SPEC §4.6, §4.7, §4.8) over the manager's calls. */
-export function stateOperations({ manager, policy }: HostContext): Operations {
+export function stateOperations({ manager }: HostContext): Operations {
   return {
     scenarios: async (args) => JSON.stringify(await manager.scenarios(port(args), optionalText(args, 1))),
     set_scenario_state: async (args) => {
@@ -19,12 +19,8 @@ export function stateOperations({ manager, policy }: HostContext): Operations {
       return 0;
     },
 
-    space_add_stub: (args) => {
-      const at = port(args);
-      manager.require(at);
-      const flowId = text(args, 1, 'flow_id');
-      const stub = json(args, 2, 'stub_json');
-      policy.trusted(() => manager.spaceAddStub(at, flowId, stub));
+    space_add_stub: async (args) => {
+      await manager.spaceAddStub(port(args), text(args, 1, 'flow_id'), json(args, 2, 'stub_json'), TRUSTED);
       return 0;
     },
     space_list_stubs: (args) => JSON.stringify(manager.spaceListStubs(port(args), text(args, 1, 'flow_id'))),

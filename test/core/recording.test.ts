@@ -158,7 +158,7 @@ test('journal keeps the newest 10,000 with x-svc-truncated for unseen evictions'
     let buffered = '';
     socket.on('data', (d) => {
       buffered += d.toString('latin1');
-      let at;
+      let at: number;
       while ((at = buffered.indexOf('HTTP/1.1 ')) !== -1) { seen += 1; buffered = buffered.slice(at + 9); }
       if (seen >= total) { socket.destroy(); resolve(); }
     });

@@ -30,7 +30,7 @@ const OK = { is: { body: 'fine' } };
 
 /** Stubs without generated ids, so the rule id falls back to `<port>:<stubIndex>`. */
 async function imposter(stubs: unknown[]): Promise<number> {
-  const created = await manager.createImposter({ protocol: 'http', stubs }, false);
+  const created = await manager.createImposter({ protocol: 'http', stubs }, { generateIds: false });
   return created.port;
 }
 

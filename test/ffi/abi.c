@@ -4,7 +4,8 @@
  * `PAUSE` line, checks the engine from outside (imposter ports, the admin plane) and answers with a
  * line on stdin before the program goes on.
  *
- * Modes: `all <port> <port2> <truststore path>`, `threads`, `death`, `hang`, `serve <options_json>`.
+ * Modes: `all <port> <port2> <truststore path>`, `threads`, `death`, `hang`, `serve <options_json>`,
+ * `errors <port>`.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -267,12 +268,29 @@ static int serve(const char *options) {
     return 0;
 }
 
+/* The bad bodies test/ffi/error-parity.test.ts also sends to the admin plane this handle serves. */
+static int bad_bodies(uint16_t port) {
+    SvcHandle *h = start();
+    text("serve_admin", svc_serve_admin(h, NULL));
+    char json[128];
+    snprintf(json, sizeof json, "{\"port\":%u,\"protocol\":\"http\"}", port);
+    printf("create_imposter\t%u\n", svc_create_imposter(h, json));
+    text("apply_config_without_imposters", svc_apply_config(h, "{\"stubs\":[]}"));
+    status("replace_stubs_not_an_array", svc_replace_stubs(h, port, "{\"stubs\":{\"responses\":[]}}"));
+    status("add_stub_without_stub", svc_add_stub(h, port, NULL, -1));
+    pause_for("compare");
+    svc_stop(h);
+    printf("stopped\t0\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 5 && strcmp(argv[1], "all") == 0) return all((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), argv[4]);
     if (argc >= 2 && strcmp(argv[1], "threads") == 0) return threads();
     if (argc >= 2 && strcmp(argv[1], "death") == 0) return death();
     if (argc >= 2 && strcmp(argv[1], "hang") == 0) return hang();
     if (argc >= 3 && strcmp(argv[1], "serve") == 0) return serve(argv[2]);
-    fprintf(stderr, "usage: abi all <port> <port2> <truststore> | threads | death | hang | serve <options_json>\n");
+    if (argc >= 3 && strcmp(argv[1], "errors") == 0) return bad_bodies((uint16_t)atoi(argv[2]));
+    fprintf(stderr, "usage: abi all <port> <port2> <truststore> | threads | death | hang | serve <options_json> | errors <port>\n");
     return 64;
 }

@@ -56,7 +56,9 @@ try {
     for (let from = 0; from < raws.length && !crashed; from += RAW_LANES) {
       const lane = raws.slice(from, from + RAW_LANES);
       const outcomes = await Promise.all(lane.map((c) => target.checkRaw(c)));
-      lane.forEach((c, i) => record('imposter', outcomes[i], { wellFormed: c.wellFormed, bytes: c.bytes.toString('latin1') }));
+      lane.forEach((c, i) => {
+        record('imposter', outcomes[i], { wellFormed: c.wellFormed, bytes: c.bytes.toString('latin1') });
+      });
       rawRun += lane.length;
       if (Math.floor(rawRun / PROBE_EVERY) !== Math.floor((rawRun - lane.length) / PROBE_EVERY)) {
         const down = await target.alive();

@@ -1,16 +1,17 @@
 /**
  * svc as a package: `npm pack` of the built project, unpacked as node_modules/svc of a fresh consumer
  * folder (its other dependencies linked from this checkout, so nothing is downloaded), where a
- * TypeScript file importing `svc` and its subpaths type-checks against the emitted .d.ts and runs.
- * Needs the build (npm test builds first).
+ * TypeScript file importing `svc` and its subpaths type-checks against the emitted .d.ts and runs,
+ * and the package's `bin` (the CLI bundle) serves. Needs the build (npm test builds first); the
+ * bundle is remade here from it, as `npm run build` does.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../helpers/servers.js';
+import { freePort, http, repoRoot, spawnServer } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
@@ -38,6 +39,7 @@ let consumer = '';
 
 test.before(async () => {
   if (!existsSync(join(repoRoot, 'dist/engine/embed/index.d.ts'))) throw new Error('dist/ has no .d.ts: build first (npx tsc -p tsconfig.json)');
+  await run(process.execPath, [join(repoRoot, 'tools/bundle.mjs')], { cwd: repoRoot });
   const packed = join(tmp.path, 'packed');
   mkdirSync(packed);
   const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', packed], { cwd: repoRoot });
@@ -74,6 +76,54 @@ test('the package entry and its subpaths resolve at run time', async () => {
     + "console.log([typeof svc.ServerBuilder, typeof svc.VERSION, typeof manager.ImposterManager, typeof log.createLogger].join(','));";
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
   assert.is(stdout.trim(), 'function,string,function,function');
+});
+
+/** The packed package.json's `bin.svc`, as an absolute path inside the consumer's node_modules/svc. */
+function packedBin(): string {
+  const root = join(consumer, 'node_modules/svc');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; bin: { svc: string } };
+  return join(root, pkg.bin.svc);
+}
+
+test('the packed `bin` prints the version', async () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+  const { stdout } = await run(process.execPath, [packedBin(), '--version'], { cwd: consumer });
+  assert.is(stdout.trim(), pkg.version);
+});
+
+test('the packed `bin` serves: admin, script workers (rhai, javascript), dashboard assets, metrics', async () => {
+  const [adminPort, metricsPort, imposterPort] = [await freePort(), await freePort(), await freePort()];
+  const server = await spawnServer({
+    command: process.execPath,
+    args: [packedBin(), 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--allowInjection',
+      '--nologfile', '--pidfile', join(tmp.path, 'bin.pid')],
+    cwd: consumer,
+    adminPort,
+    readyPath: '/',
+  });
+  try {
+    const created = await http('POST', `http://127.0.0.1:${adminPort}/imposters`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        port: imposterPort, protocol: 'http', stubs: [
+          { predicates: [{ equals: { path: '/rhai' } }], responses: [{ _svc: { script: { code: 'http(200, "rhai " + ctx.request.path)' } } }] },
+          { responses: [{ _svc: { script: { engine: 'js', code: 'return http(200, "js " + ctx.request.path);' } } }] },
+        ],
+      }),
+    });
+    assert.is(created.status, 201, created.body);
+    assert.is((await http('GET', `http://127.0.0.1:${imposterPort}/rhai`)).body, 'rhai /rhai');
+    assert.is((await http('GET', `http://127.0.0.1:${imposterPort}/js`)).body, 'js /js');
+    const vendor = await http('GET', `http://127.0.0.1:${adminPort}/_dashboard/assets/vendor/preact.mjs`);
+    assert.is(vendor.status, 200);
+    const page = await http('GET', `http://127.0.0.1:${adminPort}/_dashboard/assets/index.html`);
+    assert.is(page.status, 200);
+    const metrics = await http('GET', `http://127.0.0.1:${metricsPort}/metrics`);
+    assert.is(metrics.status, 200);
+    assert.match(metrics.body, /svc_requests_total\{method="GET",status="200"\} 2/);
+  } finally {
+    await server.stop();
+  }
 });
 
 test.run();

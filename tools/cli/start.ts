@@ -1,11 +1,6 @@
 import { createLogger } from '../../engine/log/index.js';
-import { isSvcError } from '../../engine/model/index.js';
+import { errorText } from '../../engine/model/index.js';
 import { removeOwnPidFile, ServerBuilder, StartupFailure, VERSION, writePidFile, type CliOptions, type RunningServer } from '../../engine/embed/index.js';
-
-function describe(err: unknown): string {
-  if (isSvcError(err)) return err.entries.map((e) => e.message).join('; ');
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * `svc start`: the embedding API's ServerBuilder (engine/embed) plus what belongs to the process:
@@ -24,7 +19,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   try {
     server = await ServerBuilder.fromCli(options).logger(log).version(VERSION).start();
   } catch (err) {
-    log.error(err instanceof StartupFailure ? err.message : `cannot start: ${describe(err)}`);
+    log.error(err instanceof StartupFailure ? err.message : `cannot start: ${errorText(err)}`);
     return 1;
   }
   // Written only once serving: tooling waits for this file to know the server is ready. A read-only
@@ -32,7 +27,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   try {
     writePidFile(options.pidFile);
   } catch (err) {
-    log.error(`cannot write pidfile ${options.pidFile}: ${describe(err)}`);
+    log.error(`cannot write pidfile ${options.pidFile}: ${errorText(err)}`);
   }
   log.info(`svc v${VERSION} now taking orders - point your browser to http://localhost:${server.adminAddr().port}/ for help`);
 
@@ -55,7 +50,7 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   process.on('SIGTERM', shutdown);
   // A broken admin accept loop (EBADF...) leaves nothing to manage the imposters with: stop, status 1.
   server.wait().catch((err: unknown) => {
-    log.error(`admin accept loop failed: ${describe(err)}`);
+    log.error(`admin accept loop failed: ${errorText(err)}`);
     void exit(1);
   });
   return undefined;

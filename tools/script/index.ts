@@ -9,6 +9,7 @@
  * the body of `function (ctx)` as in a served `_svc.script`: it `return`s its value or defines `respond`.
  */
 import { readFile } from 'node:fs/promises';
+import { UsageError } from '../../engine/model/index.js';
 import { RhaiEngine, RhaiError, formatJson, type RhaiValue } from '../../engine/script/rhai/index.js';
 import { registerResults, scriptEngineNamed, scriptEngineOfFile } from '../../engine/script/svc/index.js';
 import { cliCtx, memoryState, type RequestFile } from './ctx.js';
@@ -23,8 +24,6 @@ interface EvalArgs {
   request?: string;
   deadlineMs: number;
 }
-
-class UsageError extends Error {}
 
 function parseArgs(argv: string[]): EvalArgs {
   let file: string | undefined;

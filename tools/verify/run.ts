@@ -1,6 +1,6 @@
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { isObject, isSvcError } from '../../engine/model/index.js';
+import { errorText, isObject } from '../../engine/model/index.js';
 import { parseVerify, type VerifyStep } from './annotation.js';
 import { drive, mismatch } from './drive.js';
 import { dynamicKinds, faultExpectation, type FaultExpectation } from './dynamic.js';
@@ -22,11 +22,6 @@ type Check = { pass: true; note: string } | { pass: false; reason: string };
 /** A stub that is not checked, and why. */
 interface Skip {
   skip: string;
-}
-
-function describe(err: unknown): string {
-  if (isSvcError(err)) return err.entries.map((e) => e.message).join('; ');
-  return err instanceof Error ? err.message : String(err);
 }
 
 function stepLabel(index: number, request: VerifyStep['request']): string {
@@ -55,7 +50,7 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
     try {
       port = (await manager.createImposter(copy)).port;
     } catch (err) {
-      return { pass: false, reason: `imposter rejected: ${describe(err)}` };
+      return { pass: false, reason: `imposter rejected: ${errorText(err)}` };
     }
     try {
       return await work(typeof copy.protocol === 'string' ? copy.protocol : 'http', port);

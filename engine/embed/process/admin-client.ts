@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import type { CliOptions } from './server-options.js';
+import { errorText } from '../../model/index.js';
 
 export interface AdminResponse {
   status: number;
@@ -35,5 +36,5 @@ export function adminCall(options: Pick<CliOptions, 'host' | 'port' | 'apiKey'>,
 export function describeFailure(options: Pick<CliOptions, 'host' | 'port'>, err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ECONNREFUSED') return `no svc process running on ${adminBase(options)}`;
-  return err instanceof Error ? err.message : String(err);
+  return errorText(err);
 }

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isLogLevel, parseLogFilter, type LogLevel } from '../../log/index.js';
-import { isObject } from '../../model/index.js';
+import { isObject, UsageError } from '../../model/index.js';
 import { parseListenAddress } from '../../transport/index.js';
 import { parseWorkers } from '../../runtime/index.js';
 
@@ -52,8 +52,6 @@ export interface CliOptions {
   /** Ignored or unknown options, reported once a logger exists. */
   warnings: string[];
 }
-
-export class UsageError extends Error {}
 
 export const DEFAULT_PIDFILE = 'svc.pid';
 /** As mountebank writes `mb.log`: a detached server (`svc restart`) keeps its log somewhere. */

@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { adminBase, adminCall, describeFailure } from './admin-client.js';
+import { adminBase, adminCall, describeFailure, type AdminResponse } from './admin-client.js';
 import { DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 
 function fail(command: string, message: string): number {
@@ -19,7 +19,7 @@ export type AdminTarget = Pick<CliOptions, 'host' | 'port' | 'apiKey'>;
  * non-2xx answer, a non-JSON answer or an unreachable server throws and writes nothing.
  */
 export async function saveImposters(admin: AdminTarget, target: string = DEFAULT_SAVEFILE, removeProxies = false): Promise<void> {
-  let response;
+  let response: AdminResponse;
   try {
     response = await adminCall(admin, 'GET', replayablePath(removeProxies));
   } catch (err) {

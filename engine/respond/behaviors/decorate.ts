@@ -1,4 +1,4 @@
-import { isObject } from '../../model/index.js';
+import { errorText, isObject } from '../../model/index.js';
 import type { BehaviorContext, ResponseFields, StepRunner } from './types.js';
 
 /** SPEC §7: a failed decorate serves the response as it was, marked (and marked as a timeout when it was one). */
@@ -17,7 +17,7 @@ export function compileDecorate(source: string): StepRunner {
     try {
       return await ctx.scripts.decorate(source, response, ctx);
     } catch (err) {
-      ctx.log(`decorate failed: ${(err as Error)?.message ?? String(err)}`);
+      ctx.log(`decorate failed: ${errorText(err)}`);
       return undecorated(before, ctx, ctx.scripts.isTimeout(err));
     }
   };

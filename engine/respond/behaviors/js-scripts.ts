@@ -22,7 +22,7 @@ export function behaviorScriptsOf(access: SandboxAccess, port: number): Behavior
         } catch (err) {
           // mountebank answers a failing wait function with a 500 `invalid wait injection`.
           if (err instanceof ScriptError || err instanceof ScriptTimeoutError) {
-            throw new BehaviorError('invalid injection', 'invalid_injection', `invalid wait injection: ${err.message}`);
+            throw new BehaviorError('invalid_injection', `invalid wait injection: ${err.message}`);
           }
           throw err;
         }
@@ -47,10 +47,10 @@ export async function injectedPredicates(access: SandboxAccess, port: number, so
     result = await access.host().inject(port, source, request, { timeoutMs: access.timeoutMs });
   } catch (err) {
     if (err instanceof ScriptError || err instanceof ScriptTimeoutError) {
-      throw new BehaviorError('invalid injection', 'invalid_injection', `invalid predicateGenerator injection: ${err.message}`);
+      throw new BehaviorError('invalid_injection', `invalid predicateGenerator injection: ${err.message}`);
     }
     throw err;
   }
-  if (!Array.isArray(result)) throw new BehaviorError('invalid injection', 'invalid_injection', 'invalid predicateGenerator injection: the function must return an array of predicates');
+  if (!Array.isArray(result)) throw new BehaviorError('invalid_injection', 'invalid predicateGenerator injection: the function must return an array of predicates');
   return result;
 }

@@ -24,13 +24,13 @@ export function compileShellTransform(command: string): StepRunner {
     exec(line, { env, maxBuffer: constants.MAX_STRING_LENGTH }, (error, stdout, stderr) => {
       if (error) {
         if (stderr) ctx.log(`shellTransform ${command}: ${stderr}`);
-        reject(new BehaviorError('invalid injection', 'shell_transform_failed', error.message));
+        reject(new BehaviorError('shell_transform_failed', error.message));
         return;
       }
       try {
         resolve(JSON.parse(stdout) as ResponseFields);
       } catch {
-        reject(new BehaviorError('invalid injection', 'shell_transform_failed', `Shell command returned invalid JSON: '${stdout}'`));
+        reject(new BehaviorError('shell_transform_failed', `Shell command returned invalid JSON: '${stdout}'`));
       }
     });
   });

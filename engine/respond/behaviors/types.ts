@@ -1,4 +1,4 @@
-import type { MockRequest } from '../../model/index.js';
+import { SvcFailure, type ErrorSlug, type MockRequest } from '../../model/index.js';
 import type { SvcScripts } from '../svc-script.js';
 
 /** A response as behaviors see it: mountebank's response object before the defaultResponse fallback. */
@@ -31,8 +31,8 @@ export interface BehaviorContext {
 export type StepRunner = (response: ResponseFields, ctx: BehaviorContext) => ResponseFields | Promise<ResponseFields>;
 
 /** A behavior failure that ends the request with a 500 envelope (mountebank answers 500 too). */
-export class BehaviorError extends Error {
-  constructor(readonly code: string, readonly type: string, message: string) {
+export class BehaviorError extends SvcFailure {
+  constructor(readonly type: ErrorSlug, message: string) {
     super(message);
   }
 }

@@ -27,7 +27,7 @@ export function compileWait(value: unknown): StepRunner {
   }
   const source = String(isObject(value) ? value.inject : value);
   return async (response, ctx) => {
-    if (!ctx.scripts) throw new BehaviorError('invalid injection', 'invalid_injection', 'JavaScript behaviors need the JavaScript engine');
+    if (!ctx.scripts) throw new BehaviorError('invalid_injection', 'JavaScript behaviors need the JavaScript engine');
     const ms = await ctx.scripts.wait(source, ctx);
     // A longer timer would fire after 1 ms (node's timer limit), the opposite of what was asked.
     await sleep(Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_DELAY_MS) : 0);

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CompiledResponse } from '../compile-response.js';
+import type { FaultRandom } from '../fault-hooks.js';
 import type { ResolveContext, ResponseOutcome } from '../outcome.js';
 import { canonicalFault } from '../transport-fault.js';
 import { compileFaultBlock } from './compile.js';
-import type { FaultRandom } from './random.js';
 import type { CompiledFaults } from './types.js';
 
 /** Each stub response's block is compiled on its first use and kept as long as the response lives. */

@@ -1,5 +1,4 @@
-/** A source of uniform numbers in [0, 1): each imposter owns one so its fault draws are reproducible. */
-export type FaultRandom = () => number;
+import type { FaultRandom } from '../fault-hooks.js';
 
 /** FNV-1a over the seed's UTF-8 bytes: any string (a number or a word) becomes a 32-bit state. */
 function seedState(seed: string): number {

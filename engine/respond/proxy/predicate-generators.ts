@@ -21,18 +21,18 @@ function selectionValue(nodes: unknown): unknown {
 }
 
 function valueOfFor(generator: Json): ValueOf {
-  let valueOf: ValueOf = (field) => field;
+  let valueAt: ValueOf = (field) => field;
   for (const key of Object.keys(generator)) {
     if (key === 'xpath' && isObject(generator.xpath)) {
       const spec = generator.xpath;
       const select = xpathValueSelector(spec.selector, isObject(spec.ns) ? (spec.ns as Record<string, string>) : {});
-      valueOf = (field) => selectionValue(select(field as string));
+      valueAt = (field) => selectionValue(select(field as string));
     } else if (key === 'jsonpath' && isObject(generator.jsonpath)) {
       const selector = generator.jsonpath.selector;
-      valueOf = (field) => selectionValue(selectJsonPath(selector, field));
+      valueAt = (field) => selectionValue(selectJsonPath(selector, field));
     }
   }
-  return valueOf;
+  return valueAt;
 }
 
 /** mountebank's objFilter: removes the keys an `ignore` entry names (string, list, or nested object). */
@@ -53,12 +53,12 @@ function isObjectLike(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
 
-function equalsFor(field: unknown, matchers: unknown, valueOf: ValueOf): Json {
+function equalsFor(field: unknown, matchers: unknown, valueAt: ValueOf): Json {
   const result: Json = {};
   if (!isObjectLike(matchers)) return result;
   for (const key of Object.keys(matchers)) {
     const value = field === undefined || field === null ? undefined : (field as Json)[key];
-    result[key] = isObjectLike(value) ? equalsFor(value, (matchers as Json)[key], valueOf) : valueOf(value);
+    result[key] = isObjectLike(value) ? equalsFor(value, (matchers as Json)[key], valueAt) : valueAt(value);
   }
   return result;
 }
@@ -74,7 +74,7 @@ function existsTree(node: unknown): unknown {
 function fieldPredicates(request: Json, generator: Json): Json[] {
   const base: Json = {};
   for (const key of Object.keys(generator)) if (!NOT_COPIED.has(key)) base[key] = generator[key];
-  const valueOf = valueOfFor(generator);
+  const valueAt = valueOfFor(generator);
   const operator = generator.predicateOperator;
   const matches = isObject(generator.matches) ? generator.matches : {};
   return Object.keys(matches).map((fieldName) => {
@@ -83,13 +83,13 @@ function fieldPredicates(request: Json, generator: Json): Json[] {
     if (matcher === true && operator === undefined) {
       const field = request[fieldName];
       if (isObject(generator.ignore) && generator.ignore[fieldName] !== undefined) dropIgnored(field, generator.ignore[fieldName]);
-      predicate.deepEquals = { [fieldName]: valueOf(field) };
+      predicate.deepEquals = { [fieldName]: valueAt(field) };
     } else if (operator === 'exists') {
       predicate.exists = existsTree(request);
     } else if (operator !== undefined) {
-      predicate[String(operator)] = valueOf(request);
+      predicate[String(operator)] = valueAt(request);
     } else {
-      predicate.equals = { [fieldName]: equalsFor(request[fieldName], matcher, valueOf) };
+      predicate.equals = { [fieldName]: equalsFor(request[fieldName], matcher, valueAt) };
     }
     return predicate;
   });

@@ -7,12 +7,11 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isUtf8 } from 'node:buffer';
-import type { HeaderMap } from '../../model/index.js';
+import { SvcFailure, type HeaderMap } from '../../model/index.js';
 import type { ResponseFields } from '../behaviors/index.js';
 
 /** Upstream failures answer 500 `invalid proxy`, as in mountebank. */
-export class ProxyError extends Error {
-  readonly code = 'invalid proxy';
+export class ProxyError extends SvcFailure {
   readonly type = 'invalid_proxy';
 }
 
@@ -146,7 +145,7 @@ export async function forward(
   target: UpstreamTarget, method: string, path: string, headers: HeaderMap, body: Buffer, hostInjected: boolean,
 ): Promise<ResponseFields> {
   const outgoing = outgoingHeaders(headers, target, hostInjected, body);
-  let result;
+  let result: { response: IncomingMessage; body: Buffer };
   try {
     result = await exchange(target, method, path, outgoing, body);
   } catch (error) {

@@ -15,7 +15,7 @@ export function proxyProblems(response: Record<string, unknown>): string[] {
     } catch {
       problems.push(`proxy.to must be an absolute URL, got ${JSON.stringify(proxy.to)}`);
     }
-    if (url && url.protocol.startsWith('http') && url.pathname !== '/') {
+    if (url?.protocol.startsWith('http') && url.pathname !== '/') {
       problems.push(`proxy.to must not contain a path '${url.pathname}'`);
     }
   }

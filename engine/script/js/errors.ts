@@ -2,6 +2,7 @@
  * The two ways a script can fail, kept apart because SPEC §7 answers them differently
  * (e.g. response inject: error → 400 `invalid injection`, timeout → 504 `injection timeout`).
  */
+import { SvcFailure } from '../../model/index.js';
 
 /**
  * Why a script failed: it did not compile, threw, exceeded a structural bound (loop, recursion,
@@ -9,11 +10,8 @@
  */
 export type ScriptErrorKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend' | 'host';
 
-/** A `ctx.state` call of a `_svc.script` run whose flow store failed (thrown into the script, which may catch it). */
-export class FlowStoreFailure extends Error {}
-
 /** The script failed (compile error, exception, or a loop/recursion/memory bound). */
-export class ScriptError extends Error {
+export class ScriptError extends SvcFailure {
   readonly kind: ScriptErrorKind;
 
   constructor(message: string, kind: ScriptErrorKind = 'runtime') {
@@ -24,7 +22,7 @@ export class ScriptError extends Error {
 }
 
 /** The script did not finish before its deadline (`_svc.scriptEngine.timeoutMs`). */
-export class ScriptTimeoutError extends Error {
+export class ScriptTimeoutError extends SvcFailure {
   readonly timeoutMs: number;
 
   constructor(timeoutMs: number, message = `script exceeded its ${timeoutMs} ms deadline`) {

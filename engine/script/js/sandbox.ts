@@ -26,7 +26,7 @@ import {
 } from 'quickjs-emscripten';
 import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-guard.js';
 import { PRELUDE } from './prelude.js';
-import { FlowStoreFailure } from './errors.js';
+import { BackendFailure } from '../state-bridge.js';
 import { DEFAULT_MEMORY_LIMIT, type HookKind, type LogLine, type RunMessage, type RunOutcome } from './protocol.js';
 
 export const STACK_BYTES = 96 * 1024;
@@ -75,7 +75,7 @@ class ScopeSandbox {
       try {
         value = this.svcState(this.current, ctx.getString(flowId), ctx.getString(method), JSON.parse(ctx.getString(args)) as unknown[]);
       } catch (err) {
-        if (err instanceof FlowStoreFailure) this.storeFailed = true;
+        if (err instanceof BackendFailure) this.storeFailed = true;
         throw err;
       }
       return ctx.newString(value === undefined ? '' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));

@@ -10,8 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxSet } from './sandbox.js';
 import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
 import { stateHandle } from '../ctx.js';
-import { BackendFailure, StateBridge, type StateWiring } from '../state-bridge.js';
-import { FlowStoreFailure } from './errors.js';
+import { StateBridge, type StateWiring } from '../state-bridge.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */
 const SCRIPT_NICENESS = 5;
@@ -32,11 +31,7 @@ const sandboxes = await SandboxSet.create(memoryLimitBytes, flush, (message, flo
   const handle = stateHandle(flowId, (f, op, a) => bridge.call(message.id, message.deadline, f, op, a));
   const call = handle[method];
   if (!call) throw new Error(`ctx.state.${method} is not a function`);
-  try {
-    return call(...args);
-  } catch (err) {
-    throw err instanceof BackendFailure ? new FlowStoreFailure(err.message) : err;
-  }
+  return call(...args);
 });
 
 function run(message: RunMessage): void {

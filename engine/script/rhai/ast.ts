@@ -67,7 +67,7 @@ export type Expr =
   | N<'do', { body: Expr; cond: Expr; until: boolean }>
   | N<'for', { v: VarInfo; idx?: VarInfo; iter: Expr; body: Expr }>
   | N<'break', { value?: Expr }>
-  | N<'continue', {}>
+  | N<'continue', object>
   | N<'return', { value?: Expr }>
   | N<'throw', { value?: Expr }>
   | N<'try', { body: Expr; err?: VarInfo; handler: Expr }>

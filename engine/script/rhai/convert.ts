@@ -16,8 +16,10 @@ import {
   type Slot,
   type Value,
 } from './values.js';
+import { errorText } from '../../model/index.js';
 
 /** A host function; receives JS values, returns a JS value. */
+// biome-ignore lint/suspicious/noExplicitAny: a host function of any parameter types must fit (unknown[] would reject them).
 export type HostFunction = (...args: any[]) => unknown;
 
 export function fromJs(x: unknown): Value {
@@ -130,5 +132,5 @@ export class HostCallable implements Callable {
 /** Turns an exception thrown by host code into a catchable Rhai runtime error. */
 export function hostError(e: unknown, pos: Pos): RhaiError {
   if (e instanceof RhaiError) return e.at(pos);
-  return runtimeError(e instanceof Error ? e.message : String(e), pos);
+  return runtimeError(errorText(e), pos);
 }

@@ -31,7 +31,7 @@ export interface RunOptions {
 
 export class RhaiEngine {
   readonly limits: Limits;
-  private readonly natives: NativeRegistry = standardLibrary();
+  private readonly natives: NativeRegistry<Run> = standardLibrary();
   private readonly output: Output;
 
   constructor(opts: EngineOptions = {}) {

@@ -2,6 +2,7 @@
  * Rhai errors. Messages follow Rhai's Display style: a description followed by
  * " (line L, position C)" when the position is known.
  */
+import { SvcFailure } from '../../model/index.js';
 
 /** A source position; line and column are 1-based, 0 means "unknown". */
 export interface Pos {
@@ -20,7 +21,7 @@ export const NO_POS: Pos = { line: 0, col: 0 };
  */
 export type RhaiErrorKind = 'parse' | 'runtime' | 'throw' | 'limit' | 'timeout';
 
-export class RhaiError extends Error {
+export class RhaiError extends SvcFailure {
   readonly kind: RhaiErrorKind;
   /** The message without the position suffix. */
   readonly description: string;

@@ -3,10 +3,10 @@
  * registered functions. Operators `in`, getters (`get$x`) and indexers use the same table.
  */
 import type { Pos } from './errors.js';
-import type { Run } from './runtime.js';
 import { FnPtr, RChar, RFloat, RRange, RTimestamp, isInt, typeName, type Value } from './values.js';
 
-export type NativeFn = (args: Value[], run: Run, pos: Pos) => Value;
+/** `R` is the caller's run state (runtime.ts binds it to `Run`), so this table does not import its user. */
+export type NativeFn<R> = (args: Value[], run: R, pos: Pos) => Value;
 
 /**
  * Parameter type tags: Rhai type names (`i64`, `f64`, `string`, `char`, `bool`, `array`, `map`, `Fn`,
@@ -15,11 +15,11 @@ export type NativeFn = (args: Value[], run: Run, pos: Pos) => Value;
  */
 export type TypeTag = string;
 
-export interface Overload {
+export interface Overload<R> {
   /** Parameter types; with `variadic`, extra arguments are unchecked. */
   types: TypeTag[];
   variadic: boolean;
-  fn: NativeFn;
+  fn: NativeFn<R>;
 }
 
 export function fits(tag: TypeTag, v: Value): boolean {
@@ -57,23 +57,23 @@ export function fits(tag: TypeTag, v: Value): boolean {
   }
 }
 
-export function matches(ov: Overload, args: Value[]): boolean {
+export function matches<R>(ov: Overload<R>, args: Value[]): boolean {
   const n = ov.types.length;
   if (ov.variadic ? args.length < n : args.length !== n) return false;
   for (let i = 0; i < n; i++) if (!fits(ov.types[i], args[i])) return false;
   return true;
 }
 
-export class NativeRegistry {
-  private readonly table = new Map<string, Overload[]>();
+export class NativeRegistry<R> {
+  private readonly table = new Map<string, Overload<R>[]>();
   /** Bumped on every registration, so call-site caches notice late host registrations. */
   version = 0;
 
   /** Adds an overload; `first` puts it ahead of existing ones (host functions override the stdlib). */
-  add(name: string, types: TypeTag[], fn: NativeFn, opts: { variadic?: boolean; first?: boolean } = {}): void {
+  add(name: string, types: TypeTag[], fn: NativeFn<R>, opts: { variadic?: boolean; first?: boolean } = {}): void {
     let list = this.table.get(name);
     if (!list) this.table.set(name, (list = []));
-    const ov: Overload = { types, variadic: opts.variadic ?? false, fn };
+    const ov: Overload<R> = { types, variadic: opts.variadic ?? false, fn };
     this.version++;
     if (opts.first) list.unshift(ov);
     else list.push(ov);
@@ -83,7 +83,7 @@ export class NativeRegistry {
     return this.table.has(name);
   }
 
-  resolve(name: string, args: Value[]): Overload | undefined {
+  resolve(name: string, args: Value[]): Overload<R> | undefined {
     const list = this.table.get(name);
     if (!list) return undefined;
     for (const ov of list) if (matches(ov, args)) return ov;
@@ -91,8 +91,8 @@ export class NativeRegistry {
   }
 
   /** A registry that sees this one's entries and can be extended without changing it. */
-  fork(): NativeRegistry {
-    const r = new NativeRegistry();
+  fork(): NativeRegistry<R> {
+    const r = new NativeRegistry<R>();
     for (const [k, v] of this.table) r.table.set(k, [...v]);
     return r;
   }

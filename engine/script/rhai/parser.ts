@@ -542,10 +542,10 @@ class Parser {
       case 'lit':
         return;
       case 'array':
-        e.items.forEach((x) => this.checkConstant(x));
+        for (const x of e.items) this.checkConstant(x);
         return;
       case 'map':
-        e.entries.forEach(([, x]) => this.checkConstant(x));
+        for (const [, x] of e.entries) this.checkConstant(x);
         return;
       case 'unary':
         this.checkConstant(e.e);

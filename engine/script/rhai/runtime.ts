@@ -66,14 +66,14 @@ export interface MethodSite {
   key: string;
   /** `name/arity` of a script function taking the receiver as first argument. */
   keyWithReceiver: string;
-  cached?: Overload;
+  cached?: Overload<Run>;
   version?: number;
 }
 
 /** What a run needs from its program and engine. */
 export interface Linked {
   fns: Map<string, CompiledFn>;
-  natives: NativeRegistry;
+  natives: NativeRegistry<Run>;
   limits: Limits;
   output: Output;
 }

@@ -27,6 +27,7 @@ import { workerSpawner } from '../spawn-worker.js';
 import type { LogLevel } from '../ctx.js';
 import { StateChannel } from '../state-bridge.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
+import { errorText } from '../../model/index.js';
 
 const GRACE_MS = 1000;
 /** How long a run waits behind busy workers before the pool grows. */
@@ -183,7 +184,7 @@ export class SvcScriptRunner {
     } catch (err) {
       if (err instanceof ScriptTimeoutError) return { ok: false, errorType: 'timeout', message: err.message };
       if (err instanceof ScriptError) return { ok: false, errorType: JS_ERRORS[err.kind], message: err.message };
-      return { ok: false, errorType: 'host', message: (err as Error)?.message ?? String(err) };
+      return { ok: false, errorType: 'host', message: errorText(err) };
     }
   }
 

@@ -12,6 +12,7 @@ import { Script } from 'node:vm';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { compileRhai, RhaiError } from '../rhai/index.js';
 import { scriptTimeoutOf, svcFunctionSource } from '../js/index.js';
+import { SvcFailure } from '../../model/index.js';
 
 export type ScriptEngineName = 'rhai' | 'javascript';
 
@@ -38,7 +39,7 @@ export interface ScriptSource {
 }
 
 /** A spec that cannot be used; the message is what the 400 says. */
-export class ScriptSpecError extends Error {}
+export class ScriptSpecError extends SvcFailure {}
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

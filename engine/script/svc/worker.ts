@@ -12,6 +12,7 @@ import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
 import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
 import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from '../state-bridge.js';
+import { errorText } from '../../model/index.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
 const SCRIPT_NICENESS = 5;
@@ -82,7 +83,7 @@ function run(message: RunMessage): RunOutcome {
   } catch (err) {
     if (err instanceof RhaiTimeoutError || stateTimedOut) return failure('timeout', `script exceeded its deadline`);
     if (err instanceof RhaiError) return failure(errorTypeOf(err, backendFailed), err.message);
-    return failure('runtime', (err as Error)?.message ?? String(err));
+    return failure('runtime', errorText(err));
   }
 }
 
@@ -92,7 +93,7 @@ port.on('message', (message: RunMessage) => {
   try {
     outcome = run(message);
   } catch (err) {
-    outcome = failure('host', `script worker failure: ${(err as Error)?.message ?? String(err)}`);
+    outcome = failure('host', `script worker failure: ${errorText(err)}`);
   }
   port.postMessage({ type: 'done', id: message.id, outcome, logs });
 });

@@ -6,7 +6,7 @@ import { runtimeError, type Pos } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
 import { eq } from '../ops.js';
 import type { Run } from '../runtime.js';
-import { FnPtr, compareValues, display, isInt, typeName, type Int, type Value } from '../values.js';
+import { type FnPtr, compareValues, display, isInt, typeName, type Int, type Value } from '../values.js';
 import { callback } from './core.js';
 
 const arr = (v: Value): Value[] => v as Value[];
@@ -51,7 +51,7 @@ function partition(r: Run, a: Value[], fp: FnPtr, pos: Pos, removeMatching: bool
   return removed;
 }
 
-export function registerArray(n: NativeRegistry): void {
+export function registerArray(n: NativeRegistry<Run>): void {
   n.add('len', ['array'], ([a]) => arr(a).length);
   n.add('get$len', ['array'], ([a]) => arr(a).length);
   n.add('is_empty', ['array'], ([a]) => arr(a).length === 0);

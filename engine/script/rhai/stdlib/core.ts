@@ -32,7 +32,7 @@ function callbackArity(r: Run, fp: FnPtr): number {
   return 1;
 }
 
-export function registerCore(n: NativeRegistry): void {
+export function registerCore(n: NativeRegistry<Run>): void {
   n.add('type_of', ['any'], ([v]) => typeName(v));
   const is: [string, (v: Value) => boolean][] = [
     ['is_int', isInt],

@@ -2,17 +2,18 @@
  * The standard library as one native registry, built once and forked per engine.
  */
 import { NativeRegistry } from '../natives.js';
+import type { Run } from '../runtime.js';
 import { registerArray } from './array.js';
 import { registerCore } from './core.js';
 import { registerMap } from './map.js';
 import { registerMath } from './math.js';
 import { registerString } from './string.js';
 
-let base: NativeRegistry | undefined;
+let base: NativeRegistry<Run> | undefined;
 
-export function standardLibrary(): NativeRegistry {
+export function standardLibrary(): NativeRegistry<Run> {
   if (!base) {
-    base = new NativeRegistry();
+    base = new NativeRegistry<Run>();
     registerCore(base);
     registerMath(base);
     registerString(base);

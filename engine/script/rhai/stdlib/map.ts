@@ -4,7 +4,7 @@
 import { runtimeError, type Pos } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
-import { FnPtr, RChar, sortedKeys, typeName, type RMap, type Value } from '../values.js';
+import { type FnPtr, RChar, sortedKeys, typeName, type RMap, type Value } from '../values.js';
 
 const map = (v: Value): RMap => v as RMap;
 const key = (v: Value): string => (v instanceof RChar ? v.c : (v as string));
@@ -23,7 +23,7 @@ function partition(r: Run, m: RMap, fp: FnPtr, pos: Pos, removeMatching: boolean
   return removed;
 }
 
-export function registerMap(n: NativeRegistry): void {
+export function registerMap(n: NativeRegistry<Run>): void {
   n.add('len', ['map'], ([m]) => map(m).size);
   n.add('get$len', ['map'], ([m]) => map(m).size);
   n.add('is_empty', ['map'], ([m]) => map(m).size === 0);

@@ -41,7 +41,7 @@ export function parseFloatText(s: string, pos: Pos): RFloat {
   return new RFloat(Number(t));
 }
 
-export function registerMath(n: NativeRegistry): void {
+export function registerMath(n: NativeRegistry<Run>): void {
   n.add('abs', ['i64'], ([x], _r, pos) => ((x as Int) < 0 ? neg(x, pos) : x));
   n.add('abs', ['f64'], ([x]) => new RFloat(Math.abs(f(x))));
   n.add('sign', ['i64'], ([x]) => ((x as Int) > 0 ? 1 : (x as Int) < 0 ? -1 : 0));
@@ -131,7 +131,7 @@ export function registerMath(n: NativeRegistry): void {
   n.add('len', ['range'], ([rg]) => {
     const g = rg as { start: Int; end: Int; inclusive: boolean };
     const len = Number(g.end) - Number(g.start) + (g.inclusive ? 1 : 0);
-    return len > 0 ? len : 0;
+    return Math.max(len, 0);
   });
 }
 

@@ -41,7 +41,7 @@ function indexOf(s: string, find: string, from: number): number {
   return -1;
 }
 
-export function registerString(n: NativeRegistry): void {
+export function registerString(n: NativeRegistry<Run>): void {
   n.add('len', ['string'], ([s]) => strLen(s as string));
   n.add('get$len', ['string'], ([s]) => strLen(s as string));
   n.add('is_empty', ['string'], ([s]) => s === '');
