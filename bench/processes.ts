@@ -16,21 +16,30 @@ export function pinning(enabled: boolean): Pinning {
 }
 
 /**
- * svc from the build (`npm run bench` compiles first). `BENCH_SVC_CMD` replaces the command, with
- * `{port}` standing for the admin port, e.g. a second mountebank while svc's server is unfinished:
+ * svc from the build (`npm run bench` compiles first) with a metrics port of its own, so two svc
+ * servers never race for the default 9090 and the per-core one can be asked how its engine threads
+ * shared the connections. `runtime` becomes `--runtime` / `--workers` flags, which an SVC_RUNTIME in the
+ * bench's own environment cannot override; the single side says SVC_RUNTIME=single for the same reason.
+ * `BENCH_SVC_CMD` replaces the command, with `{port}` standing for the admin port, e.g. a second
+ * mountebank while svc's server is unfinished:
  * BENCH_SVC_CMD='node node_modules/mountebank/bin/mb --nologfile --port {port}'
  */
-export async function startSvcServer(pin: Pinning): Promise<{ server: RunningServer; command: string }> {
+export async function startSvcServer(
+  pin: Pinning,
+  runtime: { mode: 'single' | 'per-core'; workers?: number } = { mode: 'single' },
+): Promise<{ server: RunningServer; command: string; metricsPort?: number }> {
   const adminPort = await freePort();
   const custom = process.env.BENCH_SVC_CMD;
   const entry = join(repoRoot, 'dist/tools/svc.js');
   if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
+  const metricsPort = custom ? undefined : await freePort();
   const words = custom
     ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile'];
+    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort),
+      ...(runtime.mode === 'per-core' ? ['--runtime', 'per-core', ...(runtime.workers ? ['--workers', String(runtime.workers)] : [])] : [])];
   const [command, ...args] = [...pin.server, ...words];
-  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
-  return { server, command: words.join(' ') };
+  const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/', env: { ...process.env, SVC_RUNTIME: runtime.mode } });
+  return { server, command: words.join(' '), metricsPort };
 }
 
 /**

@@ -1,15 +1,21 @@
 /**
- * `npm run bench`: svc vs mountebank 2.9.1 side by side, plus a bare node:net ceiling.
+ * `npm run bench`: svc vs mountebank 2.9.1 side by side, plus a bare node:net ceiling, and svc
+ * `--runtime per-core` against svc single on the scenarios marked `perCore` (issue 13). Every server's
+ * CPU time per request (all its threads, from /proc) is measured next to req/s: on a 2-core machine
+ * wrk takes one core, so per-core can only show what each request costs, not more throughput.
  *
  * Env: BENCH_DURATION (seconds per measurement, default 5), BENCH_RUNS (default 3; the median is
- * printed), BENCH_WARMUP (seconds, default 1), BENCH_ONLY=a,b (scenario ids), BENCH_SVC_CMD (see
- * processes.ts). Runs are interleaved (each scenario: svc, mountebank, svc, ...) so drift from
- * other load on the machine hits both sides alike.
+ * printed), BENCH_WARMUP (seconds, default 1), BENCH_ONLY=a,b (scenario ids), BENCH_WORKERS (engine
+ * threads of the per-core server, default 2), BENCH_SVC_CMD (see processes.ts; no per-core rows then).
+ * Runs are interleaved (each scenario: svc, per-core, mountebank, svc, ...) so drift from other load
+ * on the machine hits every side alike.
  */
 import { http, type RunningServer } from '../test/helpers/servers.js';
+import { parseExposition } from '../test/helpers/prom-text.js';
+import { cpuTime } from './cpu.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
-import { renderTable, renderTargets, summarize, type Cell, type Row, type Target } from './table.js';
+import { renderPerCoreTable, renderTable, renderTargets, summarize, type Cell, type Measurement, type Row, type Target } from './table.js';
 import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
 
@@ -19,6 +25,7 @@ const THREADS = 1;
 const duration = envInteger('BENCH_DURATION', 5);
 const runs = envInteger('BENCH_RUNS', 3);
 const warmup = envInteger('BENCH_WARMUP', 1, 0);
+const workers = envInteger('BENCH_WORKERS', 2);
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
@@ -62,10 +69,22 @@ async function check(url: string, request: BenchRequest, expectBody: string, who
   }
 }
 
-async function measure(url: string, request: BenchRequest, wrkPin: string[]) {
+/** One wrk run after a warm-up, with the CPU seconds the server (`pid`, all threads) spent during it. */
+async function measure(url: string, request: BenchRequest, wrkPin: string[], pid: number | undefined): Promise<Measurement> {
   const base = { url, request, connections: CONNECTIONS, threads: THREADS, wrapper: wrkPin };
   if (warmup > 0) await runWrk({ ...base, seconds: warmup });
-  return runWrk({ ...base, seconds: duration });
+  const before = cpuTime(pid);
+  const result = await runWrk({ ...base, seconds: duration });
+  const after = cpuTime(pid);
+  if (!before || !after) return result;
+  return { ...result, cpuSeconds: after.all - before.all, mainCpuSeconds: after.main - before.main };
+}
+
+/** Connections each engine thread accepted (svc_accepted_connections_total by worker slot). */
+async function acceptedBySlot(metricsPort: number): Promise<Map<string, number>> {
+  const res = await http('GET', `http://127.0.0.1:${metricsPort}/metrics`);
+  const family = parseExposition(res.body).get('svc_accepted_connections_total');
+  return new Map((family?.samples ?? []).map((s) => [s.labels.worker ?? '?', s.value]));
 }
 
 async function main(): Promise<void> {
@@ -75,6 +94,9 @@ async function main(): Promise<void> {
 
   const svc = await startSvcServer(pin);
   servers.push(svc.server);
+  const perCoreWanted = !process.env.BENCH_SVC_CMD && selected.some((s) => s.perCore);
+  const perCore = perCoreWanted ? await startSvcServer(pin, { mode: 'per-core', workers }) : undefined;
+  if (perCore) servers.push(perCore.server);
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
 
@@ -84,6 +106,11 @@ async function main(): Promise<void> {
     `  pinning: ${pinned ? 'servers on core 0, wrk on core 1 (taskset)' : 'none (taskset not found)'}`,
     '  every stub response sends `Connection: keep-alive` (mountebank closes after each response by default)',
     `  svc: ${svc.command}`,
+    ...(perCore ? [
+      `  svc per-core: ${perCore.command}`,
+      '    pinned like svc (wrk needs the other core), so its req/s cannot beat single here: compare CPU/req',
+    ] : []),
+    '  CPU/req: the server\'s utime+stime over all threads (/proc/<pid>/stat) during the measured run / requests; main thread: /proc/<pid>/task/<pid>/stat',
     '  mountebank: node_modules/mountebank/bin/mb --loglevel warn (no per-request log lines)',
     `  node ${process.version}`,
     '',
@@ -97,7 +124,7 @@ async function main(): Promise<void> {
     const request: BenchRequest = { method: 'GET', path: '/' };
     await check(url, request, 'hello', 'ceiling');
     ceilingCell = { runs: [] };
-    for (let run = 0; run < runs; run++) ceilingCell.runs.push(await measure(url, request, pin.wrk));
+    for (let run = 0; run < runs; run++) ceilingCell.runs.push(await measure(url, request, pin.wrk, ceiling.pid));
     rows.push({ label: '(e) ceiling: bare node:net hello-world', svc: ceilingCell });
     process.stderr.write('bench: (e) done\n');
   }
@@ -105,8 +132,10 @@ async function main(): Promise<void> {
   for (const scenario of selected) {
     const sides = [
       { name: 'svc', server: svc.server, cell: { runs: [] } as Cell },
+      ...(perCore && scenario.perCore ? [{ name: 'svc per-core', server: perCore.server, cell: { runs: [] } as Cell }] : []),
       { name: 'mountebank', server: mb, cell: { runs: [] } as Cell },
     ];
+    const cellOf = (name: string) => sides.find((s) => s.name === name)?.cell;
     const urls: string[] = [];
     for (const side of sides) {
       const url = `http://127.0.0.1:${await createImposter(side.server, scenario)}`;
@@ -114,20 +143,46 @@ async function main(): Promise<void> {
       urls.push(url);
     }
     for (let run = 0; run < runs; run++) {
-      for (const [i, side] of sides.entries()) side.cell.runs.push(await measure(urls[i]!, scenario.request, pin.wrk));
+      for (const [i, side] of sides.entries()) side.cell.runs.push(await measure(urls[i]!, scenario.request, pin.wrk, side.server.pid));
     }
     for (const side of sides) {
       const errors = summarize(side.cell).errors;
       if (errors) errorNotes.push(`(${scenario.id}) ${side.name}: ${errors} socket errors or non-2xx/3xx responses`);
     }
-    rows.push({ label: `(${scenario.id}) ${scenario.title}`, svc: sides[0]!.cell, mb: sides[1]!.cell });
+    rows.push({ label: `(${scenario.id}) ${scenario.title}`, svc: cellOf('svc'), mb: cellOf('mountebank'), perCore: cellOf('svc per-core') });
     process.stderr.write(`bench: (${scenario.id}) done\n`);
   }
 
   process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
+  if (perCore?.metricsPort !== undefined && rows.some((r) => r.perCore)) {
+    process.stdout.write(`\nsvc single vs per-core with ${workers} engine threads, same imposter JSON\n${renderPerCoreTable(rows)}\n`);
+    process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
+  }
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
   const targets = targetsFor(rows, ceilingCell);
-  if (targets.length) process.stdout.write(`\ntargets (issue 2):\n${renderTargets(targets)}\n`);
+  if (targets.length) process.stdout.write(`\ntargets (issues 2 and 13):\n${renderTargets(targets)}\n`);
+}
+
+/**
+ * How the per-core server's engine threads shared the connections, and what its CPU per request says
+ * of a bigger machine: N cores (load generator elsewhere) answer at most N * 1e6 / (CPU µs per request)
+ * req/s, and no more than 1e6 / (main thread µs per request) while the main thread's share does not
+ * shrink as engine threads are added (work every request needs from it: forwarding, the journal).
+ */
+function perCoreNotes(rows: Row[], slots: Map<string, number>): string {
+  const split = [...slots].sort(([a], [b]) => Number(a) - Number(b)).map(([slot, n]) => `thread ${slot}: ${n}`).join(', ');
+  const busy = [...slots.values()].filter((n) => n > 0).length;
+  const lines = [`  connections accepted per engine thread (svc_accepted_connections_total): ${split || 'none reported'}`];
+  if (busy < 2) lines.push('  WARNING: one engine thread accepted every connection: this build does not serve per-core');
+  const count = (n: number) => Math.round(n).toLocaleString('en-US');
+  for (const row of rows) {
+    const summary = row.perCore && summarize(row.perCore);
+    if (!summary?.cpuMicrosPerRequest || !summary.mainCpuMicrosPerRequest) continue;
+    const share = summary.mainCpuMicrosPerRequest / summary.cpuMicrosPerRequest;
+    lines.push(`  ${row.label}: main thread ${(100 * share).toFixed(0)}% of the CPU; 16 cores: at most ~${count((16 * 1e6) / summary.cpuMicrosPerRequest)} req/s`
+      + ` if every thread carries an even share, ~${count(1e6 / summary.mainCpuMicrosPerRequest)} req/s if the main thread's part stays as measured`);
+  }
+  return lines.join('\n');
 }
 
 function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
@@ -143,6 +198,14 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
   for (const [id, value] of [['b', b], ['c', c]] as const) {
     const mbRps = rps(id, 'mb');
     if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
+  }
+  for (const row of rows) {
+    if (!row.perCore || !row.svc) continue;
+    const single = summarize(row.svc).cpuMicrosPerRequest;
+    const perCore = summarize(row.perCore).cpuMicrosPerRequest;
+    if (single && perCore) {
+      targets.push({ label: `${row.label.slice(0, 3)} per-core CPU/req vs single`, value: perCore / single, threshold: 1.15, unit: 'x', atMost: true });
+    }
   }
   return targets;
 }

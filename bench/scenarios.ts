@@ -23,6 +23,8 @@ export interface Scenario {
   request: BenchRequest;
   /** Body the request must get back, checked on every server before measuring. */
   expectBody: string;
+  /** Also measured on svc `--runtime per-core` (issue 13's rows). */
+  perCore?: boolean;
 }
 
 const keepAlive = { Connection: 'keep-alive' };
@@ -48,6 +50,7 @@ export const scenarios: Scenario[] = [
     imposter: { protocol: 'http', stubs: [{ responses: [is('hello', { 'Content-Type': 'text/plain' })] }] },
     request: { method: 'GET', path: '/' },
     expectBody: 'hello',
+    perCore: true,
   },
   {
     id: 'b',
@@ -55,6 +58,7 @@ export const scenarios: Scenario[] = [
     imposter: { protocol: 'http', stubs: manyPathStubs },
     request: { method: 'GET', path: '/item/399' },
     expectBody: 'item 399',
+    perCore: true,
   },
   {
     id: 'c',

@@ -17,6 +17,8 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface RunningServer {
   adminPort: number;
+  /** The spawned process (a `taskset` wrapper execs, so it keeps this pid); benches read its CPU time. */
+  pid?: number;
   /** Resolves once the process has exited; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -117,7 +119,7 @@ export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
     }
     try {
       await http('GET', `http://127.0.0.1:${spec.adminPort}${spec.readyPath}`, { timeoutMs: 10_000 });
-      return { adminPort: spec.adminPort, stop };
+      return { adminPort: spec.adminPort, pid: child.pid, stop };
     } catch {
       if (Date.now() > deadline) {
         await stop();
