@@ -27,7 +27,7 @@ test('the start-up log names the engine threads', ({ svc }) => {
   assert.ok(svc.log.recent().some((entry) => entry.level === 'info' && entry.message === 'runtime per-core: 2 engine threads'));
 });
 
-test('fresh connections are accepted by both threads (metric per slot); cycling and the journal stay one', async ({ svc }) => {
+test('fresh connections are all counted (metric per slot); cycling and the journal stay one', async ({ svc }) => {
   const before = await acceptedBySlot(svc.metricsPort);
   const port = await imposter(svc, { recordRequests: true, stubs: [{ responses: CYCLE }] });
   const bodies: string[] = [];
@@ -37,8 +37,9 @@ test('fresh connections are accepted by both threads (metric per slot); cycling 
   assert.equal(saved.map((r: { path: string }) => r.path), bodies.map((_, i) => `/r${i}`));
   const after = await acceptedBySlot(svc.metricsPort);
   const grew = (slot: string) => (after.get(slot) ?? 0) - (before.get(slot) ?? 0);
+  // Which thread wins a sequential connect is the kernel's choice (an idle thread takes them all when the
+  // test's own client keeps the main thread busy); per-core-must-show.test.ts checks the spread with 200 at once.
   assert.is(grew('0') + grew('1'), 60);
-  assert.ok(grew('0') > 0 && grew('1') > 0, `both threads accept: ${grew('0')} / ${grew('1')}`);
 });
 
 test('a stub change is seen by the very next request, whichever thread accepts it', async ({ svc }) => {
