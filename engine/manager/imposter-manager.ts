@@ -387,6 +387,7 @@ export class ImposterManager {
       definition, port, log: this.options.log, observers: this.observers, scriptHost: this.scripts, svcRunner: this.svcScripts,
       recordAll: this.options.recordAllRequests, debugMatches: this.options.debugMatches, flowStore,
       unknownFaultServesDefault: this.options.compat === 'mountebank', sharedState: this.runtime !== undefined,
+      threads: this.runtime?.workers,
     });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };

@@ -22,7 +22,7 @@ import {
   applyStateOps, compileStateOps, FlowStoreUnavailable, StubGates, type FlowIdSource, type FlowStore, type StateOp,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
-import { exactBytes, type LocalPlan, type PlanSource } from '../runtime/index.js';
+import { exactBytes, ThreadCounter, type LocalPlan, type PlanSource } from '../runtime/index.js';
 
 /** A stub as served: its read-back config plus the response cycle (cycling state survives unrelated edits). */
 export interface LiveStub {
@@ -60,6 +60,8 @@ export interface ImposterOptions {
    * threads answering from this imposter's plan (PlanSource) step the same ones.
    */
   sharedState?: boolean;
+  /** With sharedState: how many threads count requests (the main thread is slot 0). */
+  threads?: number;
 }
 
 /** A PreparedResponse as it crosses to an engine thread: the body's own bytes, not its pooled slab. */
@@ -76,7 +78,7 @@ export class Imposter implements PlanSource {
   private isEnabled = true;
   /** numberOfRequests: a field on one loop, shared memory under per-core (`sharedCount`). */
   private localCount = 0;
-  private readonly sharedCount: BigInt64Array | undefined;
+  private readonly sharedCount: ThreadCounter | undefined;
   /** Per-core: tells the runtime to publish a new plan (stubs or enabled changed). */
   private planChanged: (() => void) | undefined;
   readonly journal = new JournalRing<RecordedRequest>();
@@ -120,7 +122,7 @@ export class Imposter implements PlanSource {
     this.debugMatches = options.debugMatches === true;
     this.unknownFaultServesDefault = options.unknownFaultServesDefault === true;
     this.port = port;
-    if (options.sharedState) this.sharedCount = new BigInt64Array(new SharedArrayBuffer(8));
+    if (options.sharedState) this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
     this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
@@ -163,11 +165,11 @@ export class Imposter implements PlanSource {
   }
 
   get numberOfRequests(): number {
-    return this.sharedCount ? Number(Atomics.load(this.sharedCount, 0)) : this.localCount;
+    return this.sharedCount ? this.sharedCount.total() : this.localCount;
   }
 
   set numberOfRequests(value: number) {
-    if (this.sharedCount) Atomics.store(this.sharedCount, 0, BigInt(value));
+    if (this.sharedCount) this.sharedCount.set(value);
     else this.localCount = value;
   }
 
@@ -296,7 +298,7 @@ export class Imposter implements PlanSource {
         cycle: stub.cycle.slot!,
       })),
       fallback: portableResponse(this.defaultPrepared),
-      count: this.sharedCount.buffer as SharedArrayBuffer,
+      count: this.sharedCount.buffer,
     };
   }
 
@@ -328,7 +330,7 @@ export class Imposter implements PlanSource {
     const sink = this.logRequests
       ? new LoggedSink(given, request.method, request.path, (line) => this.log.debug(`${this.protocol}:${this.port} ${line}`))
       : given;
-    if (this.sharedCount) Atomics.add(this.sharedCount, 0, 1n);
+    if (this.sharedCount) this.sharedCount.add(0);
     else this.localCount += 1;
     const record = this.recordRequests ? this.journal.append(recordOf(request)) : undefined;
     const ex = openExchange(request, sink, wire.url, record, started);

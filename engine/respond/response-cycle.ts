@@ -111,10 +111,14 @@ export class ResponseCycle<T> {
 
   /** Index (into the configs) of the response `next()` returns next; the cycle does not move. */
   peek(): number {
+    if (this.runs.length === 1) return this.runs[0].index;
     return this.runs[Math.min(this.state.current(), this.runs.length - 1)].index;
   }
 
   next(): T {
+    // One response served once per turn: the position never moves, so no shared write (per-core: no lock
+    // line bouncing between cores). A run with `repeat` keeps counting: a proxy may append a second run.
+    if (this.runs.length === 1 && this.runs[0].times === 1) return this.responses[this.runs[0].index];
     return this.responses[this.runs[this.state.advance(this.runs)].index];
   }
 

@@ -43,7 +43,7 @@ const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
 let nextRequest = 1;
 
 /** Plans in (main posts them here before bumping a listener's version) and count keys out. */
-const control = (workerData as { control: MessagePort }).control;
+const { control, slot } = workerData as { control: MessagePort; slot: number };
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
 const plans = new Map<number, { version: number; local?: LocalAnswer }>();
 const counts = new CountTables((key: CountKey) => control.postMessage(key));
@@ -96,7 +96,7 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
         plan = plans.get(id);
       }
       if (plan?.local) {
-        const response = answerLocally(plan.local, wire);
+        const response = answerLocally(plan.local, wire, slot);
         if (response) {
           // Counted before written: a scrape after the client saw the answer finds it.
           counts.add(id, wire.method, response.statusCode);

@@ -11,13 +11,14 @@ import { ResponseCycle, type PreparedResponse } from '../respond/index.js';
 import { wantsDebug } from '../analysis/index.js';
 import type { ResponseSink } from '../transport/index.js';
 import { asBuffer, type LocalPlan } from './protocol.js';
+import { ThreadCounter } from './thread-counter.js';
 
 /** A local plan made ready to serve on this thread. */
 export interface LocalAnswer {
   matcher: StubSetMatcher;
   cycles: Array<ResponseCycle<PreparedResponse>>;
   fallback: PreparedResponse;
-  count: BigInt64Array;
+  count: ThreadCounter;
 }
 
 /** Structured cloning made the bodies Uint8Arrays: Buffers again, once per plan (writers cache per object). */
@@ -30,7 +31,7 @@ export function compilePlan(plan: LocalPlan): LocalAnswer {
     matcher: compileStubSet(plan.stubs),
     cycles: plan.stubs.map((stub) => new ResponseCycle(stub.responses.map(revive), stub.configs, stub.cycle)),
     fallback: revive(plan.fallback),
-    count: new BigInt64Array(plan.count),
+    count: new ThreadCounter(plan.count),
   };
 }
 
@@ -38,10 +39,10 @@ export function compilePlan(plan: LocalPlan): LocalAnswer {
 const NO_SCRIPTS = {};
 
 /**
- * Answers `wire` from `local` and returns its response, or undefined when the main thread must
- * (nothing was counted or moved then).
+ * Answers `wire` from `local` (counted in this thread's `slot`) and returns its response, or
+ * undefined when the main thread must (nothing was counted or moved then).
  */
-export function answerLocally(local: LocalAnswer, wire: WireRequest): PreparedResponse | undefined {
+export function answerLocally(local: LocalAnswer, wire: WireRequest, slot: number): PreparedResponse | undefined {
   if (wantsDebug(wire.rawHeaders)) return undefined;
   let request: MockRequest;
   let index: number | Promise<number>;
@@ -55,7 +56,7 @@ export function answerLocally(local: LocalAnswer, wire: WireRequest): PreparedRe
     index.catch(() => undefined);
     return undefined;
   }
-  Atomics.add(local.count, 0, 1n);
+  local.count.add(slot);
   return index >= 0 ? local.cycles[index].next() : local.fallback;
 }
 

@@ -18,7 +18,7 @@ export interface LocalPlan {
   }>;
   /** What no matching stub gets. */
   fallback: PreparedResponse;
-  /** The imposter's numberOfRequests (BigInt64, one element). */
+  /** The imposter's numberOfRequests (a ThreadCounter's buffer: this thread adds to its own slot). */
   count: SharedArrayBuffer;
 }
 

@@ -171,6 +171,20 @@ test('repeat and the no-match default are shared too, on keep-alive connections 
   for (const c of connections) c.socket.destroy();
 });
 
+test('numberOfRequests stays exact when both threads count and it is cleared between their requests', async ({ svc }) => {
+  // One response: no shared cycle position moves, yet every thread's count is summed.
+  const port = await imposter(svc, { stubs: [{ responses: [{ is: { ...KEEP, body: 'X' } }] }] });
+  const connections = await onBothThreads(svc, port);
+  const bodies: string[] = [];
+  for (let i = 0; i < 10; i += 1) bodies.push(await connections[i % connections.length].ask());
+  assert.equal(bodies, Array(10).fill('X'));
+  assert.is(await numberOfRequests(svc, port), connections.length + 10);
+  assert.is((await svc.admin('DELETE', `/imposters/${port}/savedRequests`)).status, 200);
+  for (const c of connections) await c.ask();
+  assert.is(await numberOfRequests(svc, port), connections.length);
+  for (const c of connections) c.socket.destroy();
+});
+
 test('a stub edit is seen by the very next request on every thread, keep-alive connections included', async ({ svc }) => {
   const port = await imposter(svc, { stubs: [{ responses: [{ is: { body: 'v0' } }] }] });
   const connections = await onBothThreads(svc, port);
