@@ -31,9 +31,13 @@ export function acceptAnyMethod(server: Server, options: AnyMethodOptions): void
   const sweep = new DeadlineSweep(DEFAULT_TIMEOUTS);
   server.on('connection', (socket: Socket) => {
     // Until node:http or the engine's parser owns the socket, its errors (a client's RST) are ours.
-    const onError = (): void => { socket.destroy(); };
+    const onError = (): void => {
+      socket.destroy();
+    };
     socket.on('error', onError);
-    const onSilent = (): void => { socket.destroy(); };
+    const onSilent = (): void => {
+      socket.destroy();
+    };
     socket.setTimeout(server.headersTimeout || options.idleMs, onSilent);
     let seen: Buffer | null = null;
     const onData = (chunk: Buffer): void => {
@@ -54,7 +58,13 @@ export function acceptAnyMethod(server: Server, options: AnyMethodOptions): void
       if (TOKEN.test(method) && !NODE_METHODS.has(method)) {
         own.add(socket);
         socket.on('close', () => own.delete(socket));
-        new Http1Connection(socket, socket, { handler: options.handler, maxBodyBytes: options.maxBodyBytes, timeouts: DEFAULT_TIMEOUTS, sweep, anyMethod: true });
+        new Http1Connection(socket, socket, {
+          handler: options.handler,
+          maxBodyBytes: options.maxBodyBytes,
+          timeouts: DEFAULT_TIMEOUTS,
+          sweep,
+          anyMethod: true,
+        });
       } else {
         for (const listener of http1) listener.call(server, socket);
       }

@@ -84,7 +84,14 @@ export function dispatchWireGateway(manager: ImposterManager, port: number, wire
  * `ANY /__svc/{port}/<path>` (SPEC §4.10): dispatches to the imposter with the URI rewritten;
  * returns false when no imposter listens on that port.
  */
-export function dispatchGateway(manager: ImposterManager, port: number, rest: string, request: IncomingMessage, body: Buffer, response: ServerResponse): boolean {
+export function dispatchGateway(
+  manager: ImposterManager,
+  port: number,
+  rest: string,
+  request: IncomingMessage,
+  body: Buffer,
+  response: ServerResponse,
+): boolean {
   const imposter = manager.get(port);
   if (!imposter) return false;
   const wire: WireRequest = {

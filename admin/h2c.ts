@@ -57,7 +57,10 @@ export function acceptH2c(server: Server, handler: Handler): void {
   const http1 = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   // The compat objects offer the IncomingMessage/ServerResponse subset the admin plane uses.
-  const h2 = http2.createServer({ Http2ServerResponse: AdminH2Response }, handler as unknown as (request: Http2ServerRequest, response: AdminH2Response) => void);
+  const h2 = http2.createServer(
+    { Http2ServerResponse: AdminH2Response },
+    handler as unknown as (request: Http2ServerRequest, response: AdminH2Response) => void,
+  );
   const sessions = new Set<Http2Session>();
   h2.on('session', (session: Http2Session) => {
     sessions.add(session);
@@ -72,9 +75,13 @@ export function acceptH2c(server: Server, handler: Handler): void {
     sniffing.add(socket);
     socket.once('close', () => sniffing.delete(socket));
     // Until node:http or node:http2 owns the socket, its errors (a client's RST) and silence are ours.
-    const onError = (): void => { socket.destroy(); };
+    const onError = (): void => {
+      socket.destroy();
+    };
     socket.on('error', onError);
-    const onSilent = (): void => { socket.destroy(); };
+    const onSilent = (): void => {
+      socket.destroy();
+    };
     socket.setTimeout(server.headersTimeout || SILENT_CLIENT_MS, onSilent);
     const handOver = (bytes: Buffer): void => {
       sniffing.delete(socket);

@@ -82,6 +82,8 @@ export function reply(response: ServerResponse, result: AdminReply): void {
  */
 export function rawErrorResponse(err: SvcError): string {
   const text = serialise(err.envelope()) ?? LAST_RESORT;
-  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
+  return (
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`
+  );
 }

@@ -12,7 +12,15 @@ import { acceptAnyMethod } from './any-method.js';
 import type { WireRequest } from '../engine/model/index.js';
 import type { OutgoingHeaders, ResponseSink } from '../engine/transport/index.js';
 import {
-  flowStateRoutes, imposterRoutes, interceptRoutes, miscRoutes, reloadRoutes, requestRoutes, scenarioRoutes, spaceRoutes, stubRoutes,
+  flowStateRoutes,
+  imposterRoutes,
+  interceptRoutes,
+  miscRoutes,
+  reloadRoutes,
+  requestRoutes,
+  scenarioRoutes,
+  spaceRoutes,
+  stubRoutes,
   type Reloader,
 } from './routes/index.js';
 import { EventHub, eventRoutes } from './events/index.js';
@@ -64,8 +72,10 @@ function rawHeaderValue(raw: string[], lowerName: string): string | undefined {
 
 /** Answers on this sink close the connection: the next request opens one that is sniffed afresh. */
 function closingSink(sink: ResponseSink): ResponseSink {
-  const withClose = (headers: OutgoingHeaders): OutgoingHeaders =>
-    [...headers.filter(([name]) => name.toLowerCase() !== 'connection'), ['Connection', 'close']];
+  const withClose = (headers: OutgoingHeaders): OutgoingHeaders => [
+    ...headers.filter(([name]) => name.toLowerCase() !== 'connection'),
+    ['Connection', 'close'],
+  ];
   return {
     protocol: sink.protocol,
     send: (statusCode, headers, body) => sink.send(statusCode, withClose(headers), body),
@@ -215,10 +225,11 @@ export function listenAdmin(server: Server, port: number, host?: string): Promis
       resolve({
         port: bound,
         server,
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });

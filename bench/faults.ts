@@ -31,25 +31,33 @@ const runs = envInteger('BENCH_RUNS', 3);
 const keepAlive = { Connection: 'keep-alive' };
 const request: BenchRequest = { method: 'GET', path: '/' };
 const plainStubs = [{ responses: [{ is: { headers: keepAlive, body: 'ok' } }] }];
-const faultyStubs = [{
-  responses: [{
-    is: { headers: keepAlive, body: 'ok' },
-    _svc: {
-      fault: {
-        latency: { probability: 0.2, minMs: 5, maxMs: 50 },
-        tcp: { probability: 0.05, type: 'reset' },
-        error: { probability: 0.2, status: 503, headers: keepAlive, body: 'injected' },
+const faultyStubs = [
+  {
+    responses: [
+      {
+        is: { headers: keepAlive, body: 'ok' },
+        _svc: {
+          fault: {
+            latency: { probability: 0.2, minMs: 5, maxMs: 50 },
+            tcp: { probability: 0.05, type: 'reset' },
+            error: { probability: 0.2, status: 503, headers: keepAlive, body: 'injected' },
+          },
+        },
       },
-    },
-  }],
-}];
+    ],
+  },
+];
 /** No latency: B keeps its request rate up, so resets (reconnects) and 503s cost the server the most. */
-const resetStubs = [{
-  responses: [{
-    is: { headers: keepAlive, body: 'ok' },
-    _svc: { fault: { tcp: { probability: 0.3, type: 'reset' }, error: { probability: 0.3, status: 503, headers: keepAlive, body: 'injected' } } },
-  }],
-}];
+const resetStubs = [
+  {
+    responses: [
+      {
+        is: { headers: keepAlive, body: 'ok' },
+        _svc: { fault: { tcp: { probability: 0.3, type: 'reset' }, error: { probability: 0.3, status: 503, headers: keepAlive, body: 'injected' } } },
+      },
+    ],
+  },
+];
 const B_STUBS = { alone: plainStubs, plain: plainStubs, faulty: faultyStubs, resets: resetStubs };
 
 type Phase = keyof typeof B_STUBS;
@@ -75,8 +83,8 @@ async function createImposter(server: RunningServer, stubs: unknown[]): Promise<
 }
 
 async function measurePhase(urls: Record<Name, string>, loaded: Name[], wrkPin: string[]): Promise<Map<Name, WrkResult>> {
-  const load = (seconds: number) => Promise.all(loaded.map((name) =>
-    runWrk({ url: urls[name], request, seconds, connections: CONNECTIONS, threads: 1, wrapper: wrkPin })));
+  const load = (seconds: number) =>
+    Promise.all(loaded.map((name) => runWrk({ url: urls[name], request, seconds, connections: CONNECTIONS, threads: 1, wrapper: wrkPin })));
   await load(WARMUP_SECONDS);
   const results = await load(duration);
   return new Map(loaded.map((name, i) => [name, results[i]!]));
@@ -135,7 +143,10 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|',
       ...PHASES.map((phase) => {
         const b = cells.get(`${phase}/B`);
-        const total = (['A', 'B', 'C'] as const).reduce((sum, name) => sum + (cells.has(`${phase}/${name}`) ? summarize(cell(phase, name)).requestsPerSecond : 0), 0);
+        const total = (['A', 'B', 'C'] as const).reduce(
+          (sum, name) => sum + (cells.has(`${phase}/${name}`) ? summarize(cell(phase, name)).requestsPerSecond : 0),
+          0,
+        );
         return `| ${phase} | ${rps(cells.get(`${phase}/A`))} | ${rps(cells.get(`${phase}/C`))} | ${rps(b)} | ${b ? summarize(b).errors.toLocaleString('en-US') : '-'} | ${Math.round(total).toLocaleString('en-US')} |`;
       }),
       '',
@@ -147,7 +158,9 @@ async function main(): Promise<void> {
         const ok = percent >= THRESHOLD_PERCENT;
         pass &&= ok;
         const idle = pairedPercent(cell(phase, name), cell('alone', name));
-        lines.push(`${name} beside B ${phase}: ${percent.toFixed(1)}% of its figure beside fault-free B (target >= ${THRESHOLD_PERCENT}%) ${ok ? 'PASS' : 'FAIL'}; ${idle.toFixed(1)}% of its figure with B idle`);
+        lines.push(
+          `${name} beside B ${phase}: ${percent.toFixed(1)}% of its figure beside fault-free B (target >= ${THRESHOLD_PERCENT}%) ${ok ? 'PASS' : 'FAIL'}; ${idle.toFixed(1)}% of its figure with B idle`,
+        );
       }
     }
     process.stdout.write(`${lines.join('\n')}\n`);

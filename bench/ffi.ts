@@ -17,8 +17,11 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-ffi-bench-'));
 try {
   execFileSync(process.execPath, [join(repoRoot, 'ffi', 'build.mjs')], { stdio: 'inherit' });
   const program = join(dir, 'ffi-roundtrip');
-  execFileSync('gcc', ['-O2', '-o', program, join(repoRoot, 'bench', 'ffi-roundtrip.c'),
-    '-I', join(repoRoot, 'ffi', 'include'), '-L', build, '-lsvc_ffi', `-Wl,-rpath,${build}`], { stdio: 'inherit' });
+  execFileSync(
+    'gcc',
+    ['-O2', '-o', program, join(repoRoot, 'bench', 'ffi-roundtrip.c'), '-I', join(repoRoot, 'ffi', 'include'), '-L', build, '-lsvc_ffi', `-Wl,-rpath,${build}`],
+    { stdio: 'inherit' },
+  );
   execFileSync(program, [String(calls)], { stdio: 'inherit' });
 } finally {
   rmSync(dir, { recursive: true, force: true });

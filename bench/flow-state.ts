@@ -13,7 +13,21 @@ const is = { is: { statusCode: 200, body: 'ok' } };
 const cells: Record<string, unknown[]> = {
   static: [{ responses: [is] }],
   increment: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'n' }] } }] }],
-  'set+incr': [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'set', key: 'last', value: { seen: true } }, { op: 'increment', key: 'n' }] } }] }],
+  'set+incr': [
+    {
+      responses: [
+        {
+          ...is,
+          _svc: {
+            stateOps: [
+              { op: 'set', key: 'last', value: { seen: true } },
+              { op: 'increment', key: 'n' },
+            ],
+          },
+        },
+      ],
+    },
+  ],
 };
 
 await benchCells(cells, 100_000);

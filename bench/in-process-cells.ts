@@ -21,15 +21,30 @@ export async function benchCells(cells: Record<string, unknown[]>, defaultPerRou
   const manager = new ImposterManager({ allowInjection: false, log, host: '127.0.0.1' });
   try {
     const wire = {
-      method: 'GET', url: '/', httpVersion: '1.1' as const, rawHeaders: ['Host', 'localhost:8080', 'User-Agent', 'wrk', 'Accept', '*/*'],
-      body: Buffer.alloc(0), remoteAddress: '127.0.0.1', remotePort: 50000,
+      method: 'GET',
+      url: '/',
+      httpVersion: '1.1' as const,
+      rawHeaders: ['Host', 'localhost:8080', 'User-Agent', 'wrk', 'Accept', '*/*'],
+      body: Buffer.alloc(0),
+      remoteAddress: '127.0.0.1',
+      remotePort: 50000,
     };
     let sent = 0;
-    const sink = { protocol: 'http1' as const, send() { sent += 1; }, reset() {}, closeEmpty() {}, writeRawAndClose() {} };
-    const targets = await Promise.all(Object.entries(cells).map(async ([name, stubs]) => {
-      const created = await manager.createImposter({ protocol: 'http', stubs });
-      return { name, imposter: manager.get(created.port)! };
-    }));
+    const sink = {
+      protocol: 'http1' as const,
+      send() {
+        sent += 1;
+      },
+      reset() {},
+      closeEmpty() {},
+      writeRawAndClose() {},
+    };
+    const targets = await Promise.all(
+      Object.entries(cells).map(async ([name, stubs]) => {
+        const created = await manager.createImposter({ protocol: 'http', stubs });
+        return { name, imposter: manager.get(created.port)! };
+      }),
+    );
     const time = async (imposter: (typeof targets)[number]['imposter']): Promise<number> => {
       sent = 0;
       const before = process.cpuUsage();
@@ -51,7 +66,9 @@ export async function benchCells(cells: Record<string, unknown[]>, defaultPerRou
     process.stdout.write(`in-process Imposter.handle(), fake sink, CPU time, median of ${rounds} rounds of ${perRound}\n`);
     for (const [name, values] of results) {
       const ns = median(values);
-      process.stdout.write(`  ${name.padEnd(width)} ${ns.toFixed(0).padStart(5)} ns/request  (${name === baseline ? 'baseline' : `+${(ns - base).toFixed(0)} ns`})\n`);
+      process.stdout.write(
+        `  ${name.padEnd(width)} ${ns.toFixed(0).padStart(5)} ns/request  (${name === baseline ? 'baseline' : `+${(ns - base).toFixed(0)} ns`})\n`,
+      );
     }
   } finally {
     await manager.close();

@@ -33,13 +33,15 @@ async function serve(mode: string, adminPort: number, metricsPort: number): Prom
   const log = createLogger({ level: 'error' });
   const manager = new ImposterManager({ allowInjection: false, log });
   const server = createAdminServer({
-    manager, log,
+    manager,
+    log,
     settings: { version: 'bench', port: adminPort, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
     // The server's own CPU time: a figure other load on the machine disturbs far less than req/s.
-    extend: (router) => router.on('GET', '/bench/cpu', () => {
-      const used = process.cpuUsage();
-      return { status: 200, body: { micros: used.user + used.system } };
-    }),
+    extend: (router) =>
+      router.on('GET', '/bench/cpu', () => {
+        const used = process.cpuUsage();
+        return { status: 200, body: { micros: used.user + used.system } };
+      }),
   });
   await listenAdmin(server, adminPort, '127.0.0.1');
   if (mode === 'on') await startMetricsServer({ port: metricsPort, host: '127.0.0.1', manager, admin: server });
@@ -78,7 +80,12 @@ function subscribe(adminPort: number, port: number): { stop(): { requests: numbe
   });
   req.on('error', () => undefined);
   req.end();
-  return { stop: () => { req.destroy(); return { requests, missed }; } };
+  return {
+    stop: () => {
+      req.destroy();
+      return { requests, missed };
+    },
+  };
 }
 
 function median(values: number[]): number {
@@ -94,8 +101,13 @@ async function handleCost(rounds: number, perRound: number): Promise<{ off: numb
     const created = await manager.createImposter({ protocol: 'http', stubs: [stub] });
     const target = manager.get(created.port)!;
     const wire = {
-      method: 'GET', url: '/', httpVersion: '1.1' as const, rawHeaders: ['Host', 'localhost:8080', 'User-Agent', 'wrk', 'Accept', '*/*'],
-      body: Buffer.alloc(0), remoteAddress: '127.0.0.1', remotePort: 50000,
+      method: 'GET',
+      url: '/',
+      httpVersion: '1.1' as const,
+      rawHeaders: ['Host', 'localhost:8080', 'User-Agent', 'wrk', 'Accept', '*/*'],
+      body: Buffer.alloc(0),
+      remoteAddress: '127.0.0.1',
+      remotePort: 50000,
     };
     const sink = { protocol: 'http1' as const, send() {}, reset() {}, closeEmpty() {}, writeRawAndClose() {} };
     const metrics = new SvcMetrics();
@@ -122,12 +134,14 @@ async function handleCost(rounds: number, perRound: number): Promise<{ off: numb
 
 async function main(): Promise<void> {
   const cost = await handleCost(9, 300_000);
-  process.stdout.write([
-    'in-process Imposter.handle(), static is stub, fake sink, CPU time, median of 9 rounds of 300,000',
-    `  metrics observer detached  ${cost.off.toFixed(0).padStart(5)} ns/request`,
-    `  metrics observer attached  ${cost.on.toFixed(0).padStart(5)} ns/request  (+${(cost.on - cost.off).toFixed(0)} ns, ${(100 * (cost.on / cost.off - 1)).toFixed(1)}%)`,
-    '',
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      'in-process Imposter.handle(), static is stub, fake sink, CPU time, median of 9 rounds of 300,000',
+      `  metrics observer detached  ${cost.off.toFixed(0).padStart(5)} ns/request`,
+      `  metrics observer attached  ${cost.on.toFixed(0).padStart(5)} ns/request  (+${(cost.on - cost.off).toFixed(0)} ns, ${(100 * (cost.on / cost.off - 1)).toFixed(1)}%)`,
+      '',
+    ].join('\n') + '\n',
+  );
   ensureWrk();
   const pinned = hasTaskset();
   // The SSE reader runs in this process: keep it on wrk's core, off the server's.
@@ -138,7 +152,17 @@ async function main(): Promise<void> {
   const servers: RunningServer[] = [];
   const start = async (mode: 'on' | 'off', metricsPort: number) => {
     const adminPort = await freePort();
-    const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/observability.ts'), 'serve', mode, String(adminPort), String(metricsPort)];
+    const [command, ...args] = [
+      ...pin.server,
+      process.execPath,
+      '--import',
+      'tsx',
+      join(repoRoot, 'bench/observability.ts'),
+      'serve',
+      mode,
+      String(adminPort),
+      String(metricsPort),
+    ];
     const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/' });
     servers.push(server);
     return server;
@@ -163,7 +187,7 @@ async function main(): Promise<void> {
       await runWrk({ ...base, seconds: WARMUP_SECONDS });
       const before = await cpuMicros(server);
       const result = await runWrk({ ...base, seconds: duration });
-      cpu[cell].push((await cpuMicros(server) - before) / result.requests);
+      cpu[cell].push(((await cpuMicros(server)) - before) / result.requests);
       cells[cell].runs.push(result);
     };
     for (let run = 0; run < runs; run += 1) {
@@ -179,27 +203,33 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: run ${run + 1}/${runs} done\n`);
     }
     const scrape = await http('GET', `http://127.0.0.1:${metricsPort}/metrics`);
-    const counted = scrape.body.split('\n').filter((l) => l.startsWith('svc_requests_total{')).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    const counted = scrape.body
+      .split('\n')
+      .filter((l) => l.startsWith('svc_requests_total{'))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     const [o, m, r, s] = (['off', 'on', 'record', 'subscriber'] as const).map((k) => ({ ...summarize(cells[k]), cpuUs: median(cpu[k]) }));
     const rps = (x: { requestsPerSecond: number }) => Math.round(x.requestsPerSecond).toLocaleString('en-US').padStart(9);
-    const pct = (a: { requestsPerSecond: number }, b: { requestsPerSecond: number }) => `${(100 * (a.requestsPerSecond / b.requestsPerSecond - 1)).toFixed(1)}%`;
+    const pct = (a: { requestsPerSecond: number }, b: { requestsPerSecond: number }) =>
+      `${(100 * (a.requestsPerSecond / b.requestsPerSecond - 1)).toFixed(1)}%`;
     const p99 = (x: { p99Ms: number }) => `${x.p99Ms.toFixed(2)} ms`;
     const us = (x: { cpuUs: number }) => `${x.cpuUs.toFixed(2)} µs`;
     const cpuPct = (a: { cpuUs: number }, b: { cpuUs: number }) => `${(100 * (a.cpuUs / b.cpuUs - 1)).toFixed(1)}%`;
-    process.stdout.write([
-      `observability cost, static is stub, wrk -t1 -c${CONNECTIONS} -d${duration}s, median of ${runs}, node ${process.version}`,
-      `  pinning: ${pinned ? 'servers core 0, wrk and the SSE reader core 1' : 'none'}`,
-      '',
-      '                                                         throughput      p99           server CPU per request',
-      `  off         metrics plane not started                 ${rps(o!)} req/s  ${p99(o!)}  ${us(o!)}`,
-      `  on          metrics plane started                     ${rps(m!)} req/s  ${p99(m!)}  ${us(m!)}  (vs off: ${pct(m!, o!)} req/s, ${cpuPct(m!, o!)} CPU)`,
-      `  record      + recordRequests, no subscriber           ${rps(r!)} req/s  ${p99(r!)}  ${us(r!)}  (vs on: ${pct(r!, m!)} req/s, ${cpuPct(r!, m!)} CPU)`,
-      `  subscriber  + one SSE client on /events?types=requests ${rps(s!)} req/s  ${p99(s!)}  ${us(s!)}  (vs record: ${pct(s!, r!)} req/s, ${cpuPct(s!, r!)} CPU)`,
-      '',
-      `  SSE client received ${delivered.requests.toLocaleString('en-US')} request events, lagged reported ${delivered.missed.toLocaleString('en-US')} missed`,
-      `  svc_requests_total on the metrics plane: ${counted.toLocaleString('en-US')} (all traffic of the 'on' engine, warm-ups included)`,
-      `  errors: ${[o, m, r, s].reduce((n, x) => n + x!.errors, 0)}`,
-    ].join('\n') + '\n');
+    process.stdout.write(
+      [
+        `observability cost, static is stub, wrk -t1 -c${CONNECTIONS} -d${duration}s, median of ${runs}, node ${process.version}`,
+        `  pinning: ${pinned ? 'servers core 0, wrk and the SSE reader core 1' : 'none'}`,
+        '',
+        '                                                         throughput      p99           server CPU per request',
+        `  off         metrics plane not started                 ${rps(o!)} req/s  ${p99(o!)}  ${us(o!)}`,
+        `  on          metrics plane started                     ${rps(m!)} req/s  ${p99(m!)}  ${us(m!)}  (vs off: ${pct(m!, o!)} req/s, ${cpuPct(m!, o!)} CPU)`,
+        `  record      + recordRequests, no subscriber           ${rps(r!)} req/s  ${p99(r!)}  ${us(r!)}  (vs on: ${pct(r!, m!)} req/s, ${cpuPct(r!, m!)} CPU)`,
+        `  subscriber  + one SSE client on /events?types=requests ${rps(s!)} req/s  ${p99(s!)}  ${us(s!)}  (vs record: ${pct(s!, r!)} req/s, ${cpuPct(s!, r!)} CPU)`,
+        '',
+        `  SSE client received ${delivered.requests.toLocaleString('en-US')} request events, lagged reported ${delivered.missed.toLocaleString('en-US')} missed`,
+        `  svc_requests_total on the metrics plane: ${counted.toLocaleString('en-US')} (all traffic of the 'on' engine, warm-ups included)`,
+        `  errors: ${[o, m, r, s].reduce((n, x) => n + x!.errors, 0)}`,
+      ].join('\n') + '\n',
+    );
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }

@@ -34,9 +34,22 @@ export async function startSvcServer(
   if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
   const metricsPort = custom ? undefined : await freePort();
   const words = custom
-    ? custom.trim().split(/\s+/).map((w) => w.replaceAll('{port}', String(adminPort)))
-    : [process.execPath, entry, 'start', '--port', String(adminPort), '--allowInjection', '--nologfile', '--metrics-port', String(metricsPort),
-      ...(runtime.mode === 'per-core' ? ['--runtime', 'per-core', ...(runtime.workers ? ['--workers', String(runtime.workers)] : [])] : [])];
+    ? custom
+        .trim()
+        .split(/\s+/)
+        .map((w) => w.replaceAll('{port}', String(adminPort)))
+    : [
+        process.execPath,
+        entry,
+        'start',
+        '--port',
+        String(adminPort),
+        '--allowInjection',
+        '--nologfile',
+        '--metrics-port',
+        String(metricsPort),
+        ...(runtime.mode === 'per-core' ? ['--runtime', 'per-core', ...(runtime.workers ? ['--workers', String(runtime.workers)] : [])] : []),
+      ];
   const [command, ...args] = [...pin.server, ...words];
   const server = await spawnServer({ command: command!, args, adminPort, readyPath: '/', env: { ...process.env, SVC_RUNTIME: runtime.mode } });
   return { server, command: words.join(' '), metricsPort };

@@ -38,7 +38,12 @@ const ctx = {
   request: {
     method: 'POST',
     path: '/orders',
-    body: JSON.stringify({ items: [{ sku: 'ab-1', price: 30, qty: 2 }, { sku: 'cd-2', price: 45, qty: 1 }] }),
+    body: JSON.stringify({
+      items: [
+        { sku: 'ab-1', price: 30, qty: 2 },
+        { sku: 'cd-2', price: 45, qty: 1 },
+      ],
+    }),
     headers,
     header: (name: string) => headers[name.toLowerCase()] ?? null,
   },

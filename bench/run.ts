@@ -26,7 +26,9 @@ const duration = envInteger('BENCH_DURATION', 5);
 const runs = envInteger('BENCH_RUNS', 3);
 const warmup = envInteger('BENCH_WARMUP', 1, 0);
 const workers = envInteger('BENCH_WORKERS', 2);
-const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
 if (only) {
@@ -100,21 +102,22 @@ async function main(): Promise<void> {
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
 
-  process.stdout.write([
-    'svc vs mountebank 2.9.1',
-    `  load: wrk -t${THREADS} -c${CONNECTIONS} -d${duration}s after a ${warmup}s warm-up; median of ${runs} run(s) per cell, runs interleaved`,
-    `  pinning: ${pinned ? 'servers on core 0, wrk on core 1 (taskset)' : 'none (taskset not found)'}`,
-    '  every stub response sends `Connection: keep-alive` (mountebank closes after each response by default)',
-    `  svc: ${svc.command}`,
-    ...(perCore ? [
-      `  svc per-core: ${perCore.command}`,
-      '    pinned like svc (wrk needs the other core), so its req/s cannot beat single here: compare CPU/req',
-    ] : []),
-    '  CPU/req: the server\'s utime+stime over all threads (/proc/<pid>/stat) during the measured run / requests; main thread: /proc/<pid>/task/<pid>/stat',
-    '  mountebank: node_modules/mountebank/bin/mb --loglevel warn (no per-request log lines)',
-    `  node ${process.version}`,
-    '',
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      'svc vs mountebank 2.9.1',
+      `  load: wrk -t${THREADS} -c${CONNECTIONS} -d${duration}s after a ${warmup}s warm-up; median of ${runs} run(s) per cell, runs interleaved`,
+      `  pinning: ${pinned ? 'servers on core 0, wrk on core 1 (taskset)' : 'none (taskset not found)'}`,
+      '  every stub response sends `Connection: keep-alive` (mountebank closes after each response by default)',
+      `  svc: ${svc.command}`,
+      ...(perCore
+        ? [`  svc per-core: ${perCore.command}`, '    pinned like svc (wrk needs the other core), so its req/s cannot beat single here: compare CPU/req']
+        : []),
+      "  CPU/req: the server's utime+stime over all threads (/proc/<pid>/stat) during the measured run / requests; main thread: /proc/<pid>/task/<pid>/stat",
+      '  mountebank: node_modules/mountebank/bin/mb --loglevel warn (no per-request log lines)',
+      `  node ${process.version}`,
+      '',
+    ].join('\n') + '\n',
+  );
 
   const rows: Row[] = [];
   const errorNotes: string[] = [];
@@ -170,7 +173,10 @@ async function main(): Promise<void> {
  * shrink as engine threads are added (work every request needs from it: forwarding, the journal).
  */
 function perCoreNotes(rows: Row[], slots: Map<string, number>): string {
-  const split = [...slots].sort(([a], [b]) => Number(a) - Number(b)).map(([slot, n]) => `thread ${slot}: ${n}`).join(', ');
+  const split = [...slots]
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([slot, n]) => `thread ${slot}: ${n}`)
+    .join(', ');
   const busy = [...slots.values()].filter((n) => n > 0).length;
   const lines = [`  connections accepted per engine thread (svc_accepted_connections_total): ${split || 'none reported'}`];
   if (busy < 2) lines.push('  WARNING: one engine thread accepted every connection: this build does not serve per-core');
@@ -179,8 +185,10 @@ function perCoreNotes(rows: Row[], slots: Map<string, number>): string {
     const summary = row.perCore && summarize(row.perCore);
     if (!summary?.cpuMicrosPerRequest || !summary.mainCpuMicrosPerRequest) continue;
     const share = summary.mainCpuMicrosPerRequest / summary.cpuMicrosPerRequest;
-    lines.push(`  ${row.label}: main thread ${(100 * share).toFixed(0)}% of the CPU; 16 cores: at most ~${count((16 * 1e6) / summary.cpuMicrosPerRequest)} req/s`
-      + ` if every thread carries an even share, ~${count(1e6 / summary.mainCpuMicrosPerRequest)} req/s if the main thread's part stays as measured`);
+    lines.push(
+      `  ${row.label}: main thread ${(100 * share).toFixed(0)}% of the CPU; 16 cores: at most ~${count((16 * 1e6) / summary.cpuMicrosPerRequest)} req/s`
+        + ` if every thread carries an even share, ~${count(1e6 / summary.mainCpuMicrosPerRequest)} req/s if the main thread's part stays as measured`,
+    );
   }
   return lines.join('\n');
 }
@@ -195,7 +203,10 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
   const ceilingRps = ceilingCell && summarize(ceilingCell).requestsPerSecond;
   if (a && ceilingRps) targets.push({ label: '(a) vs ceiling', value: (100 * a) / ceilingRps, threshold: 85, unit: '%' });
   if (a && b) targets.push({ label: '(b) vs (a)', value: (100 * b) / a, threshold: 70, unit: '%' });
-  for (const [id, value] of [['b', b], ['c', c]] as const) {
+  for (const [id, value] of [
+    ['b', b],
+    ['c', c],
+  ] as const) {
     const mbRps = rps(id, 'mb');
     if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
   }

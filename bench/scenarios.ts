@@ -81,7 +81,16 @@ export const scenarios: Scenario[] = [
       method: 'POST',
       path: '/orders',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ order: { id: 42, customer: 'alice', items: [{ sku: 'x1', qty: 2 }, { sku: 'y9', qty: 1 }] } }),
+      body: JSON.stringify({
+        order: {
+          id: 42,
+          customer: 'alice',
+          items: [
+            { sku: 'x1', qty: 2 },
+            { sku: 'y9', qty: 1 },
+          ],
+        },
+      }),
     },
     expectBody: 'order accepted',
   },
@@ -90,7 +99,13 @@ export const scenarios: Scenario[] = [
     title: 'inject: trivial JavaScript response',
     imposter: {
       protocol: 'http',
-      stubs: [{ responses: [{ inject: "function (config) { return { statusCode: 200, headers: { Connection: 'keep-alive' }, body: 'injected ' + config.request.method }; }" }] }],
+      stubs: [
+        {
+          responses: [
+            { inject: "function (config) { return { statusCode: 200, headers: { Connection: 'keep-alive' }, body: 'injected ' + config.request.method }; }" },
+          ],
+        },
+      ],
     },
     request: { method: 'GET', path: '/' },
     expectBody: 'injected GET',
@@ -100,12 +115,16 @@ export const scenarios: Scenario[] = [
     title: 'decorate behavior on an is response',
     imposter: {
       protocol: 'http',
-      stubs: [{
-        responses: [{
-          ...is('hello'),
-          _behaviors: { decorate: 'function (config) { config.response.body = config.response.body + " " + config.request.path; }' },
-        }],
-      }],
+      stubs: [
+        {
+          responses: [
+            {
+              ...is('hello'),
+              _behaviors: { decorate: 'function (config) { config.response.body = config.response.body + " " + config.request.path; }' },
+            },
+          ],
+        },
+      ],
     },
     request: { method: 'GET', path: '/decorated' },
     expectBody: 'hello /decorated',

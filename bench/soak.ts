@@ -38,10 +38,14 @@ if (!existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx t
 const adminPort = await freePort();
 const metricsPort = await freePort();
 const [staticPort, predicatePort, recordPort, churnPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-const child = spawn(process.execPath, [entry, 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error'], {
-  cwd: repoRoot,
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  [entry, 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error'],
+  {
+    cwd: repoRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
 const pid = child.pid as number;
 let stopping = false;
 child.on('exit', (code, signal) => {
@@ -64,23 +68,32 @@ function failed(error: NodeJS.ErrnoException): void {
 
 function call(method: string, port: number, path: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent, headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        requests++;
-        resolve(res.statusCode ?? 0);
-      });
-      res.on('error', (error) => { failed(error); resolve(0); });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method, agent, headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          requests++;
+          resolve(res.statusCode ?? 0);
+        });
+        res.on('error', (error) => {
+          failed(error);
+          resolve(0);
+        });
+      },
+    );
     req.setTimeout(30_000, () => req.destroy());
-    req.on('error', (error) => { failed(error); resolve(0); });
+    req.on('error', (error) => {
+      failed(error);
+      resolve(0);
+    });
     req.end(body);
   });
 }
 
 async function waitForAdmin(): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
-    if (await call('GET', adminPort, '/health') === 200) return;
+    if ((await call('GET', adminPort, '/health')) === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('svc did not answer /health');
@@ -104,7 +117,10 @@ const imposters = [
     protocol: 'http',
     port: predicatePort,
     stubs: [
-      ...Array.from({ length: 50 }, (_, k) => ({ predicates: [{ equals: { path: `/item/${k}`, method: 'GET' } }], responses: [{ is: { body: `item ${k}`, headers: keepAlive } }] })),
+      ...Array.from({ length: 50 }, (_, k) => ({
+        predicates: [{ equals: { path: `/item/${k}`, method: 'GET' } }],
+        responses: [{ is: { body: `item ${k}`, headers: keepAlive } }],
+      })),
       { predicates: [{ matches: { path: '^/search/\\w+$' } }, { contains: { body: 'needle' } }], responses: [{ is: { statusCode: 201, headers: keepAlive } }] },
       { predicates: [{ deepEquals: { query: { a: '1', b: '2' } } }], responses: [{ is: { body: 'query', headers: keepAlive } }] },
     ],
@@ -134,11 +150,21 @@ async function trafficLoop(k: number): Promise<void> {
   while (running()) {
     n++;
     switch (n % 5) {
-      case 0: await call('GET', staticPort, '/'); break;
-      case 1: await call('GET', predicatePort, `/item/${n % 60}`); break;
-      case 2: await call('POST', predicatePort, `/search/q${n % 7}`, `{"text":"a needle ${n}"}`); break;
-      case 3: await call('GET', predicatePort, '/x?a=1&b=2'); break;
-      default: await call('POST', recordPort, `/record/${n % 1000}`, recordBody(n)); break;
+      case 0:
+        await call('GET', staticPort, '/');
+        break;
+      case 1:
+        await call('GET', predicatePort, `/item/${n % 60}`);
+        break;
+      case 2:
+        await call('POST', predicatePort, `/search/q${n % 7}`, `{"text":"a needle ${n}"}`);
+        break;
+      case 3:
+        await call('GET', predicatePort, '/x?a=1&b=2');
+        break;
+      default:
+        await call('POST', recordPort, `/record/${n % 1000}`, recordBody(n));
+        break;
     }
   }
 }
@@ -192,10 +218,14 @@ const sockets = new Set<net.Socket>();
 function subscribe(): void {
   const req = request({ host: '127.0.0.1', port: adminPort, path: '/events', headers: { Accept: 'text/event-stream' } }, (res) => {
     res.on('data', () => {});
-    res.on('end', () => { if (running()) setTimeout(subscribe, 100); });
+    res.on('end', () => {
+      if (running()) setTimeout(subscribe, 100);
+    });
     res.on('error', () => {});
   });
-  req.on('error', () => { if (running()) setTimeout(subscribe, 100); });
+  req.on('error', () => {
+    if (running()) setTimeout(subscribe, 100);
+  });
   req.end();
   subscription = req;
 }
@@ -205,7 +235,9 @@ function readHeapMb(): Promise<number> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port: adminPort, path: '/config', agent: false }, (res) => {
       let text = '';
-      res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
       res.on('end', () => {
         try {
           resolve(JSON.parse(text).process.heapUsed / 1024 / 1024);
@@ -227,7 +259,9 @@ async function sample(): Promise<void> {
   const fds = countFds();
   const entry: Sample = { second, rssMb, heapMb: await readHeapMb(), fds, requests, errors };
   samples.push(entry);
-  console.log(`t=${String(entry.second).padStart(4)}s rss=${entry.rssMb.toFixed(1)} MB heapUsed=${entry.heapMb.toFixed(1)} MB fds=${entry.fds} requests=${entry.requests} errors=${entry.errors}`);
+  console.log(
+    `t=${String(entry.second).padStart(4)}s rss=${entry.rssMb.toFixed(1)} MB heapUsed=${entry.heapMb.toFixed(1)} MB fds=${entry.fds} requests=${entry.requests} errors=${entry.errors}`,
+  );
 }
 
 await sample();
@@ -241,7 +275,9 @@ await sample();
 const recorded = await new Promise<number>((resolve) => {
   request({ host: '127.0.0.1', port: adminPort, path: `/imposters/${recordPort}`, agent }, (res) => {
     let text = '';
-    res.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+    res.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+    });
     res.on('end', () => resolve((JSON.parse(text).requests ?? []).length));
   }).end();
 });
@@ -260,8 +296,16 @@ const warmRss = peak(samples.slice(0, warmEnd + 1), 'rssMb');
 const warmFds = peak(samples.slice(0, warmEnd + 1), 'fds');
 const rssFlat = peak(lastThird, 'rssMb') <= warmRss * RSS_GROWTH;
 const fdsFlat = peak(lastThird, 'fds') <= warmFds + FD_SLACK;
-console.log(`\nsoak ${SECONDS}s: ${requests} requests, ${errors} client errors ${JSON.stringify(Object.fromEntries(errorKinds))}, recorded entries at the end: ${recorded}`);
-console.log(`RSS after warm-up: min ${Math.min(...afterWarm.map((s) => s.rssMb)).toFixed(1)} / max ${peak(afterWarm, 'rssMb').toFixed(1)} MB; warm-up peak ${warmRss.toFixed(1)} MB; last-third peak ${peak(lastThird, 'rssMb').toFixed(1)} MB -> ${rssFlat ? 'flat' : 'GROWING'}`);
-console.log(`heapUsed after warm-up: min ${Math.min(...afterWarm.map((s) => s.heapMb)).toFixed(1)} / max ${Math.max(...afterWarm.map((s) => s.heapMb)).toFixed(1)} MB (first post-warm-up third min ${Math.min(...afterWarm.slice(0, Math.max(1, Math.floor(afterWarm.length / 3))).map((s) => s.heapMb)).toFixed(1)}, last third min ${Math.min(...lastThird.map((s) => s.heapMb)).toFixed(1)})`);
-console.log(`fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`);
+console.log(
+  `\nsoak ${SECONDS}s: ${requests} requests, ${errors} client errors ${JSON.stringify(Object.fromEntries(errorKinds))}, recorded entries at the end: ${recorded}`,
+);
+console.log(
+  `RSS after warm-up: min ${Math.min(...afterWarm.map((s) => s.rssMb)).toFixed(1)} / max ${peak(afterWarm, 'rssMb').toFixed(1)} MB; warm-up peak ${warmRss.toFixed(1)} MB; last-third peak ${peak(lastThird, 'rssMb').toFixed(1)} MB -> ${rssFlat ? 'flat' : 'GROWING'}`,
+);
+console.log(
+  `heapUsed after warm-up: min ${Math.min(...afterWarm.map((s) => s.heapMb)).toFixed(1)} / max ${Math.max(...afterWarm.map((s) => s.heapMb)).toFixed(1)} MB (first post-warm-up third min ${Math.min(...afterWarm.slice(0, Math.max(1, Math.floor(afterWarm.length / 3))).map((s) => s.heapMb)).toFixed(1)}, last third min ${Math.min(...lastThird.map((s) => s.heapMb)).toFixed(1)})`,
+);
+console.log(
+  `fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`,
+);
 process.exit(rssFlat && fdsFlat ? 0 : 1);

@@ -31,7 +31,9 @@ function timeExit(args: string[]): Promise<number> {
     const started = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.once('error', reject);
     child.once('exit', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -57,7 +59,10 @@ function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => { clearTimeout(force); resolve(); });
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -131,8 +136,9 @@ const measures: Measure[] = [
 
 const seconds = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(3));
 process.stdout.write(`start-up, median of ${runs} (seconds)\n`);
-process.stdout.write(`${'measure'.padEnd(28)}${'svc'.padStart(8)}${'mb 2.9.1'.padStart(10)}${'target'.padStart(8)}`
-  + `${'svc cpu'.padStart(10)}${'mb cpu'.padStart(8)}\n`);
+process.stdout.write(
+  `${'measure'.padEnd(28)}${'svc'.padStart(8)}${'mb 2.9.1'.padStart(10)}${'target'.padStart(8)}` + `${'svc cpu'.padStart(10)}${'mb cpu'.padStart(8)}\n`,
+);
 const cpuMedian = (values: Ready[]): number | undefined => {
   const cpu = values.map((value) => value.cpu).filter((value) => value !== undefined);
   return cpu.length > 0 ? median(cpu) : undefined;
@@ -149,6 +155,6 @@ for (const measure of measures) {
   const verdict = measure.target === undefined ? '' : svc <= measure.target ? '  ok' : '  over';
   process.stdout.write(
     `${measure.label.padEnd(28)}${seconds(svc).padStart(8)}${seconds(mb).padStart(10)}${seconds(measure.target).padStart(8)}`
-    + `${seconds(cpuMedian(svcRuns)).padStart(10)}${seconds(cpuMedian(mbRuns)).padStart(8)}${verdict}\n`,
+      + `${seconds(cpuMedian(svcRuns)).padStart(10)}${seconds(cpuMedian(mbRuns)).padStart(8)}${verdict}\n`,
   );
 }

@@ -62,7 +62,7 @@ const cpu = (s?: Summary) => micros(s?.cpuMicrosPerRequest);
 const ratio = (a?: Summary, b?: Summary) => (a && b ? `${(a.requestsPerSecond / b.requestsPerSecond).toFixed(1)}x` : '-');
 const percent = (a?: Summary, b?: Summary) => (a && b ? `${((100 * a.requestsPerSecond) / b.requestsPerSecond).toFixed(1)}%` : '-');
 const cpuRatio = (a?: Summary, b?: Summary) =>
-  (a?.cpuMicrosPerRequest !== undefined && b?.cpuMicrosPerRequest ? `${(a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2)}x` : '-');
+  a?.cpuMicrosPerRequest !== undefined && b?.cpuMicrosPerRequest ? `${(a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2)}x` : '-';
 
 function layout(header: string[], lines: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
@@ -82,12 +82,23 @@ export function renderTable(rows: Row[], ceiling: Summary | undefined): string {
 
 /** single vs per-core on the rows that have both: throughput, and the server CPU each request cost. */
 export function renderPerCoreTable(rows: Row[]): string {
-  const header = ['scenario', 'single req/s', 'single CPU/req', 'per-core req/s', 'per-core p99', 'per-core CPU/req', 'its main thread', 'CPU/req per-core/single'];
+  const header = [
+    'scenario',
+    'single req/s',
+    'single CPU/req',
+    'per-core req/s',
+    'per-core p99',
+    'per-core CPU/req',
+    'its main thread',
+    'CPU/req per-core/single',
+  ];
   const lines = rows.flatMap((row) => {
     if (!row.perCore || !row.svc) return [];
     const single = summarize(row.svc);
     const perCore = summarize(row.perCore);
-    return [[row.label, rate(single), cpu(single), rate(perCore), latency(perCore), cpu(perCore), micros(perCore.mainCpuMicrosPerRequest), cpuRatio(perCore, single)]];
+    return [
+      [row.label, rate(single), cpu(single), rate(perCore), latency(perCore), cpu(perCore), micros(perCore.mainCpuMicrosPerRequest), cpuRatio(perCore, single)],
+    ];
   });
   return layout(header, lines);
 }

@@ -16,9 +16,7 @@ export interface HelloServer {
 }
 
 const BODY = Buffer.from('hello');
-const BARE_RESPONSE = Buffer.from(
-  'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello',
-);
+const BARE_RESPONSE = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello');
 const TERMINATOR = Buffer.from('\r\n\r\n');
 
 export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer> {
@@ -60,9 +58,8 @@ export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer>
 
 export async function startTransportHello(port = 0, host = '127.0.0.1'): Promise<HelloServer> {
   const headers: Array<[string, string]> = [['Content-Type', 'text/plain']];
-  const listener = await createListener(
-    { protocol: 'http', port, host, http2: true, maxBodyBytes: 1024 * 1024 },
-    (_request, sink) => sink.send(200, headers, BODY),
+  const listener = await createListener({ protocol: 'http', port, host, http2: true, maxBodyBytes: 1024 * 1024 }, (_request, sink) =>
+    sink.send(200, headers, BODY),
   );
   return { port: listener.port, close: () => listener.close() };
 }

@@ -44,7 +44,10 @@ export function ensureWrk(): void {
     throw new Error('wrk is not installed and this is not root: run `apt-get install -y wrk` (Debian) and retry');
   }
   process.stderr.write('bench: installing wrk with apt-get\n');
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'wrk']]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', 'wrk'],
+  ]) {
     const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'] });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (exit ${result.status})`);
   }
@@ -85,10 +88,7 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
   try {
     const script = join(dir, 'request.lua');
     writeFileSync(script, luaScript(run.request));
-    const args = [
-      'wrk', `-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, '--timeout', '10s',
-      '-s', script, `${run.url}${run.request.path}`,
-    ];
+    const args = ['wrk', `-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, '--timeout', '10s', '-s', script, `${run.url}${run.request.path}`];
     const [command, ...rest] = [...run.wrapper, ...args];
     const output = await capture(command!, rest);
     const line = output.split('\n').find((l) => l.startsWith('WRK_JSON '));
@@ -110,8 +110,12 @@ function capture(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     child.once('error', reject);
     child.once('close', (code) => {
       if (code === 0) resolve(output);

@@ -56,20 +56,38 @@ mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'build_info.h'), `#define SVC_BUILD_INFO ${JSON.stringify(JSON.stringify(buildInfo))}\n`);
 
 const library = join(out, `libsvc_ffi.${ext}`);
-execFileSync('gcc', [
-  '-std=c11', '-O2', '-fPIC', '-shared', '-pthread', '-Wall', '-Wextra',
-  '-I', join(ffi, 'include'), '-I', out,
-  `-Wl,--version-script=${join(ffi, 'src', 'exports.map')}`,
-  '-o', library,
-  join(ffi, 'src', 'svc.c'), join(ffi, 'src', 'host.c'), join(ffi, 'src', 'msgpack.c'),
-  '-ldl',
-], { stdio: 'inherit' });
+execFileSync(
+  'gcc',
+  [
+    '-std=c11',
+    '-O2',
+    '-fPIC',
+    '-shared',
+    '-pthread',
+    '-Wall',
+    '-Wextra',
+    '-I',
+    join(ffi, 'include'),
+    '-I',
+    out,
+    `-Wl,--version-script=${join(ffi, 'src', 'exports.map')}`,
+    '-o',
+    library,
+    join(ffi, 'src', 'svc.c'),
+    join(ffi, 'src', 'host.c'),
+    join(ffi, 'src', 'msgpack.c'),
+    '-ldl',
+  ],
+  { stdio: 'inherit' },
+);
 
 const file = `libsvc_ffi-${classifier}.${ext}`;
 // Copied then renamed: a program that has the previous artifact mapped keeps its old inode intact.
 copyFileSync(library, join(out, `${file}.tmp`));
 renameSync(join(out, `${file}.tmp`), join(out, file));
-const sha256 = createHash('sha256').update(readFileSync(join(out, file))).digest('hex');
+const sha256 = createHash('sha256')
+  .update(readFileSync(join(out, file)))
+  .digest('hex');
 writeFileSync(join(out, `${file}.sha256`), `${sha256}  ${file}\n`);
 const engine = await bundleEngine();
 const manifest = { version, abi: 'v2', artifacts: [{ platform: classifier, file, sha256, url: `./${file}` }], ...(engine ? { engine } : {}) };
@@ -91,7 +109,7 @@ async function bundleEngine() {
   }
   const { build } = await import('esbuild');
   const files = [
-    ...await bundleModule(build, dist, 'ffi/host/main', 'svc-engine.mjs'),
+    ...(await bundleModule(build, dist, 'ffi/host/main', 'svc-engine.mjs')),
     ...(await Promise.all(WORKERS.map((entry) => bundleModule(build, dist, entry, `${MODULE_ROOT}/${entry}.mjs`)))).flat(),
   ];
   const listed = files.map((file) => ({ file, sha256: sha256Of(join(out, file)) }));
@@ -114,24 +132,29 @@ async function bundleModule(build, dist, entry, target) {
     metafile: true,
     // CommonJS dependencies require node built-ins; an ES module has no `require` of its own.
     banner: { js: "import { createRequire as svcCreateRequire } from 'node:module'; const require = svcCreateRequire(import.meta.url);" },
-    plugins: [{
-      name: 'svc-engine',
-      setup(context) {
-        // The version is fixed at build time: the bundle has no package.json to read it from.
-        context.onLoad({ filter: /[\\/]engine[\\/]version[\\/]index\.js$/ }, () => ({ contents: `export const VERSION = ${JSON.stringify(version)};`, loader: 'js' }));
-        context.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
-          const module = relative(dist, path).split(sep).join('/').replace(/\.js$/, '.mjs');
-          const url = posix.relative(posix.dirname(target), `${MODULE_ROOT}/${module}`);
-          const text = readFileSync(path, 'utf8')
-            // Dependencies loaded on first use (`requireModule('yaml')`, see engine/config/config-file.ts)
-            // become plain require calls, which esbuild bundles and still runs on first use.
-            .replace(/\brequireModule\((['"][^'"]+['"])\)/g, 'require($1)')
-            // Each module keeps a URL of its own under svc-engine/, so workerSpawner finds the worker bundle.
-            .replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(`./${url}`)}, import.meta.url).href`);
-          return { contents: text, loader: 'js' };
-        });
+    plugins: [
+      {
+        name: 'svc-engine',
+        setup(context) {
+          // The version is fixed at build time: the bundle has no package.json to read it from.
+          context.onLoad({ filter: /[\\/]engine[\\/]version[\\/]index\.js$/ }, () => ({
+            contents: `export const VERSION = ${JSON.stringify(version)};`,
+            loader: 'js',
+          }));
+          context.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
+            const module = relative(dist, path).split(sep).join('/').replace(/\.js$/, '.mjs');
+            const url = posix.relative(posix.dirname(target), `${MODULE_ROOT}/${module}`);
+            const text = readFileSync(path, 'utf8')
+              // Dependencies loaded on first use (`requireModule('yaml')`, see engine/config/config-file.ts)
+              // become plain require calls, which esbuild bundles and still runs on first use.
+              .replace(/\brequireModule\((['"][^'"]+['"])\)/g, 'require($1)')
+              // Each module keeps a URL of its own under svc-engine/, so workerSpawner finds the worker bundle.
+              .replace(/\bimport\.meta\.url\b/g, `new URL(${JSON.stringify(`./${url}`)}, import.meta.url).href`);
+            return { contents: text, loader: 'js' };
+          });
+        },
       },
-    }],
+    ],
   });
   renameSync(`${outfile}.tmp`, outfile);
   return [target, ...copyWasm(Object.keys(result.metafile.inputs), dirname(target))];

@@ -17,26 +17,45 @@ export interface MatchCase {
 }
 
 const json = (body: unknown, extra: Record<string, string> = {}): CaseRequest => ({
-  method: 'POST', path: '/', headers: { 'Content-Type': 'application/json', ...extra }, body: typeof body === 'string' ? body : JSON.stringify(body),
+  method: 'POST',
+  path: '/',
+  headers: { 'Content-Type': 'application/json', ...extra },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
 });
 const body = (text: string): CaseRequest => ({ method: 'POST', path: '/', body: text });
 const get = (path: string, headers?: Record<string, string | string[]>): CaseRequest => ({ path, headers });
 const form = (text: string): CaseRequest => ({ method: 'POST', path: '/', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: text });
 const xml = (text: string): CaseRequest => ({ method: 'POST', path: '/', headers: { 'Content-Type': 'application/xml' }, body: text });
 
-const queries = ['/?q=a', '/?q=A', '/?Q=a', '/?q=a&q=b', '/?q=b&q=a', '/?q=b', '/', '/?q=', '/?q=a&q=b&q=c', '/?q=abc'].map(path => get(path));
+const queries = ['/?q=a', '/?q=A', '/?Q=a', '/?q=a&q=b', '/?q=b&q=a', '/?q=b', '/', '/?q=', '/?q=a&q=b&q=c', '/?q=abc'].map((path) => get(path));
 const jsonBodies = [
-  { name: 'bob', age: 3 }, { name: 'Bob' }, { NAME: 'bob' }, { name: 'alice' }, { age: '3' }, { age: 3 },
-  [{ name: 'bob' }, { other: 1 }], { name: ['bob', 'x'] }, { tags: ['b', 'a', 'c'] }, { tags: ['a'] },
-  { nested: { x: 'Y', z: 1 } }, { a: null }, { a: 'null' }, { a: true }, { a: 'true' }, {}, { a: '' }, { n: 5 }, { n: '12345' },
-].map(value => json(value));
+  { name: 'bob', age: 3 },
+  { name: 'Bob' },
+  { NAME: 'bob' },
+  { name: 'alice' },
+  { age: '3' },
+  { age: 3 },
+  [{ name: 'bob' }, { other: 1 }],
+  { name: ['bob', 'x'] },
+  { tags: ['b', 'a', 'c'] },
+  { tags: ['a'] },
+  { nested: { x: 'Y', z: 1 } },
+  { a: null },
+  { a: 'null' },
+  { a: true },
+  { a: 'true' },
+  {},
+  { a: '' },
+  { n: 5 },
+  { n: '12345' },
+].map((value) => json(value));
 const textBodies = ['', 'hello', 'Hello World', 'abc', 'aXbc', 'x123', 'not json', '12', 'TRUE'].map(body);
 
 export const cases: MatchCase[] = [
   // equals on scalar fields, case and key folding
   { name: 'equals method', predicate: { equals: { method: 'post' } }, requests: [get('/'), json({})] },
-  { name: 'equals path default folding', predicate: { equals: { path: '/Test' } }, requests: ['/test', '/TEST', '/test/x', '/Test'].map(p => get(p)) },
-  { name: 'equals path caseSensitive', predicate: { equals: { path: '/Test' }, caseSensitive: true }, requests: ['/test', '/Test'].map(p => get(p)) },
+  { name: 'equals path default folding', predicate: { equals: { path: '/Test' } }, requests: ['/test', '/TEST', '/test/x', '/Test'].map((p) => get(p)) },
+  { name: 'equals path caseSensitive', predicate: { equals: { path: '/Test' }, caseSensitive: true }, requests: ['/test', '/Test'].map((p) => get(p)) },
   { name: 'equals field key folded', predicate: { equals: { Method: 'get' } }, requests: [get('/'), json({})] },
   { name: 'equals field key caseSensitive', predicate: { equals: { Method: 'GET' }, caseSensitive: true }, requests: [get('/')] },
   { name: 'equals method and path', predicate: { equals: { method: 'GET', path: '/a' } }, requests: [get('/a'), get('/b'), { method: 'POST', path: '/a' }] },
@@ -51,7 +70,11 @@ export const cases: MatchCase[] = [
   { name: 'equals query', predicate: { equals: { query: { q: 'A' } } }, requests: queries },
   { name: 'equals query caseSensitive', predicate: { equals: { query: { q: 'a' } }, caseSensitive: true }, requests: queries },
   { name: 'equals query keyCaseSensitive', predicate: { equals: { query: { q: 'a' } }, keyCaseSensitive: true }, requests: queries },
-  { name: 'equals query values sensitive keys folded', predicate: { equals: { query: { Q: 'a' } }, caseSensitive: true, keyCaseSensitive: false }, requests: queries },
+  {
+    name: 'equals query values sensitive keys folded',
+    predicate: { equals: { query: { Q: 'a' } }, caseSensitive: true, keyCaseSensitive: false },
+    requests: queries,
+  },
   { name: 'equals query array', predicate: { equals: { query: { q: ['a', 'b'] } } }, requests: queries },
   { name: 'equals query empty value', predicate: { equals: { query: { q: '' } } }, requests: queries },
   { name: 'equals query number', predicate: { equals: { query: { q: 12 } } }, requests: [get('/?q=12'), get('/?q=1')] },
@@ -64,19 +87,33 @@ export const cases: MatchCase[] = [
   { name: 'exists query false', predicate: { exists: { query: { q: false } } }, requests: queries },
   { name: 'exists query object', predicate: { exists: { query: true } }, requests: [get('/')] },
   // headers, repeated values
-  { name: 'equals header', predicate: { equals: { headers: { 'X-Test': 'Yes' } } }, requests: [
-    get('/', { 'X-Test': 'yes' }), get('/', { 'x-test': 'YES' }), get('/', { 'X-Test': ['no', 'yes'] }), get('/'), get('/', { 'X-Test': 'no' }),
-  ] },
-  { name: 'equals header caseSensitive', predicate: { equals: { headers: { 'X-Test': 'Yes' } }, caseSensitive: true }, requests: [
-    get('/', { 'X-Test': 'Yes' }), get('/', { 'x-test': 'Yes' }), get('/', { 'X-Test': 'yes' }),
-  ] },
-  { name: 'not equals repeated header', predicate: { not: { equals: { headers: { 'X-A': 'b' } } } }, requests: [
-    get('/', { 'X-A': ['b', 'c'] }), get('/', { 'X-A': 'c' }), get('/'),
-  ] },
+  {
+    name: 'equals header',
+    predicate: { equals: { headers: { 'X-Test': 'Yes' } } },
+    requests: [get('/', { 'X-Test': 'yes' }), get('/', { 'x-test': 'YES' }), get('/', { 'X-Test': ['no', 'yes'] }), get('/'), get('/', { 'X-Test': 'no' })],
+  },
+  {
+    name: 'equals header caseSensitive',
+    predicate: { equals: { headers: { 'X-Test': 'Yes' } }, caseSensitive: true },
+    requests: [get('/', { 'X-Test': 'Yes' }), get('/', { 'x-test': 'Yes' }), get('/', { 'X-Test': 'yes' })],
+  },
+  {
+    name: 'not equals repeated header',
+    predicate: { not: { equals: { headers: { 'X-A': 'b' } } } },
+    requests: [get('/', { 'X-A': ['b', 'c'] }), get('/', { 'X-A': 'c' }), get('/')],
+  },
   { name: 'contains header', predicate: { contains: { headers: { 'content-type': 'JSON' } } }, requests: [json({}), body('x')] },
-  { name: 'matches header', predicate: { matches: { headers: { 'x-id': '^[A-F]+$' } } }, requests: [get('/', { 'X-Id': 'abc' }), get('/', { 'X-Id': 'xyz' }), get('/')] },
+  {
+    name: 'matches header',
+    predicate: { matches: { headers: { 'x-id': '^[A-F]+$' } } },
+    requests: [get('/', { 'X-Id': 'abc' }), get('/', { 'X-Id': 'xyz' }), get('/')],
+  },
   { name: 'exists header', predicate: { exists: { headers: { 'X-A': true } } }, requests: [get('/', { 'X-A': 'b' }), get('/', { 'x-a': '' }), get('/')] },
-  { name: 'header JSON value', predicate: { equals: { headers: { 'X-J': { a: 'b' } } } }, requests: [get('/', { 'X-J': '{"a":"B"}' }), get('/', { 'X-J': 'x' })] },
+  {
+    name: 'header JSON value',
+    predicate: { equals: { headers: { 'X-J': { a: 'b' } } } },
+    requests: [get('/', { 'X-J': '{"a":"B"}' }), get('/', { 'X-J': 'x' })],
+  },
   // bodies as text
   { name: 'equals body', predicate: { equals: { body: 'Hello' } }, requests: textBodies },
   { name: 'equals body empty', predicate: { equals: { body: '' } }, requests: [get('/'), body('x')] },
@@ -114,10 +151,16 @@ export const cases: MatchCase[] = [
   { name: 'matches JSON bad regex', predicate: { matches: { body: { a: '(' } } }, requests: [json({ a: 'x' }), body('plain')] },
   { name: 'exists JSON true', predicate: { exists: { body: { a: true } } }, requests: jsonBodies },
   { name: 'exists JSON false', predicate: { exists: { body: { a: false } } }, requests: jsonBodies },
-  { name: 'deepEquals JSON', predicate: { deepEquals: { body: { a: 1, b: [1, 2] } } }, requests: [
-    json({ b: [2, 1], a: 1 }), json({ a: 1, b: [1, 2], c: 3 }), json({ a: '1', b: ['1', '2'] }), json({ A: 1, b: [1, 2] }),
-  ] },
-  { name: 'deepEquals JSON caseSensitive', predicate: { deepEquals: { body: { a: 'X' } }, caseSensitive: true }, requests: [json({ a: 'X' }), json({ a: 'x' })] },
+  {
+    name: 'deepEquals JSON',
+    predicate: { deepEquals: { body: { a: 1, b: [1, 2] } } },
+    requests: [json({ b: [2, 1], a: 1 }), json({ a: 1, b: [1, 2], c: 3 }), json({ a: '1', b: ['1', '2'] }), json({ A: 1, b: [1, 2] })],
+  },
+  {
+    name: 'deepEquals JSON caseSensitive',
+    predicate: { deepEquals: { body: { a: 'X' } }, caseSensitive: true },
+    requests: [json({ a: 'X' }), json({ a: 'x' })],
+  },
   { name: 'deepEquals JSON null', predicate: { deepEquals: { body: { a: null } } }, requests: jsonBodies },
   { name: 'deepEquals body text', predicate: { deepEquals: { body: 'Hello' } }, requests: textBodies },
   { name: 'deepEquals method', predicate: { deepEquals: { method: 'get' } }, requests: [get('/'), json({})] },
@@ -131,17 +174,21 @@ export const cases: MatchCase[] = [
   // other fields
   { name: 'exists ip', predicate: { exists: { ip: true } }, requests: [get('/')] },
   { name: 'contains requestFrom', predicate: { contains: { requestFrom: '127.0.0.1' } }, requests: [get('/')] },
-  { name: 'startsWith path', predicate: { startsWith: { path: '/API' } }, requests: ['/api/x', '/API', '/v1/api', '/ap'].map(p => get(p)) },
-  { name: 'endsWith path', predicate: { endsWith: { path: '.json' } }, requests: ['/a.json', '/a.JSON', '/a.jsonx'].map(p => get(p)) },
-  { name: 'matches path', predicate: { matches: { path: '^/Item/\\d+$' } }, requests: ['/item/12', '/item/x', '/ITEM/1'].map(p => get(p)) },
-  { name: 'matches path caseSensitive', predicate: { matches: { path: '^/Item/\\d+$' }, caseSensitive: true }, requests: ['/item/12', '/Item/1'].map(p => get(p)) },
-  { name: 'matches path number', predicate: { matches: { path: 5 } }, requests: ['/5', '/x'].map(p => get(p)) },
+  { name: 'startsWith path', predicate: { startsWith: { path: '/API' } }, requests: ['/api/x', '/API', '/v1/api', '/ap'].map((p) => get(p)) },
+  { name: 'endsWith path', predicate: { endsWith: { path: '.json' } }, requests: ['/a.json', '/a.JSON', '/a.jsonx'].map((p) => get(p)) },
+  { name: 'matches path', predicate: { matches: { path: '^/Item/\\d+$' } }, requests: ['/item/12', '/item/x', '/ITEM/1'].map((p) => get(p)) },
+  {
+    name: 'matches path caseSensitive',
+    predicate: { matches: { path: '^/Item/\\d+$' }, caseSensitive: true },
+    requests: ['/item/12', '/Item/1'].map((p) => get(p)),
+  },
+  { name: 'matches path number', predicate: { matches: { path: 5 } }, requests: ['/5', '/x'].map((p) => get(p)) },
   { name: 'matches invalid', predicate: { matches: { path: '(' } }, requests: [] },
   // logic
   { name: 'not', predicate: { not: { equals: { method: 'GET' } } }, requests: [get('/'), json({})] },
   { name: 'not not', predicate: { not: { not: { equals: { path: '/a' } } } }, requests: [get('/a'), get('/b')] },
   { name: 'and', predicate: { and: [{ equals: { method: 'POST' } }, { contains: { body: 'x' } }] }, requests: [body('x'), body('y'), get('/x')] },
-  { name: 'or', predicate: { or: [{ equals: { path: '/a' } }, { equals: { path: '/b' } }] }, requests: ['/a', '/b', '/c'].map(p => get(p)) },
+  { name: 'or', predicate: { or: [{ equals: { path: '/a' } }, { equals: { path: '/b' } }] }, requests: ['/a', '/b', '/c'].map((p) => get(p)) },
   { name: 'or with bad tail', predicate: { or: [{ equals: { path: '/' } }, {}] }, requests: [get('/'), get('/x')] },
   { name: 'and with bad tail', predicate: { and: [{ equals: { path: '/' } }, {}] }, requests: [] },
   { name: 'and empty', predicate: { and: [] }, requests: [get('/')] },
@@ -155,36 +202,98 @@ export const cases: MatchCase[] = [
   // jsonpath
   { name: 'jsonpath equals', predicate: { equals: { body: 'Bob' }, jsonpath: { selector: '$.name' } }, requests: jsonBodies },
   { name: 'jsonpath uppercase selector', predicate: { equals: { body: 'bob' }, jsonpath: { selector: '$.NAME' } }, requests: jsonBodies.slice(0, 4) },
-  { name: 'jsonpath keyCaseSensitive', predicate: { equals: { body: 'bob' }, jsonpath: { selector: '$.NAME' }, keyCaseSensitive: true }, requests: jsonBodies.slice(0, 4) },
-  { name: 'jsonpath caseSensitive', predicate: { equals: { body: 'Bob' }, jsonpath: { selector: '$.name' }, caseSensitive: true }, requests: jsonBodies.slice(0, 4) },
-  { name: 'jsonpath many', predicate: { equals: { body: 'x' }, jsonpath: { selector: '$..tag' } }, requests: [json({ a: { tag: 'x' }, b: { tag: 'y' } }), json({ a: { tag: 'z' } })] },
-  { name: 'jsonpath deepEquals many', predicate: { deepEquals: { body: ['x', 'y'] }, jsonpath: { selector: '$..tag' } }, requests: [
-    json({ a: { tag: 'y' }, b: { tag: 'x' } }), json({ a: { tag: 'x' } }), json({ a: { tag: 'x' }, b: { tag: 'y' }, c: { tag: 'z' } }),
-  ] },
+  {
+    name: 'jsonpath keyCaseSensitive',
+    predicate: { equals: { body: 'bob' }, jsonpath: { selector: '$.NAME' }, keyCaseSensitive: true },
+    requests: jsonBodies.slice(0, 4),
+  },
+  {
+    name: 'jsonpath caseSensitive',
+    predicate: { equals: { body: 'Bob' }, jsonpath: { selector: '$.name' }, caseSensitive: true },
+    requests: jsonBodies.slice(0, 4),
+  },
+  {
+    name: 'jsonpath many',
+    predicate: { equals: { body: 'x' }, jsonpath: { selector: '$..tag' } },
+    requests: [json({ a: { tag: 'x' }, b: { tag: 'y' } }), json({ a: { tag: 'z' } })],
+  },
+  {
+    name: 'jsonpath deepEquals many',
+    predicate: { deepEquals: { body: ['x', 'y'] }, jsonpath: { selector: '$..tag' } },
+    requests: [json({ a: { tag: 'y' }, b: { tag: 'x' } }), json({ a: { tag: 'x' } }), json({ a: { tag: 'x' }, b: { tag: 'y' }, c: { tag: 'z' } })],
+  },
   { name: 'jsonpath deepEquals number', predicate: { deepEquals: { body: 5 }, jsonpath: { selector: '$.n' } }, requests: jsonBodies },
   { name: 'jsonpath exists', predicate: { exists: { body: true }, jsonpath: { selector: '$.a' } }, requests: jsonBodies },
   { name: 'jsonpath matches', predicate: { matches: { body: '^B' }, jsonpath: { selector: '$.name' } }, requests: jsonBodies.slice(0, 4) },
   { name: 'jsonpath selects method too', predicate: { equals: { method: 'POST' }, jsonpath: { selector: '$.a' } }, requests: [json({ a: 1 })] },
-  { name: 'jsonpath index', predicate: { equals: { body: 1 }, jsonpath: { selector: '$.items[0]' } }, requests: [json({ items: [1, 2] }), json({ items: [2, 1] })] },
-  { name: 'jsonpath object value', predicate: { equals: { body: { b: 'c' } }, jsonpath: { selector: '$.a' } }, requests: [json({ a: { b: 'C' } }), json({ a: 'c' })] },
+  {
+    name: 'jsonpath index',
+    predicate: { equals: { body: 1 }, jsonpath: { selector: '$.items[0]' } },
+    requests: [json({ items: [1, 2] }), json({ items: [2, 1] })],
+  },
+  {
+    name: 'jsonpath object value',
+    predicate: { equals: { body: { b: 'c' } }, jsonpath: { selector: '$.a' } },
+    requests: [json({ a: { b: 'C' } }), json({ a: 'c' })],
+  },
   { name: 'jsonpath no selector', predicate: { equals: { body: 'x' }, jsonpath: {} }, requests: [] },
   { name: 'jsonpath no selector keyCaseSensitive', predicate: { equals: { body: 'x' }, jsonpath: {}, keyCaseSensitive: true }, requests: [json({ a: 1 })] },
-  { name: 'jsonpath with except', predicate: { equals: { body: 'bob' }, jsonpath: { selector: '$.name' }, except: '!' }, requests: [json({ name: 'bob!' }), json({ name: 'bob' })] },
+  {
+    name: 'jsonpath with except',
+    predicate: { equals: { body: 'bob' }, jsonpath: { selector: '$.name' }, except: '!' },
+    requests: [json({ name: 'bob!' }), json({ name: 'bob' })],
+  },
   // xpath
-  { name: 'xpath equals', predicate: { equals: { body: 'Bob' }, xpath: { selector: '//name' } }, requests: [
-    xml('<root><name>Bob</name></root>'), xml('<root><NAME>bob</NAME></root>'), body('not xml'), xml('<root><name>a</name><name>bob</name></root>'), xml('<root><name>alice</name></root>'),
-  ] },
-  { name: 'xpath caseSensitive', predicate: { equals: { body: 'Bob' }, xpath: { selector: '//Name' }, caseSensitive: true }, requests: [
-    xml('<root><Name>Bob</Name></root>'), xml('<root><name>Bob</name></root>'), xml('<root><Name>bob</Name></root>'),
-  ] },
-  { name: 'xpath namespaces', predicate: { equals: { body: 'x' }, xpath: { selector: '//a:name', ns: { a: 'http://example.com/NS' } } }, requests: [
-    xml('<root xmlns:a="http://example.com/ns"><a:name>x</a:name></root>'), xml('<root xmlns:b="http://example.com/NS"><b:name>X</b:name></root>'), xml('<root><name>x</name></root>'),
-  ] },
-  { name: 'xpath attribute', predicate: { equals: { body: 'v' }, xpath: { selector: '//item/@id' } }, requests: [xml('<r><item id="V"/></r>'), xml('<r><item/></r>')] },
-  { name: 'xpath count', predicate: { equals: { body: 2 }, xpath: { selector: 'count(//item)' } }, requests: [xml('<r><item/><item/></r>'), xml('<r><item/></r>')] },
-  { name: 'xpath exists', predicate: { exists: { body: true }, xpath: { selector: '//empty' } }, requests: [xml('<r><empty/></r>'), xml('<r/>'), xml('<r><empty>x</empty></r>')] },
-  { name: 'xpath matches', predicate: { matches: { body: '^\\d+$' }, xpath: { selector: '//n' } }, requests: [xml('<r><n>12</n></r>'), xml('<r><n>x</n></r>')] },
-  { name: 'xpath deepEquals', predicate: { deepEquals: { body: ['a', 'b'] }, xpath: { selector: '//n' } }, requests: [xml('<r><n>b</n><n>a</n></r>'), xml('<r><n>a</n></r>')] },
+  {
+    name: 'xpath equals',
+    predicate: { equals: { body: 'Bob' }, xpath: { selector: '//name' } },
+    requests: [
+      xml('<root><name>Bob</name></root>'),
+      xml('<root><NAME>bob</NAME></root>'),
+      body('not xml'),
+      xml('<root><name>a</name><name>bob</name></root>'),
+      xml('<root><name>alice</name></root>'),
+    ],
+  },
+  {
+    name: 'xpath caseSensitive',
+    predicate: { equals: { body: 'Bob' }, xpath: { selector: '//Name' }, caseSensitive: true },
+    requests: [xml('<root><Name>Bob</Name></root>'), xml('<root><name>Bob</name></root>'), xml('<root><Name>bob</Name></root>')],
+  },
+  {
+    name: 'xpath namespaces',
+    predicate: { equals: { body: 'x' }, xpath: { selector: '//a:name', ns: { a: 'http://example.com/NS' } } },
+    requests: [
+      xml('<root xmlns:a="http://example.com/ns"><a:name>x</a:name></root>'),
+      xml('<root xmlns:b="http://example.com/NS"><b:name>X</b:name></root>'),
+      xml('<root><name>x</name></root>'),
+    ],
+  },
+  {
+    name: 'xpath attribute',
+    predicate: { equals: { body: 'v' }, xpath: { selector: '//item/@id' } },
+    requests: [xml('<r><item id="V"/></r>'), xml('<r><item/></r>')],
+  },
+  {
+    name: 'xpath count',
+    predicate: { equals: { body: 2 }, xpath: { selector: 'count(//item)' } },
+    requests: [xml('<r><item/><item/></r>'), xml('<r><item/></r>')],
+  },
+  {
+    name: 'xpath exists',
+    predicate: { exists: { body: true }, xpath: { selector: '//empty' } },
+    requests: [xml('<r><empty/></r>'), xml('<r/>'), xml('<r><empty>x</empty></r>')],
+  },
+  {
+    name: 'xpath matches',
+    predicate: { matches: { body: '^\\d+$' }, xpath: { selector: '//n' } },
+    requests: [xml('<r><n>12</n></r>'), xml('<r><n>x</n></r>')],
+  },
+  {
+    name: 'xpath deepEquals',
+    predicate: { deepEquals: { body: ['a', 'b'] }, xpath: { selector: '//n' } },
+    requests: [xml('<r><n>b</n><n>a</n></r>'), xml('<r><n>a</n></r>')],
+  },
   { name: 'xpath malformed', predicate: { equals: { body: 'x' }, xpath: { selector: '!!' } }, requests: [] },
   { name: 'xpath no selector', predicate: { equals: { body: 'x' }, xpath: {} }, requests: [] },
   // inject

@@ -37,10 +37,7 @@ test.after(async () => {
 });
 
 function stubsFor(predicate: unknown) {
-  return [
-    { predicates: [predicate], responses: [{ is: { statusCode: 200, body: 'hit' } }] },
-    { responses: [{ is: { statusCode: 404, body: 'miss' } }] },
-  ];
+  return [{ predicates: [predicate], responses: [{ is: { statusCode: 200, body: 'hit' } }] }, { responses: [{ is: { statusCode: 404, body: 'miss' } }] }];
 }
 
 function ours(stubs: ReturnType<typeof stubsFor>, request: MockRequest, index: boolean): Outcome {

@@ -44,20 +44,34 @@ function params(): Record<string, unknown> {
 
 function leafPredicate(): Record<string, unknown> {
   switch (Math.floor(random() * 14)) {
-    case 0: return { equals: { method: pick(METHODS) }, ...params() };
-    case 1: return { equals: { path: pick(PATHS) }, ...params() };
-    case 2: return { deepEquals: { path: pick(PATHS) }, ...params() };
-    case 3: return { equals: { method: pick(METHODS), path: pick(PATHS) }, ...params() };
-    case 4: return { startsWith: { path: pick(PREFIXES) }, ...params() };
-    case 5: return { equals: { headers: { [pick(HEADER_NAMES)]: pick(HEADER_VALUES) } }, ...params() };
-    case 6: return { deepEquals: { query: maybe() ? { q: pick(QUERY_VALUES) } : {} }, ...params() };
-    case 7: return { equals: { query: { q: maybe(0.8) ? pick(QUERY_VALUES) : [pick(QUERY_VALUES), pick(QUERY_VALUES)] } }, ...params() };
-    case 8: return { matches: { path: pick(REGEXES) }, ...params() };
-    case 9: return { contains: { body: { a: 'x' } } };
-    case 10: return { equals: { path: pick(PATHS) }, except: '\\d' };
-    case 11: return { exists: { headers: { [pick(HEADER_NAMES)]: maybe() } } };
-    case 12: return { equals: { body: { n: 1 } } };
-    default: return { equals: { method: pick(METHODS) }, exists: { query: true } };
+    case 0:
+      return { equals: { method: pick(METHODS) }, ...params() };
+    case 1:
+      return { equals: { path: pick(PATHS) }, ...params() };
+    case 2:
+      return { deepEquals: { path: pick(PATHS) }, ...params() };
+    case 3:
+      return { equals: { method: pick(METHODS), path: pick(PATHS) }, ...params() };
+    case 4:
+      return { startsWith: { path: pick(PREFIXES) }, ...params() };
+    case 5:
+      return { equals: { headers: { [pick(HEADER_NAMES)]: pick(HEADER_VALUES) } }, ...params() };
+    case 6:
+      return { deepEquals: { query: maybe() ? { q: pick(QUERY_VALUES) } : {} }, ...params() };
+    case 7:
+      return { equals: { query: { q: maybe(0.8) ? pick(QUERY_VALUES) : [pick(QUERY_VALUES), pick(QUERY_VALUES)] } }, ...params() };
+    case 8:
+      return { matches: { path: pick(REGEXES) }, ...params() };
+    case 9:
+      return { contains: { body: { a: 'x' } } };
+    case 10:
+      return { equals: { path: pick(PATHS) }, except: '\\d' };
+    case 11:
+      return { exists: { headers: { [pick(HEADER_NAMES)]: maybe() } } };
+    case 12:
+      return { equals: { body: { n: 1 } } };
+    default:
+      return { equals: { method: pick(METHODS) }, exists: { query: true } };
   }
 }
 
@@ -104,7 +118,7 @@ test('index and linear scan agree on randomized stub sets', () => {
     const indexed = compileStubSet(set);
     const linear = compileStubSet(set, { index: false });
     const skipped = new Set(set.map((_, i) => i).filter(() => maybe(0.1)));
-    const ctx: MatchContext = maybe(0.3) ? { isEligible: i => (skipped.has(i) ? 'skippedScenarioState' : 'ok') } : {};
+    const ctx: MatchContext = maybe(0.3) ? { isEligible: (i) => (skipped.has(i) ? 'skippedScenarioState' : 'ok') } : {};
     for (let r = 0; r < 30; r++) {
       const req = request();
       const from = maybe(0.2) ? Math.floor(random() * set.length) : 0;
@@ -115,9 +129,17 @@ test('index and linear scan agree on randomized stub sets', () => {
       const label = `stubs ${JSON.stringify(set)} request ${JSON.stringify({ ...req, rawBody: undefined })} from ${from}`;
       assert.is(a, b, label);
       // Traced, the indexed set reports what the linear scan reports (entries past the cap are only counted).
-      assert.is(outcome(() => indexed.firstMatch(req, ctx, from, indexedTrace)), b, label);
+      assert.is(
+        outcome(() => indexed.firstMatch(req, ctx, from, indexedTrace)),
+        b,
+        label,
+      );
       assert.equal(indexedTrace.slice(0, TRIED_CAP), linearTrace.slice(0, TRIED_CAP), label);
-      assert.equal(indexedTrace.map(entry => entry.stubIndex), linearTrace.map(entry => entry.stubIndex), label);
+      assert.equal(
+        indexedTrace.map((entry) => entry.stubIndex),
+        linearTrace.map((entry) => entry.stubIndex),
+        label,
+      );
       compared++;
       if (/^\d+$/.test(a)) hits++;
     }
@@ -128,7 +150,15 @@ test('index and linear scan agree on randomized stub sets', () => {
 /** A context counting the stubs a match visits (each visit asks for eligibility first). */
 function visitCounter(): { ctx: MatchContext; visited: number[] } {
   const visited: number[] = [];
-  return { visited, ctx: { isEligible: (i) => { visited.push(i); return 'ok'; } } };
+  return {
+    visited,
+    ctx: {
+      isEligible: (i) => {
+        visited.push(i);
+        return 'ok';
+      },
+    },
+  };
 }
 
 test('400 literal stubs: the last one is found without visiting the others; a traced match reports them all', () => {
@@ -139,8 +169,15 @@ test('400 literal stubs: the last one is found without visiting the others; a tr
   assert.equal(counter.visited, [399]);
   const trace: TriedEntry[] = [];
   assert.is(matcher.firstMatch(mockRequest({ path: '/item/399' }), {}, 0, trace), 399);
-  assert.equal(trace.slice(0, TRIED_CAP), Array.from({ length: TRIED_CAP }, (_, i) => ({ stubIndex: i, why: { reason: 'failedPredicate', predicateIndex: 0 } })));
-  assert.equal(trace.map(entry => entry.stubIndex), Array.from({ length: 399 }, (_, i) => i), 'every earlier stub is counted');
+  assert.equal(
+    trace.slice(0, TRIED_CAP),
+    Array.from({ length: TRIED_CAP }, (_, i) => ({ stubIndex: i, why: { reason: 'failedPredicate', predicateIndex: 0 } })),
+  );
+  assert.equal(
+    trace.map((entry) => entry.stubIndex),
+    Array.from({ length: 399 }, (_, i) => i),
+    'every earlier stub is counted',
+  );
   assert.is(matcher.firstMatch(mockRequest({ path: '/ITEM/7' }), {}), 7);
   assert.is(matcher.firstMatch(mockRequest({ method: 'POST', path: '/item/7' }), {}), -1);
   const linearTrace: TriedEntry[] = [];
@@ -150,10 +187,7 @@ test('400 literal stubs: the last one is found without visiting the others; a tr
 
 test('a stub excluded by the index never runs its regexes', () => {
   // Evaluating the bad regex would throw; the method literal (a later, safe predicate) excludes the stub first.
-  const set = [
-    { predicates: [{ equals: { method: 'POST' } }, { matches: { path: '(' } }] },
-    { predicates: [{ equals: { path: '/x' } }] },
-  ];
+  const set = [{ predicates: [{ equals: { method: 'POST' } }, { matches: { path: '(' } }] }, { predicates: [{ equals: { path: '/x' } }] }];
   assert.is(compileStubSet(set).firstMatch(mockRequest({ path: '/x' }), {}), 1);
   assert.throws(() => compileStubSet(set).firstMatch(mockRequest({ method: 'POST', path: '/x' }), {}), /Invalid regular expression/);
 });
@@ -191,7 +225,7 @@ test('firstMatch is synchronous without inject and asynchronous only when an inj
   const withInject = compileStubSet([{ predicates: [{ equals: { path: '/a' } }] }, { predicates: [{ inject: 'fn' }] }, {}]);
   assert.is(withInject.firstMatch(mockRequest({ path: '/a' }), {}), 0);
   assert.is(withInject.firstMatch(mockRequest({ path: '/b' }), { injectPredicate: () => false }), 2);
-  const pending = withInject.firstMatch(mockRequest({ path: '/b' }), { injectPredicate: async source => source === 'fn' });
+  const pending = withInject.firstMatch(mockRequest({ path: '/b' }), { injectPredicate: async (source) => source === 'fn' });
   assert.instance(pending, Promise);
   assert.is(await pending, 1);
   const trace: TriedEntry[] = [];
@@ -213,7 +247,7 @@ test('eligibility skips are traced in visit order and `from` starts later', () =
   ];
   const matcher = compileStubSet(set);
   const trace: TriedEntry[] = [];
-  const ctx: MatchContext = { isEligible: i => (i === 0 ? 'skippedSpace' : i === 2 ? 'skippedScenarioState' : 'ok') };
+  const ctx: MatchContext = { isEligible: (i) => (i === 0 ? 'skippedSpace' : i === 2 ? 'skippedScenarioState' : 'ok') };
   assert.is(matcher.firstMatch(mockRequest({ path: '/a' }), ctx, 0, trace), 3);
   assert.equal(trace, [
     { stubIndex: 0, why: { reason: 'skippedSpace' } },

@@ -39,7 +39,12 @@ table('equals', [
   ['several fields all needed', { equals: { method: 'GET', path: '/a' } }, { path: '/b' }, false],
   ['query subset', { equals: { query: { q: 'A' } } }, { query: { q: 'a', other: '1' } }, true],
   ['query key folded', { equals: { query: { q: 'a' } } }, { query: { Q: 'a' } }, true],
-  ['query key exact with keyCaseSensitive false + caseSensitive', { equals: { query: { Q: 'a' } }, caseSensitive: true, keyCaseSensitive: false }, { query: { q: 'a' } }, true],
+  [
+    'query key exact with keyCaseSensitive false + caseSensitive',
+    { equals: { query: { Q: 'a' } }, caseSensitive: true, keyCaseSensitive: false },
+    { query: { q: 'a' } },
+    true,
+  ],
   ['keyCaseSensitive true does not stop key folding', { equals: { query: { q: 'a' } }, keyCaseSensitive: true }, { query: { Q: 'a' } }, true],
   ['repeated query any', { equals: { query: { q: 'b' } } }, { query: { q: ['a', 'b'] } }, true],
   ['expected array all present', { equals: { query: { q: ['b', 'a'] } } }, { query: { q: ['a', 'b', 'c'] } }, true],
@@ -145,10 +150,20 @@ table('not / and / or', [
 table('jsonpath', [
   ['selects and folds', { equals: { body: 'Bob' }, jsonpath: { selector: '$.name' } }, json({ name: 'bob' }), true],
   ['selector folded with keys', { equals: { body: 'bob' }, jsonpath: { selector: '$.NAME' } }, json({ name: 'bob' }), true],
-  ['keyCaseSensitive keeps selector case but keys are still folded', { equals: { body: 'bob' }, jsonpath: { selector: '$.NAME' }, keyCaseSensitive: true }, json({ NAME: 'bob' }), false],
+  [
+    'keyCaseSensitive keeps selector case but keys are still folded',
+    { equals: { body: 'bob' }, jsonpath: { selector: '$.NAME' }, keyCaseSensitive: true },
+    json({ NAME: 'bob' }),
+    false,
+  ],
   ['caseSensitive', { equals: { body: 'Bob' }, jsonpath: { selector: '$.name' }, caseSensitive: true }, json({ name: 'bob' }), false],
   ['several results: any', { equals: { body: 'x' }, jsonpath: { selector: '$..tag' } }, json({ a: { tag: 'y' }, b: { tag: 'x' } }), true],
-  ['several results: deepEquals all, any order', { deepEquals: { body: ['x', 'y'] }, jsonpath: { selector: '$..tag' } }, json({ a: { tag: 'y' }, b: { tag: 'x' } }), true],
+  [
+    'several results: deepEquals all, any order',
+    { deepEquals: { body: ['x', 'y'] }, jsonpath: { selector: '$..tag' } },
+    json({ a: { tag: 'y' }, b: { tag: 'x' } }),
+    true,
+  ],
   ['deepEquals a number', { deepEquals: { body: 5 }, jsonpath: { selector: '$.n' } }, json({ n: 5 }), true],
   ['nothing selected', { exists: { body: true }, jsonpath: { selector: '$.a' } }, json({ b: 1 }), false],
   ['not JSON', { equals: { body: 'x' }, jsonpath: { selector: '$.a' } }, { body: 'x' }, false],
@@ -161,8 +176,18 @@ table('xpath', [
   ['selects text', { equals: { body: 'Bob' }, xpath: { selector: '//name' } }, xml('<root><NAME>bob</NAME></root>'), true],
   ['caseSensitive', { equals: { body: 'Bob' }, xpath: { selector: '//Name' }, caseSensitive: true }, xml('<root><name>Bob</name></root>'), false],
   ['caseSensitive exact', { equals: { body: 'Bob' }, xpath: { selector: '//Name' }, caseSensitive: true }, xml('<root><Name>Bob</Name></root>'), true],
-  ['namespaces', { equals: { body: 'x' }, xpath: { selector: '//a:name', ns: { a: 'http://example.com/NS' } } }, xml('<r xmlns:b="http://example.com/ns"><b:name>x</b:name></r>'), true],
-  ['namespace not matched', { equals: { body: 'x' }, xpath: { selector: '//a:name', ns: { a: 'http://example.com/ns' } } }, xml('<r><name>x</name></r>'), false],
+  [
+    'namespaces',
+    { equals: { body: 'x' }, xpath: { selector: '//a:name', ns: { a: 'http://example.com/NS' } } },
+    xml('<r xmlns:b="http://example.com/ns"><b:name>x</b:name></r>'),
+    true,
+  ],
+  [
+    'namespace not matched',
+    { equals: { body: 'x' }, xpath: { selector: '//a:name', ns: { a: 'http://example.com/ns' } } },
+    xml('<r><name>x</name></r>'),
+    false,
+  ],
   ['attribute', { equals: { body: 'v' }, xpath: { selector: '//item/@id' } }, xml('<r><item id="V"/></r>'), true],
   ['count', { equals: { body: 2 }, xpath: { selector: 'count(//item)' } }, xml('<r><item/><item/></r>'), true],
   ['any of several nodes', { equals: { body: 'b' }, xpath: { selector: '//n' } }, xml('<r><n>a</n><n>b</n></r>'), true],
@@ -175,7 +200,15 @@ test('inject calls the hook, or throws when injection is unavailable', async () 
   const predicate = compilePredicate({ inject: 'function (config) { return true; }' });
   const seen: string[] = [];
   const request = mockRequest({ path: '/x' });
-  assert.is(predicate(request, { injectPredicate: (source, req) => { seen.push(source, req.path); return true; } }), true);
+  assert.is(
+    predicate(request, {
+      injectPredicate: (source, req) => {
+        seen.push(source, req.path);
+        return true;
+      },
+    }),
+    true,
+  );
   assert.equal(seen, ['function (config) { return true; }', '/x']);
   assert.is(await compilePredicate({ not: { inject: 'f' } })(request, { injectPredicate: async () => true }), false);
   assert.throws(() => predicate(request, {}), /injection not available/);
@@ -225,17 +258,15 @@ test('validatePredicates mirrors mountebank dry-run validation', () => {
 });
 
 test('explainPredicates reports each predicate and the fields it read', () => {
-  const predicates = [
-    { equals: { method: 'GET' } },
-    { equals: { path: '/b', Body: 'x' } },
-    { not: { exists: { headers: { 'X-A': true } } } },
-    { inject: 'f' },
-  ];
+  const predicates = [{ equals: { method: 'GET' } }, { equals: { path: '/b', Body: 'x' } }, { not: { exists: { headers: { 'X-A': true } } } }, { inject: 'f' }];
   const request = mockRequest({ path: '/a', body: 'x', headers: { 'X-A': '1' } });
   const verdicts = explainPredicates(predicates, request, { injectPredicate: () => true });
   assert.ok(Array.isArray(verdicts));
   const list = verdicts as Exclude<typeof verdicts, Promise<unknown>>;
-  assert.equal(list.map(v => v.passed), [true, false, false, true]);
+  assert.equal(
+    list.map((v) => v.passed),
+    [true, false, false, true],
+  );
   assert.equal(list[0]!.actual, { method: 'GET' });
   assert.equal(list[1]!.actual, { path: '/a', body: 'x' });
   assert.equal(list[2]!.actual, { headers: { 'X-A': '1' } });
@@ -246,7 +277,10 @@ test('explainPredicates reports each predicate and the fields it read', () => {
 test('explainPredicates goes async only for async inject hooks', async () => {
   const result = explainPredicates([{ inject: 'f' }, { equals: { path: '/' } }], mockRequest(), { injectPredicate: async () => false });
   assert.instance(result, Promise);
-  assert.equal((await result).map(v => v.passed), [false, true]);
+  assert.equal(
+    (await result).map((v) => v.passed),
+    [false, true],
+  );
 });
 
 test.run();

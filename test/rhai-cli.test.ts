@@ -104,7 +104,10 @@ test('--engine javascript runs the script as a _svc.script body: returned values
   assert.is(value.code, 0, value.stderr);
   assert.equal(JSON.parse(value.stdout), [2, 'a']);
   const req = file('js-req.json', JSON.stringify({ method: 'post', path: '/users', body: { name: 'ann' } }));
-  const script = file('respond.js', 'function respond(ctx) { ctx.state.incr("n"); return http(201, { hi: ctx.request.json.name, n: ctx.state.get("n") }).header("X-A", "1"); }');
+  const script = file(
+    'respond.js',
+    'function respond(ctx) { ctx.state.incr("n"); return http(201, { hi: ctx.request.json.name, n: ctx.state.get("n") }).header("X-A", "1"); }',
+  );
   const r = svc(script, '--request', req);
   assert.is(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);

@@ -39,8 +39,7 @@ test('every conformance case', () => {
       if (!(e instanceof RhaiError)) failures.push(`${where}: non-Rhai exception ${(e as Error).stack}`);
       else if (c.error === undefined) failures.push(`${where}: expected ${c.value}, got error ${e.message}`);
       else if (!e.message.includes(c.error)) failures.push(`${where}: expected error "${c.error}", got "${e.message}"`);
-      else if (c.at && (e.line !== c.at[0] || e.column !== c.at[1]))
-        failures.push(`${where}: expected error at ${c.at.join(':')}, got ${e.line}:${e.column}`);
+      else if (c.at && (e.line !== c.at[0] || e.column !== c.at[1])) failures.push(`${where}: expected error at ${c.at.join(':')}, got ${e.line}:${e.column}`);
     }
   });
   assert.equal(failures, [], `${failures.length} of ${cases.length} cases failed:\n${failures.join('\n')}`);

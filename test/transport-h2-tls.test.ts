@@ -11,11 +11,7 @@ interface H2Answer {
   body: Buffer;
 }
 
-function h2Request(
-  session: http2.ClientHttp2Session,
-  headers: http2.OutgoingHttpHeaders,
-  body?: Buffer,
-): Promise<H2Answer> {
+function h2Request(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, body?: Buffer): Promise<H2Answer> {
   return new Promise((resolve, reject) => {
     const stream = session.request(headers);
     const chunks: Buffer[] = [];
@@ -42,7 +38,10 @@ function closeSession(session: http2.ClientHttp2Session): Promise<void> {
   return new Promise((resolve) => session.close(() => resolve()));
 }
 
-function httpsGet(port: number, options: https.RequestOptions & Pick<ConnectionOptions, 'ALPNProtocols'> = {}): Promise<{ status: number; body: string; alpn: string | false | null; headers: Record<string, unknown> }> {
+function httpsGet(
+  port: number,
+  options: https.RequestOptions & Pick<ConnectionOptions, 'ALPNProtocols'> = {},
+): Promise<{ status: number; body: string; alpn: string | false | null; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const request = https.request(
       { host: '127.0.0.1', port, path: '/tls?q=1', method: 'POST', rejectUnauthorized: false, agent: false, ...options },
@@ -218,7 +217,10 @@ test('mutualAuth requests a client certificate, refuses a client without one, an
   try {
     const withCert = await httpsGet(mutual.port, { key: clientKey, cert: clientCert });
     assert.is(withCert.status, 200);
-    const withoutCert = await httpsGet(mutual.port).then(() => 'answered', (err: NodeJS.ErrnoException) => err.code);
+    const withoutCert = await httpsGet(mutual.port).then(
+      () => 'answered',
+      (err: NodeJS.ErrnoException) => err.code,
+    );
     assert.ok(withoutCert === 'ECONNRESET' || withoutCert === 'EPIPE', `refused without a certificate (${withoutCert})`);
     const requested = await certificateRequestSeen(mutual.port);
     if (requested === null) assert.unreachable('this check needs the openssl binary: apt-get install openssl');

@@ -8,10 +8,7 @@ import forge from 'node-forge';
 import { createListener, type Listener, type ListenerOptions, type RequestHandler } from '../engine/transport/index.js';
 
 export function listen(options: Partial<ListenerOptions>, handler: RequestHandler): Promise<Listener> {
-  return createListener(
-    { protocol: 'http', port: 0, host: '127.0.0.1', http2: true, maxBodyBytes: 1024, ...options },
-    handler,
-  );
+  return createListener({ protocol: 'http', port: 0, host: '127.0.0.1', http2: true, maxBodyBytes: 1024, ...options }, handler);
 }
 
 /** Answers with what it received: method, url, version and raw headers as headers; the body as body. */

@@ -294,9 +294,24 @@ test('writer: header order and repeats kept, Transfer-Encoding answers chunked, 
     } else if (request.url === '/empty-chunked') {
       sink.send(200, [['Transfer-Encoding', 'chunked']], Buffer.alloc(0));
     } else if (request.url === '/own-date') {
-      sink.send(299, [['Date', 'yesterday'], ['Content-Length', '3']], Buffer.from('abc'));
+      sink.send(
+        299,
+        [
+          ['Date', 'yesterday'],
+          ['Content-Length', '3'],
+        ],
+        Buffer.from('abc'),
+      );
     } else {
-      sink.send(418, [['Set-Cookie', 'a=1'], ['X-B', 'b'], ['Set-Cookie', 'c=2']], Buffer.alloc(0));
+      sink.send(
+        418,
+        [
+          ['Set-Cookie', 'a=1'],
+          ['X-B', 'b'],
+          ['Set-Cookie', 'c=2'],
+        ],
+        Buffer.alloc(0),
+      );
     }
   });
   const client = await RawClient.connect(listener.port);
@@ -310,12 +325,22 @@ test('writer: header order and repeats kept, Transfer-Encoding answers chunked, 
     client.send('GET /own-date HTTP/1.1\r\nHost: x\r\n\r\n');
     const own = await client.next();
     assert.is(own.reason, 'Success');
-    assert.equal(own.headers.filter(([n]) => n === 'Date'), [['Date', 'yesterday']]);
-    assert.equal(own.headers.filter(([n]) => n === 'Content-Length'), [['Content-Length', '3']]);
+    assert.equal(
+      own.headers.filter(([n]) => n === 'Date'),
+      [['Date', 'yesterday']],
+    );
+    assert.equal(
+      own.headers.filter(([n]) => n === 'Content-Length'),
+      [['Content-Length', '3']],
+    );
     client.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const teapot = await client.next();
     assert.is(teapot.reason, "I'm a Teapot");
-    assert.equal(teapot.headers.slice(0, 3), [['Set-Cookie', 'a=1'], ['X-B', 'b'], ['Set-Cookie', 'c=2']]);
+    assert.equal(teapot.headers.slice(0, 3), [
+      ['Set-Cookie', 'a=1'],
+      ['X-B', 'b'],
+      ['Set-Cookie', 'c=2'],
+    ]);
   } finally {
     client.close();
     await listener.close();
@@ -382,7 +407,11 @@ test('a throwing handler or an illegal header answers 500 and the connection car
   });
   const client = await RawClient.connect(listener.port);
   try {
-    for (const [path, type] of [['/throw', 'internal_error'], ['/reject', 'internal_error'], ['/bad-header', 'invalid_response']]) {
+    for (const [path, type] of [
+      ['/throw', 'internal_error'],
+      ['/reject', 'internal_error'],
+      ['/bad-header', 'invalid_response'],
+    ]) {
       client.send(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
       const response = await client.next();
       assert.is(response.status, 500, path);
@@ -437,10 +466,7 @@ test('EADDRINUSE rejects with the code; port 0 gets a port', async () => {
   const first = await listen({}, echo);
   try {
     assert.ok(first.port > 0);
-    const error = await createListener(
-      { protocol: 'http', port: first.port, host: '127.0.0.1', http2: false, maxBodyBytes: 10 },
-      echo,
-    ).then(
+    const error = await createListener({ protocol: 'http', port: first.port, host: '127.0.0.1', http2: false, maxBodyBytes: 10 }, echo).then(
       () => null,
       (e: NodeJS.ErrnoException) => e,
     );

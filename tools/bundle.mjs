@@ -25,18 +25,20 @@ await build({
   format: 'esm',
   target: 'node20',
   logLevel: 'warning',
-  plugins: [{
-    name: 'svc-module-urls',
-    setup(context) {
-      // A module's import.meta.url stays the URL of its file in dist/, which still ships beside the bundle:
-      // the version's package.json, the dashboard's static files, createRequire of lazily loaded packages
-      // and script worker entries (dist/engine/script/*/worker.js) resolve exactly as unbundled.
-      context.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
-        const url = JSON.stringify(relative(outdir, path).split('\\').join('/'));
-        const text = readFileSync(path, 'utf8').replace(/\bimport\.meta\.url\b/g, `new URL(${url}, import.meta.url).href`);
-        return { contents: text, loader: 'js' };
-      });
+  plugins: [
+    {
+      name: 'svc-module-urls',
+      setup(context) {
+        // A module's import.meta.url stays the URL of its file in dist/, which still ships beside the bundle:
+        // the version's package.json, the dashboard's static files, createRequire of lazily loaded packages
+        // and script worker entries (dist/engine/script/*/worker.js) resolve exactly as unbundled.
+        context.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, ({ path }) => {
+          const url = JSON.stringify(relative(outdir, path).split('\\').join('/'));
+          const text = readFileSync(path, 'utf8').replace(/\bimport\.meta\.url\b/g, `new URL(${url}, import.meta.url).href`);
+          return { contents: text, loader: 'js' };
+        });
+      },
     },
-  }],
+  ],
 });
 console.log('tools/bundle.mjs: bundled dist/tools/bin/svc.mjs');

@@ -2,7 +2,9 @@
 import { runCli } from './cli/index.js';
 
 runCli(process.argv.slice(2)).then(
-  (code) => { if (code !== undefined) process.exitCode = code; },
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`svc: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

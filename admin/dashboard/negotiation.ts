@@ -26,9 +26,14 @@ function qualityOf(ranges: MediaRange[], type: string, subtype: string): number 
   let best = -1;
   let q = 0;
   for (const range of ranges) {
-    const specificity = range.type === type && range.subtype === subtype ? 2
-      : range.type === type && range.subtype === '*' ? 1
-        : range.type === '*' && range.subtype === '*' ? 0 : -1;
+    const specificity =
+      range.type === type && range.subtype === subtype
+        ? 2
+        : range.type === type && range.subtype === '*'
+          ? 1
+          : range.type === '*' && range.subtype === '*'
+            ? 0
+            : -1;
     if (specificity > best) {
       best = specificity;
       q = range.q;

@@ -49,8 +49,7 @@ export function dashboardResponder(): (request: IncomingMessage, path: string, r
 export function dashboardRoutes(router: Router, manager: ImposterManager): void {
   router.on('GET', '/_dashboard/api/imposters', (req) => {
     const warnings = new Map(manager.list().map((imposter) => [imposter.port, imposter.warnings.length]));
-    const imposters = manager.renderList({ baseUrl: req.baseUrl })
-      .map((summary) => ({ ...summary, warningCount: warnings.get(summary.port as number) ?? 0 }));
+    const imposters = manager.renderList({ baseUrl: req.baseUrl }).map((summary) => ({ ...summary, warningCount: warnings.get(summary.port as number) ?? 0 }));
     return { status: 200, body: { imposters } };
   });
   router.on('GET', '/_dashboard/api/imposters/:port', (req) => {

@@ -9,7 +9,10 @@ import { parseRoutes, type Route } from './route-table.js';
 /** `/__svc/{port}` then `/`, `?` or the end: the gateway addressing (SPEC §4.10) on the front door. */
 const GATEWAY = /^\/__svc\/(\d+)(?=[/?]|$)\/?/;
 const NOT_FOUND_HEADERS: OutgoingHeaders = [['Content-Type', 'application/json']];
-const NO_ROUTE_HEADERS: OutgoingHeaders = [['Content-Type', 'application/json'], ['x-svc-front-door', 'no-route']];
+const NO_ROUTE_HEADERS: OutgoingHeaders = [
+  ['Content-Type', 'application/json'],
+  ['x-svc-front-door', 'no-route'],
+];
 
 function envelope(error: SvcError): Buffer {
   return Buffer.from(JSON.stringify(error.envelope()));
@@ -112,15 +115,18 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
     sink.send(404, NO_ROUTE_HEADERS, noRoute(request));
   }
 
-  const listener = await manager.listen({
-    protocol: 'http',
-    port: address.port,
-    host: address.host,
-    http2: !isHttp2Disabled(),
-    maxBodyBytes: manager.maxBodyBytes,
-    timeouts: manager.options.timeouts,
-    bodyBudget: manager.bodyBudget,
-    allowConnection: manager.options.allowConnection,
-  }, dispatch);
+  const listener = await manager.listen(
+    {
+      protocol: 'http',
+      port: address.port,
+      host: address.host,
+      http2: !isHttp2Disabled(),
+      maxBodyBytes: manager.maxBodyBytes,
+      timeouts: manager.options.timeouts,
+      bodyBudget: manager.bodyBudget,
+      allowConnection: manager.options.allowConnection,
+    },
+    dispatch,
+  );
   return { port: listener.port, address: formatListenAddress(address, listener.port), close: () => listener.close() };
 }

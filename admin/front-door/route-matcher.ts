@@ -18,11 +18,13 @@ function hostRank(route: Route): number {
 
 /** Evaluation order: priority desc, then specificity (host, prefix length, header count), then id asc. */
 function compareRoutes(a: Route, b: Route): number {
-  return b.priority - a.priority
+  return (
+    b.priority - a.priority
     || hostRank(b) - hostRank(a)
     || (b.pathPrefix?.length ?? 0) - (a.pathPrefix?.length ?? 0)
     || b.headers.length - a.headers.length
-    || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }
 
 /** `/api` matches `/api`, `/api/` and `/api/x`, never `/apix`; a prefix ending in `/` matches what it starts. */

@@ -213,8 +213,9 @@ export function parseRoutes(routes: unknown): Route[] {
     const first = enabledByMatch.get(key);
     if (first === undefined) enabledByMatch.set(key, route.id);
     else if (first !== route.id) {
-      problems.push(errorEntries.badData(
-        `route ${JSON.stringify(route.id)}: same priority (${route.priority}) and identical match as route ${JSON.stringify(first)}`));
+      problems.push(
+        errorEntries.badData(`route ${JSON.stringify(route.id)}: same priority (${route.priority}) and identical match as route ${JSON.stringify(first)}`),
+      );
     }
   }
   if (problems.length > 0) throw errors.validation(problems);

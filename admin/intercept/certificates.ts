@@ -121,19 +121,22 @@ function issue(fields: CertificateFields, signer: KeyObject): string {
 export async function mintEphemeralCa(): Promise<CaMaterial> {
   const { publicKey, privateKey } = await generateRsaKeys();
   const forgeKey = toForgePublicKey(publicKey);
-  const certPem = issue({
-    publicKey: forgeKey,
-    subject: [
-      { name: 'commonName', value: `svc intercept CA ${new Date().toISOString().slice(0, 10)} ${randomBytes(4).toString('hex')}` },
-      { name: 'organizationName', value: 'svc' },
-    ],
-    validityDays: CA_VALIDITY_DAYS,
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-      { name: 'subjectKeyIdentifier' },
-    ],
-  }, privateKey);
+  const certPem = issue(
+    {
+      publicKey: forgeKey,
+      subject: [
+        { name: 'commonName', value: `svc intercept CA ${new Date().toISOString().slice(0, 10)} ${randomBytes(4).toString('hex')}` },
+        { name: 'organizationName', value: 'svc' },
+      ],
+      validityDays: CA_VALIDITY_DAYS,
+      extensions: [
+        { name: 'basicConstraints', cA: true, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+        { name: 'subjectKeyIdentifier' },
+      ],
+    },
+    privateKey,
+  );
   return { certPem, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
@@ -195,18 +198,21 @@ export class CertificateAuthority {
   /** A leaf certificate for `host`, PEM (exposed for tests and for the C ABI's diagnostics). */
   leafPem(host: string): string {
     const altName = isIP(host) ? { type: 7, ip: host } : { type: 2, value: host };
-    return issue({
-      publicKey: this.leafPublicKey,
-      // A common name is limited to 64 characters; the SAN carries the name clients check.
-      subject: [{ name: 'commonName', value: host.slice(0, 64) }],
-      issuer: this.issuerName,
-      validityDays: LEAF_VALIDITY_DAYS,
-      extensions: [
-        { name: 'basicConstraints', cA: false },
-        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [altName] },
-      ],
-    }, this.key);
+    return issue(
+      {
+        publicKey: this.leafPublicKey,
+        // A common name is limited to 64 characters; the SAN carries the name clients check.
+        subject: [{ name: 'commonName', value: host.slice(0, 64) }],
+        issuer: this.issuerName,
+        validityDays: LEAF_VALIDITY_DAYS,
+        extensions: [
+          { name: 'basicConstraints', cA: false },
+          { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+          { name: 'extKeyUsage', serverAuth: true },
+          { name: 'subjectAltName', altNames: [altName] },
+        ],
+      },
+      this.key,
+    );
   }
 }

@@ -117,7 +117,10 @@ export class InterceptControl {
     let proxy: InterceptProxy;
     try {
       proxy = await InterceptProxy.listen(options.host, options.port, {
-        rules, ca, protocolOf: this.options.protocolOf, log: this.log,
+        rules,
+        ca,
+        protocolOf: this.options.protocolOf,
+        log: this.log,
         scripts: () => (this.scripts ??= createJsScriptHost({ log: this.log })),
       });
     } catch (err) {
@@ -166,7 +169,9 @@ export class InterceptControl {
 
   /** One rule or an array; all or none are added (400 invalid or ungated script, 429 over capacity). */
   addRules(body: unknown, gate: RuleGate = {}): Array<Record<string, unknown>> {
-    return this.require().rules.add(body, gate.allowInjection ?? true).map(renderRule);
+    return this.require()
+      .rules.add(body, gate.allowInjection ?? true)
+      .map(renderRule);
   }
 
   listRules(): Array<Record<string, unknown>> {

@@ -56,7 +56,14 @@ export function answerFrom(value: unknown): InjectedAnswer {
   return { statusCode: Number.isInteger(status) && status >= 100 && status <= 999 ? status : 200, headers, body: Buffer.from(body) };
 }
 
-export async function runInjectRule(scripts: JsScriptHost, scope: number, source: string, request: IncomingMessage, host: string, path: string): Promise<InjectedAnswer> {
+export async function runInjectRule(
+  scripts: JsScriptHost,
+  scope: number,
+  source: string,
+  request: IncomingMessage,
+  host: string,
+  path: string,
+): Promise<InjectedAnswer> {
   try {
     return answerFrom(await scripts.inject(scope, source, await scriptRequest(request, host, path)));
   } catch (err) {

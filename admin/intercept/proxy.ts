@@ -40,10 +40,23 @@ export interface ProxyDependencies {
 
 const TLS_HANDSHAKE = 0x16;
 // Connection-scoped headers (RFC 9110 §7.6.1) and the proxy's own: never relayed.
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function relayedHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
-  const listed = String(headers.connection ?? '').toLowerCase().split(',').map((name) => name.trim());
+  const listed = String(headers.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim());
   const result: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || listed.includes(name)) continue;
@@ -271,23 +284,28 @@ export class InterceptProxy {
     const send = target.protocol === 'https' ? httpsRequest : httpRequest;
     const headers = relayedHeaders(request.headers);
     if (target.authority !== undefined) headers.host = target.authority;
-    const upstream = send({
-      host: target.hostname,
-      port: target.port,
-      method: request.method,
-      path,
-      headers,
-      agent: target.protocol === 'https' ? this.httpsAgent : this.httpAgent,
-      // Origins behind a mock proxy are test servers with their own certificates (as mountebank's proxy).
-      rejectUnauthorized: false,
-      servername: /^[\d.]+$|:/.test(target.hostname) ? undefined : target.hostname,
-    }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, relayedHeaders(answer.headers));
-      answer.pipe(response);
-      answer.on('error', () => response.destroy());
-    });
+    const upstream = send(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path,
+        headers,
+        agent: target.protocol === 'https' ? this.httpsAgent : this.httpAgent,
+        // Origins behind a mock proxy are test servers with their own certificates (as mountebank's proxy).
+        rejectUnauthorized: false,
+        servername: /^[\d.]+$|:/.test(target.hostname) ? undefined : target.hostname,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, relayedHeaders(answer.headers));
+        answer.pipe(response);
+        answer.on('error', () => response.destroy());
+      },
+    );
     upstream.on('error', (err) => sendError(response, 'bad_gateway', `cannot reach ${target.protocol}://${target.hostname}:${target.port}: ${err.message}`));
-    response.on('close', () => { if (!response.writableFinished) upstream.destroy(); });
+    response.on('close', () => {
+      if (!response.writableFinished) upstream.destroy();
+    });
     request.pipe(upstream);
   }
 }

@@ -104,7 +104,10 @@ function parseMatch(value: unknown, where: string, source: unknown): RuleMatch {
   const path = optionalString(value.path, `${where}.path`, source);
   const pathPrefix = optionalString(value.pathPrefix, `${where}.pathPrefix`, source);
   if (path !== undefined && pathPrefix !== undefined) fail(where, 'give path or pathPrefix, not both', source);
-  for (const [name, given] of [['path', path], ['pathPrefix', pathPrefix]] as const) {
+  for (const [name, given] of [
+    ['path', path],
+    ['pathPrefix', pathPrefix],
+  ] as const) {
     if (given !== undefined && !given.startsWith('/')) fail(`${where}.${name}`, 'must start with "/"', source);
   }
   if (path !== undefined) match.path = path;
@@ -126,7 +129,8 @@ function parseStatus(value: Record<string, unknown>, where: string, source: unkn
   if (statusCode !== undefined && status !== undefined && statusCode !== status) fail(where, 'statusCode and status disagree', source);
   const given = statusCode ?? status ?? 200;
   const code = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : given;
-  if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 999) fail(`${where}.statusCode`, 'must be an integer from 100 to 999', source);
+  if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 999)
+    fail(`${where}.statusCode`, 'must be an integer from 100 to 999', source);
   return code;
 }
 

@@ -64,18 +64,11 @@ export function pkcs12Truststore(certPem: string, password: string): Buffer {
   hmac.start('sha1', macKey.getBytes());
   hmac.update(safeDer);
   const macData = node(asn1.Type.SEQUENCE, true, [
-    node(asn1.Type.SEQUENCE, true, [
-      node(asn1.Type.SEQUENCE, true, [oid(pki.oids.sha1), node(asn1.Type.NULL, false, '')]),
-      octets(hmac.digest().getBytes()),
-    ]),
+    node(asn1.Type.SEQUENCE, true, [node(asn1.Type.SEQUENCE, true, [oid(pki.oids.sha1), node(asn1.Type.NULL, false, '')]), octets(hmac.digest().getBytes())]),
     octets(salt),
     node(asn1.Type.INTEGER, false, asn1.integerToDer(MAC_ITERATIONS).getBytes()),
   ]);
-  const pfx = node(asn1.Type.SEQUENCE, true, [
-    node(asn1.Type.INTEGER, false, asn1.integerToDer(3).getBytes()),
-    dataContent(safeDer),
-    macData,
-  ]);
+  const pfx = node(asn1.Type.SEQUENCE, true, [node(asn1.Type.INTEGER, false, asn1.integerToDer(3).getBytes()), dataContent(safeDer), macData]);
   return Buffer.from(asn1.toDer(pfx).getBytes(), 'binary');
 }
 

@@ -6,8 +6,21 @@ export type AcceptErrorClass = 'transient' | 'systemic' | 'fatal';
 
 /** One connection was lost before or during accept; the loop itself is healthy (accept(2) says retry). */
 const TRANSIENT = new Set([
-  'ECONNABORTED', 'ECONNRESET', 'EINTR', 'EAGAIN', 'EWOULDBLOCK', 'EPROTO', 'EPERM', 'ETIMEDOUT',
-  'ENETDOWN', 'ENETUNREACH', 'ENOPROTOOPT', 'EHOSTDOWN', 'EHOSTUNREACH', 'ENONET', 'EOPNOTSUPP',
+  'ECONNABORTED',
+  'ECONNRESET',
+  'EINTR',
+  'EAGAIN',
+  'EWOULDBLOCK',
+  'EPROTO',
+  'EPERM',
+  'ETIMEDOUT',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'ENOPROTOOPT',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'ENONET',
+  'EOPNOTSUPP',
 ]);
 
 /** The process or host ran out of a resource: every accept fails until it frees up (an outage). */

@@ -62,23 +62,70 @@ export class PromFamilies {
     const registers = [this.registry];
     // Registered for its collect() hook only: request counts are tallied off prom-client and drained at scrape time.
     new Counter({
-      name: 'svc_requests_total', help: 'Imposter requests answered with an HTTP status.', labelNames: ['method', 'status'], registers,
+      name: 'svc_requests_total',
+      help: 'Imposter requests answered with an HTTP status.',
+      labelNames: ['method', 'status'],
+      registers,
       collect() {
         tally.drain((method, status, delta) => this.labels(method, status).inc(delta));
       },
     });
     this.faultsTotal = new Counter({ name: 'svc_faults_injected_total', help: 'Faults injected.', labelNames: ['type', 'rule_id', 'source'], registers });
-    this.latencyMs = new Histogram({ name: 'svc_latency_injected_ms', help: 'Latency injected by faults (ms).', labelNames: ['rule_id'], buckets: MS_BUCKETS, registers });
-    this.errorStatusTotal = new Counter({ name: 'svc_error_status_total', help: 'Statuses served by error faults.', labelNames: ['status', 'rule_id'], registers });
-    this.scriptMs = new Histogram({ name: 'svc_script_execution_duration_ms', help: 'Script run time (ms).', labelNames: ['rule_id', 'result'], buckets: MS_BUCKETS, registers });
+    this.latencyMs = new Histogram({
+      name: 'svc_latency_injected_ms',
+      help: 'Latency injected by faults (ms).',
+      labelNames: ['rule_id'],
+      buckets: MS_BUCKETS,
+      registers,
+    });
+    this.errorStatusTotal = new Counter({
+      name: 'svc_error_status_total',
+      help: 'Statuses served by error faults.',
+      labelNames: ['status', 'rule_id'],
+      registers,
+    });
+    this.scriptMs = new Histogram({
+      name: 'svc_script_execution_duration_ms',
+      help: 'Script run time (ms).',
+      labelNames: ['rule_id', 'result'],
+      buckets: MS_BUCKETS,
+      registers,
+    });
     this.scriptErrorsTotal = new Counter({ name: 'svc_script_errors_total', help: 'Failed script runs.', labelNames: ['rule_id', 'error_type'], registers });
     this.flowOpsTotal = new Counter({ name: 'svc_flow_state_ops_total', help: 'Flow-state operations.', labelNames: ['operation', 'result'], registers });
     this.activeFlows = new Gauge({ name: 'svc_active_flows', help: 'Flows holding state.', labelNames: ['backend'], registers });
-    this.proxyMs = new Histogram({ name: 'svc_proxy_request_duration_ms', help: 'Proxied requests, arrival to answer (ms).', labelNames: ['method', 'fault_applied'], buckets: MS_BUCKETS, registers });
-    this.upstreamMs = new Histogram({ name: 'svc_upstream_request_duration_ms', help: 'Upstream calls made by proxies (ms).', labelNames: ['method', 'status'], buckets: MS_BUCKETS, registers });
-    this.acceptedTotal = new Counter({ name: 'svc_accepted_connections_total', help: 'Connections accepted on imposter listeners.', labelNames: ['worker'], registers });
-    this.acceptErrorsTotal = new Counter({ name: 'svc_accept_errors_total', help: 'Failed accepts by listener and class.', labelNames: ['listener', 'class'], registers });
-    this.outageGauge = new Gauge({ name: 'svc_accept_error_outage', help: '1 while an accept loop of the listener is in a systemic outage.', labelNames: ['listener'], registers });
+    this.proxyMs = new Histogram({
+      name: 'svc_proxy_request_duration_ms',
+      help: 'Proxied requests, arrival to answer (ms).',
+      labelNames: ['method', 'fault_applied'],
+      buckets: MS_BUCKETS,
+      registers,
+    });
+    this.upstreamMs = new Histogram({
+      name: 'svc_upstream_request_duration_ms',
+      help: 'Upstream calls made by proxies (ms).',
+      labelNames: ['method', 'status'],
+      buckets: MS_BUCKETS,
+      registers,
+    });
+    this.acceptedTotal = new Counter({
+      name: 'svc_accepted_connections_total',
+      help: 'Connections accepted on imposter listeners.',
+      labelNames: ['worker'],
+      registers,
+    });
+    this.acceptErrorsTotal = new Counter({
+      name: 'svc_accept_errors_total',
+      help: 'Failed accepts by listener and class.',
+      labelNames: ['listener', 'class'],
+      registers,
+    });
+    this.outageGauge = new Gauge({
+      name: 'svc_accept_error_outage',
+      help: '1 while an accept loop of the listener is in a systemic outage.',
+      labelNames: ['listener'],
+      registers,
+    });
     this.accepted.get('0').inc(0);
   }
 }

@@ -36,7 +36,10 @@ export function stubRoutes(router: Router, manager: ImposterManager): void {
     return detail(req, port);
   });
 
-  for (const [pattern, ref] of [['/imposters/:port/stubs/by-id/:id', idRef], ['/imposters/:port/stubs/:index', indexRef]] as const) {
+  for (const [pattern, ref] of [
+    ['/imposters/:port/stubs/by-id/:id', idRef],
+    ['/imposters/:port/stubs/:index', indexRef],
+  ] as const) {
     const byId = ref === idRef;
     router.on('GET', pattern, (req) => ({
       status: 200,

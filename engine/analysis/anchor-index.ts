@@ -30,8 +30,8 @@ function anchorOf(facts: PredicateFacts): Anchor | undefined {
   const selective = equals.find((c) => c.field === 'path') ?? equals.find((c) => c.field !== 'method');
   if (selective) return { kind: 'exact', key: equalsKey(selective) };
   if (facts.opaque.length > 0) return { kind: 'exact', key: `#${facts.opaque[0]}` };
-  const affix = longest(facts.constraints.filter((c) => c.op === 'startsWith' || c.op === 'endsWith'))
-    ?? longest(facts.constraints.filter((c) => c.op === 'contains'));
+  const affix =
+    longest(facts.constraints.filter((c) => c.op === 'startsWith' || c.op === 'endsWith')) ?? longest(facts.constraints.filter((c) => c.op === 'contains'));
   if (affix) return { kind: affix.op as AffixOp, group: groupOf(affix), value: affix.value };
   return equals[0] ? { kind: 'exact', key: equalsKey(equals[0]) } : undefined;
 }
@@ -67,7 +67,9 @@ export class AnchorIndex {
 
   candidates(facts: PredicateFacts): number[] {
     const found = new Set<number>(this.unanchored);
-    const take = (list: number[] | undefined): void => { if (list) for (const i of list) found.add(i); };
+    const take = (list: number[] | undefined): void => {
+      if (list) for (const i of list) found.add(i);
+    };
     for (const key of facts.opaque) take(this.exact.get(`#${key}`));
     for (const c of facts.constraints) {
       if (c.op === 'equals') take(this.exact.get(equalsKey(c)));

@@ -14,14 +14,44 @@ export interface IgnoredKey {
 }
 
 const IMPOSTER_KEYS = [
-  'port', 'protocol', 'name', 'stubs', 'defaultResponse', 'recordRequests', 'allowCORS', 'service_name', 'service_info',
-  'key', 'cert', 'mutualAuth', 'rejectUnauthorized', 'ca', 'ciphers', 'host', '_svc',
-  'numberOfRequests', 'stubCount', 'enabled', 'requests', '_links',
+  'port',
+  'protocol',
+  'name',
+  'stubs',
+  'defaultResponse',
+  'recordRequests',
+  'allowCORS',
+  'service_name',
+  'service_info',
+  'key',
+  'cert',
+  'mutualAuth',
+  'rejectUnauthorized',
+  'ca',
+  'ciphers',
+  'host',
+  '_svc',
+  'numberOfRequests',
+  'stubCount',
+  'enabled',
+  'requests',
+  '_links',
 ];
 const IMPOSTER_SVC_KEYS = ['flowState', 'scriptEngine', 'scripts', 'metrics', 'warnings'];
 const STUB_KEYS = [
-  'id', 'predicates', 'responses', 'scenarioName', 'requiredScenarioState', 'required_scenario_state',
-  'newScenarioState', 'new_scenario_state', 'routePattern', 'space', '_verify', '_links', 'matches',
+  'id',
+  'predicates',
+  'responses',
+  'scenarioName',
+  'requiredScenarioState',
+  'required_scenario_state',
+  'newScenarioState',
+  'new_scenario_state',
+  'routePattern',
+  'space',
+  '_verify',
+  '_links',
+  'matches',
 ];
 const RESPONSE_KEYS = ['is', 'proxy', 'inject', 'fault', '_svc', '_behaviors', 'behaviors', 'repeat'];
 const RESPONSE_SVC_KEYS = ['script', 'fault', 'templated', 'stateOps'];

@@ -3,9 +3,7 @@ import { canonicalJson } from './canonical.js';
 import { covers, factsOf, type PredicateFacts } from './predicate-facts.js';
 import { AnchorIndex } from './anchor-index.js';
 
-export type WarningType =
-  | 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated'
-  | 'config_key_ignored';
+export type WarningType = 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated' | 'config_key_ignored';
 
 /** SPEC §2.10 (and §9.6 `config_key_ignored`, which carries `path`); `truncated` carries only `warningType` and `message`. */
 export interface StubWarning {
@@ -51,8 +49,7 @@ function analysed(config: Record<string, unknown>, index: number): AnalysedStub 
  */
 function eligibleWhenever(earlier: AnalysedStub, later: AnalysedStub): boolean {
   if (earlier.space !== undefined && earlier.space !== later.space) return false;
-  return earlier.requiredState === undefined
-    || (earlier.scenarioName === later.scenarioName && earlier.requiredState === later.requiredState);
+  return earlier.requiredState === undefined || (earlier.scenarioName === later.scenarioName && earlier.requiredState === later.requiredState);
 }
 
 /** Hash key of "identical predicates": the predicate list as a set, plus what decides eligibility. */
@@ -112,19 +109,29 @@ export function analyzeStubs(configs: ReadonlyArray<Record<string, unknown>>): S
     if (stub.id !== undefined) {
       const earlier = idAt.get(stub.id);
       if (earlier === undefined) idAt.set(stub.id, i);
-      else warnings.push({ warningType: 'duplicate_id', message: `stub ${i} has id '${stub.id}', already used by stub ${earlier}`, stubIndex: i, stubId: stub.id });
+      else
+        warnings.push({
+          warningType: 'duplicate_id',
+          message: `stub ${i} has id '${stub.id}', already used by stub ${earlier}`,
+          stubIndex: i,
+          stubId: stub.id,
+        });
     }
     const duplicate = duplicateOf.get(i);
     if (duplicate !== undefined) {
       warnings.push({
-        warningType: 'exact_duplicate', stubIndex: i, shadowedByIndex: duplicate,
+        warningType: 'exact_duplicate',
+        stubIndex: i,
+        shadowedByIndex: duplicate,
         message: `stub ${i} has the same predicates as stub ${duplicate} and will never match`,
       });
     }
     const shadow = shadowedBy.get(i);
     if (shadow !== undefined) {
       warnings.push({
-        warningType: 'potentially_shadowed', stubIndex: i, shadowedByIndex: shadow,
+        warningType: 'potentially_shadowed',
+        stubIndex: i,
+        shadowedByIndex: shadow,
         message: `stub ${i} may never match: stub ${shadow} comes first and matches every request it matches`,
       });
     }
@@ -133,7 +140,8 @@ export function analyzeStubs(configs: ReadonlyArray<Record<string, unknown>>): S
       const after = stubs.length - i - 1;
       if (after > 0 && stub.space === undefined && stub.requiredState === undefined) {
         warnings.push({
-          warningType: 'catch_all_not_last', stubIndex: i,
+          warningType: 'catch_all_not_last',
+          stubIndex: i,
           message: `stub ${i} matches every request and comes before ${after} other stub${after === 1 ? '' : 's'}`,
         });
       }

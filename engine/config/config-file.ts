@@ -50,7 +50,10 @@ function fromJson(path: string, text: string): ConfigDocument {
     const yaml = tryYaml(text);
     if (Array.isArray(yaml)) return { imposters: yaml };
     // V8's message without its offset or its echo of the text: the location says where.
-    const reason = (jsonError as Error).message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '').replace(/\n/g, '\\n');
+    const reason = (jsonError as Error).message
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .replace(/, ".*" is not valid JSON$/s, '')
+      .replace(/\n/g, '\\n');
     throw new ConfigFileError(`${path}: not valid JSON at ${jsonErrorLocation(text)} (${reason}) nor a YAML sequence of imposters`);
   }
   if (Array.isArray(doc)) return { imposters: doc };

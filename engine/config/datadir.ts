@@ -83,7 +83,10 @@ export class DataDirStore {
   /** Files the last scan skipped: never written nor removed, even when an imposter takes their port. */
   private untouchable = new Set<string>();
 
-  constructor(readonly dir: string, private readonly log: Logger) {
+  constructor(
+    readonly dir: string,
+    private readonly log: Logger,
+  ) {
     mkdirSync(dir, { recursive: true });
   }
 

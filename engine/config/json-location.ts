@@ -15,13 +15,20 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 function firstErrorOffset(text: string): number {
   let i = 0;
-  const fail = (): never => { throw new SyntaxAt(i); };
-  const space = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i += 1; };
+  const fail = (): never => {
+    throw new SyntaxAt(i);
+  };
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i += 1;
+  };
   const string = () => {
     i += 1;
     while (i < text.length) {
       const c = text[i];
-      if (c === '"') { i += 1; return; }
+      if (c === '"') {
+        i += 1;
+        return;
+      }
       if (c < ' ') fail();
       i += c === '\\' ? 2 : 1;
     }
@@ -30,12 +37,21 @@ function firstErrorOffset(text: string): number {
   const members = (close: string, member: () => void) => {
     i += 1;
     space();
-    if (text[i] === close) { i += 1; return; }
+    if (text[i] === close) {
+      i += 1;
+      return;
+    }
     for (;;) {
       member();
       space();
-      if (text[i] === ',') { i += 1; continue; }
-      if (text[i] === close) { i += 1; return; }
+      if (text[i] === ',') {
+        i += 1;
+        continue;
+      }
+      if (text[i] === close) {
+        i += 1;
+        return;
+      }
       fail();
     }
   };

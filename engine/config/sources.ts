@@ -77,7 +77,10 @@ export class ConfigSources {
   /** Reloads run one at a time: each brackets the data directory store around its apply. */
   private reloading: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly manager: ImposterManager, private readonly options: ConfigSourceOptions) {}
+  constructor(
+    private readonly manager: ImposterManager,
+    private readonly options: ConfigSourceOptions,
+  ) {}
 
   get hasSource(): boolean {
     return this.options.configFile !== undefined || this.options.store !== undefined;
@@ -146,7 +149,10 @@ export class ConfigSources {
     let created: number[] = [];
     try {
       const all = [...config, ...dataDir];
-      const { report } = await this.manager.applyAll(all.map((c) => c.body), { generateIds: false, scriptBases: all.map(scriptBaseOf), partial: true });
+      const { report } = await this.manager.applyAll(
+        all.map((c) => c.body),
+        { generateIds: false, scriptBases: all.map(scriptBaseOf), partial: true },
+      );
       created = report.created;
       return report;
     } finally {
@@ -207,7 +213,10 @@ export class ConfigSources {
    * config file or a bad data-directory file, 400 for invalid imposters, `invalid injection` included).
    */
   reload(): Promise<ApplyReport> {
-    const run = this.reloading.then(() => this.reloadNow(), () => this.reloadNow());
+    const run = this.reloading.then(
+      () => this.reloadNow(),
+      () => this.reloadNow(),
+    );
     this.reloading = run.catch(() => undefined);
     return run;
   }

@@ -11,7 +11,10 @@ import { SvcFailure } from '../model/index.js';
  * `<%%` is a literal `<%`; any other tag is an error naming the file and the tag.
  */
 export class TemplateError extends SvcFailure {
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(`${file}: ${message}`);
   }
 }

@@ -10,6 +10,9 @@ import type { PlaneLifecycle } from './lifecycle.js';
 export function watchAcceptLoop(server: Server, lifecycle: PlaneLifecycle, stop: () => Promise<void>): void {
   server.on('error', (error: Error) => {
     if (classifyAcceptError(error) !== 'fatal' || lifecycle.isEnded) return;
-    stop().then(() => lifecycle.fail(error), () => lifecycle.fail(error));
+    stop().then(
+      () => lifecycle.fail(error),
+      () => lifecycle.fail(error),
+    );
   });
 }

@@ -25,7 +25,11 @@ export class AdminApiServer {
   private version = 'embedded';
 
   /** `apiKey` gates every admin route through the `Authorization` header (SPEC §5). */
-  constructor(private readonly addr: ListenAddr, private readonly manager: ImposterManager, private readonly apiKey?: string) {
+  constructor(
+    private readonly addr: ListenAddr,
+    private readonly manager: ImposterManager,
+    private readonly apiKey?: string,
+  ) {
     if (apiKey !== undefined && apiKey.trim() === '') throw new Error('the API key must not be blank');
   }
 
@@ -59,11 +63,21 @@ export class AdminApiServer {
     if (this.allowInjection !== undefined) this.manager.setAllowInjection(this.allowInjection);
     const sources: ConfigSources | undefined = this.source && configSourcesFor(this.manager, this.source, log);
     const planes = await servePlanes({
-      manager: this.manager, log, reloader: sources, adminPort: port, adminHost: host,
+      manager: this.manager,
+      log,
+      reloader: sources,
+      adminPort: port,
+      adminHost: host,
       settings: {
-        version: this.version, port, host, apiKey: this.apiKey, localOnly: false, ipWhitelist: ['*'],
+        version: this.version,
+        port,
+        host,
+        apiKey: this.apiKey,
+        localOnly: false,
+        ipWhitelist: ['*'],
         configFile: this.source?.kind === 'file' ? this.source.path : undefined,
-        noParse: this.source?.kind === 'file' && this.source.noParse, requireAdminAuth: false,
+        noParse: this.source?.kind === 'file' && this.source.noParse,
+        requireAdminAuth: false,
         datadir: this.source?.kind === 'dir' ? this.source.path : undefined,
       },
     });

@@ -4,9 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
 
 /** The startup source behind `POST /admin/reload`: a config file or a data directory (SPEC §4.16). */
-export type ConfigSource =
-  | { kind: 'file'; path: string; noParse: boolean }
-  | { kind: 'dir'; path: string };
+export type ConfigSource = { kind: 'file'; path: string; noParse: boolean } | { kind: 'dir'; path: string };
 
 /**
  * The reload source over `manager`. A data directory needs the manager's pre-delete hook (the file

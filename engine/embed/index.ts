@@ -11,8 +11,24 @@ export { ServerBuilder, type RunningServer } from './server-builder.js';
 export { StartupFailure, UsageError } from '../model/index.js';
 // Server options and process helpers: the CLI (tools/cli) maps argv onto these, embedding hosts call them directly.
 export {
-  parseCliOptions, applyRcfileDefaults, KNOWN_FLAGS, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions,
-  stopServer, stopForRestart, stopCommand, restartCommand, saveImposters, saveCommand, replayCommand, healthcheckCommand, type AdminTarget,
-  writePidFile, readPidFile, removeOwnPidFile, processAlive,
+  parseCliOptions,
+  applyRcfileDefaults,
+  KNOWN_FLAGS,
+  DEFAULT_PIDFILE,
+  DEFAULT_SAVEFILE,
+  type CliOptions,
+  stopServer,
+  stopForRestart,
+  stopCommand,
+  restartCommand,
+  saveImposters,
+  saveCommand,
+  replayCommand,
+  healthcheckCommand,
+  type AdminTarget,
+  writePidFile,
+  readPidFile,
+  removeOwnPidFile,
+  processAlive,
 } from './process/index.js';
 export { VERSION } from '../version/index.js';

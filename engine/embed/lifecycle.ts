@@ -9,7 +9,9 @@ export class PlaneLifecycle {
   private done = false;
 
   constructor() {
-    this.ended = new Promise<void>((resolve) => { this.markEnded = resolve; });
+    this.ended = new Promise<void>((resolve) => {
+      this.markEnded = resolve;
+    });
   }
 
   get isEnded(): boolean {

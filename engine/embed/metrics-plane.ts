@@ -31,6 +31,13 @@ export async function bindMetricsServer(addr: ListenAddr, manager: ImposterManag
 export async function runMetricsServer(addr: ListenAddr, manager: ImposterManager, signal?: AbortSignal): Promise<void> {
   const running = await bindMetricsServer(addr, manager);
   if (signal?.aborted) await running.shutdown();
-  else signal?.addEventListener('abort', () => { void running.shutdown(); }, { once: true });
+  else
+    signal?.addEventListener(
+      'abort',
+      () => {
+        void running.shutdown();
+      },
+      { once: true },
+    );
   await running.join();
 }

@@ -2,8 +2,15 @@ import type { Server } from 'node:http';
 import type { Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
 import {
-  createAdminServer, listenAdmin, startMetricsServer, InterceptControl, imposterProtocols,
-  type AdminServer, type AdminServerOptions, type AdminSettings, type RunningMetrics,
+  createAdminServer,
+  listenAdmin,
+  startMetricsServer,
+  InterceptControl,
+  imposterProtocols,
+  type AdminServer,
+  type AdminServerOptions,
+  type AdminSettings,
+  type RunningMetrics,
 } from '../../admin/index.js';
 
 export interface PlanesOptions {
@@ -57,7 +64,11 @@ export async function servePlanes(options: PlanesOptions): Promise<RunningPlanes
   if (options.metricsPort !== undefined) {
     try {
       metrics = await startMetricsServer({
-        port: options.metricsPort, host: options.metricsHost, manager: options.manager, admin: server, intercept: intercept || undefined,
+        port: options.metricsPort,
+        host: options.metricsHost,
+        manager: options.manager,
+        admin: server,
+        intercept: intercept || undefined,
       });
     } catch (err) {
       metricsError = err;

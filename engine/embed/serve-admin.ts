@@ -67,7 +67,7 @@ export function parseServeAdminOptions(source: unknown): ServeAdminOptions {
   const configFile = stringOption(source, 'configFile');
   let config: unknown[] | undefined;
   if (source.config !== undefined && source.config !== null) {
-    if (!isObject(source.config) || !Array.isArray(source.config.imposters)) throw errors.badData("'config' must be {\"imposters\": [...]}");
+    if (!isObject(source.config) || !Array.isArray(source.config.imposters)) throw errors.badData('\'config\' must be {"imposters": [...]}');
     config = source.config.imposters;
   }
   if (configFile !== undefined && config !== undefined) throw errors.badData("'configFile' and 'config' do not compose: pass one");
@@ -100,13 +100,26 @@ export async function serveAdmin(manager: ImposterManager, options: ServeAdminOp
   let planes: RunningPlanes | undefined;
   try {
     planes = await servePlanes({
-      manager, log, reloader: sources, intercept: host.intercept,
+      manager,
+      log,
+      reloader: sources,
+      intercept: host.intercept,
       settings: {
-        version: host.version, port: options.port, host: options.host, apiKey: options.apiKey,
-        localOnly: false, ipWhitelist: ['*'], metricsPort: options.metricsPort,
-        configFile: options.configFile, noParse: false, requireAdminAuth: false,
+        version: host.version,
+        port: options.port,
+        host: options.host,
+        apiKey: options.apiKey,
+        localOnly: false,
+        ipWhitelist: ['*'],
+        metricsPort: options.metricsPort,
+        configFile: options.configFile,
+        noParse: false,
+        requireAdminAuth: false,
       },
-      adminPort: options.port, adminHost: options.host, metricsPort: options.metricsPort, metricsHost: options.host,
+      adminPort: options.port,
+      adminHost: options.host,
+      metricsPort: options.metricsPort,
+      metricsHost: options.host,
     });
     if (planes.metricsError !== undefined) {
       throw errors.badData(`cannot bind metrics port ${options.metricsPort}: ${(planes.metricsError as Error).message}`);

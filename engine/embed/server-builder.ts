@@ -107,33 +107,40 @@ export class ServerBuilder {
       throw new StartupFailure(`cannot use data directory ${options.datadir}: ${errorText(err)}`);
     }
     const allowConnection = connectionFilter(options.localOnly, options.ipWhitelist, (address) =>
-      log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`));
+      log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`),
+    );
     const beforeDelete = store && ((port: number) => store?.beforeDelete(port));
-    const manager = this.injected ?? new ImposterManager({
-      allowInjection: options.allowInjection,
-      scriptsDir: options.scriptsDir,
-      recordAllRequests: options.mock,
-      debugMatches: options.debug,
-      compat: options.compat,
-      host,
-      log,
-      allowConnection,
-      beforeDelete,
-      // Given explicitly (flag, SVC_RUNTIME, rcfile), it wins; absent, the manager reads SVC_RUNTIME.
-      runtime: options.runtime === undefined ? undefined
-        : { mode: options.runtime, workers: options.runtime === 'per-core' ? options.workers ?? defaultWorkers() : 1 },
-      maxBufferedBodyBytes: options.maxBufferedBodyBytes,
-      timeouts: {
-        keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,
-        headersMs: options.headersTimeout ?? DEFAULT_TIMEOUTS.headersMs,
-        requestMs: options.requestTimeout ?? DEFAULT_TIMEOUTS.requestMs,
-      },
-    });
+    const manager =
+      this.injected
+      ?? new ImposterManager({
+        allowInjection: options.allowInjection,
+        scriptsDir: options.scriptsDir,
+        recordAllRequests: options.mock,
+        debugMatches: options.debug,
+        compat: options.compat,
+        host,
+        log,
+        allowConnection,
+        beforeDelete,
+        // Given explicitly (flag, SVC_RUNTIME, rcfile), it wins; absent, the manager reads SVC_RUNTIME.
+        runtime:
+          options.runtime === undefined
+            ? undefined
+            : { mode: options.runtime, workers: options.runtime === 'per-core' ? (options.workers ?? defaultWorkers()) : 1 },
+        maxBufferedBodyBytes: options.maxBufferedBodyBytes,
+        timeouts: {
+          keepAliveMs: options.keepAliveTimeout ?? DEFAULT_TIMEOUTS.keepAliveMs,
+          headersMs: options.headersTimeout ?? DEFAULT_TIMEOUTS.headersMs,
+          requestMs: options.requestTimeout ?? DEFAULT_TIMEOUTS.requestMs,
+        },
+      });
     const owned = this.injected === undefined;
     if (!owned && beforeDelete && !manager.installBeforeDelete(beforeDelete)) {
       throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
     }
-    const closeOwned = async () => { if (owned) await manager.close(); };
+    const closeOwned = async () => {
+      if (owned) await manager.close();
+    };
     store?.attach(manager);
     const routes = new FrontDoorRoutes();
     const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: options.noParse, store, routes });
@@ -164,8 +171,15 @@ export class ServerBuilder {
     let planes: RunningPlanes;
     try {
       planes = await servePlanes({
-        manager, log, settings, reloader: sources, allowConnection,
-        adminPort: options.port, adminHost: host, metricsPort, metricsHost,
+        manager,
+        log,
+        settings,
+        reloader: sources,
+        allowConnection,
+        adminPort: options.port,
+        adminHost: host,
+        metricsPort,
+        metricsHost,
       });
     } catch (err) {
       await frontDoor?.close();

@@ -72,7 +72,9 @@ export class JournalRing<T> {
     this.slots.fill(undefined);
     this.head = 0;
     this.size = kept.length;
-    kept.forEach((e, i) => { this.slots[i] = e; });
+    kept.forEach((e, i) => {
+      this.slots[i] = e;
+    });
     return removed;
   }
 }

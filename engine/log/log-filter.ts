@@ -20,7 +20,10 @@ const ALIASES: Record<string, { level: LogLevel; quiet: boolean }> = {
 export function parseLogFilter(filter: string): LogFilter {
   let fallback: { level: LogLevel; quiet: boolean } | undefined;
   let own: { level: LogLevel; quiet: boolean } | undefined;
-  for (const directive of filter.split(',').map((d) => d.trim()).filter(Boolean)) {
+  for (const directive of filter
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean)) {
     const eq = directive.indexOf('=');
     const target = eq === -1 ? undefined : directive.slice(0, eq).trim();
     const levelText = (eq === -1 ? directive : directive.slice(eq + 1)).trim().toLowerCase();

@@ -51,10 +51,24 @@ export interface Exchange {
  * stub's handle() about 25% more in process, the literal costs what the path cost before it existed.
  */
 export function openExchange(
-  request: MockRequest, sink: ResponseSink, url: string, record: JournalEntry<RecordedRequest> | undefined, started: number,
+  request: MockRequest,
+  sink: ResponseSink,
+  url: string,
+  record: JournalEntry<RecordedRequest> | undefined,
+  started: number,
 ): Exchange {
   return {
-    request, sink, url, record, started, trace: record ? [] : undefined,
-    stage: 'match', from: 0, mark: 0, gated: undefined, index: -1, taken: undefined,
+    request,
+    sink,
+    url,
+    record,
+    started,
+    trace: record ? [] : undefined,
+    stage: 'match',
+    from: 0,
+    mark: 0,
+    gated: undefined,
+    index: -1,
+    taken: undefined,
   };
 }

@@ -73,7 +73,10 @@ export function spaceStubs(imposter: Imposter, flowId: string): SpaceStubs {
  * a header-sourced imposter, those that carried the header with that value.
  */
 export function spaceRecorded(imposter: Imposter, flowId: string): RecordedRequest[] {
-  return imposter.journal.all().map((entry) => entry.value).filter((request) => imposter.recordedFlowId(request) === flowId);
+  return imposter.journal
+    .all()
+    .map((entry) => entry.value)
+    .filter((request) => imposter.recordedFlowId(request) === flowId);
 }
 
 export async function spaceDetail(imposter: Imposter, flowId: string): Promise<SpaceDetail> {

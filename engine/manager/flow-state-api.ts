@@ -24,7 +24,7 @@ export async function getFlowState(imposter: Imposter, flowId: string, key: stri
 
 /** Body `{value: any JSON}`; a body without `value` is a 400. */
 export async function putFlowState(imposter: Imposter, flowId: string, key: string, body: unknown): Promise<{ flowId: string; key: string; value: unknown }> {
-  if (!isObject(body) || !('value' in body)) throw errors.badData("'value' is required: {\"value\": <any JSON>}");
+  if (!isObject(body) || !('value' in body)) throw errors.badData('\'value\' is required: {"value": <any JSON>}');
   await fromStore(() => imposter.flowStore.set(flowId, key, body.value));
   return { flowId, key, value: body.value };
 }

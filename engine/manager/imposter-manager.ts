@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry,
-} from '../model/index.js';
+import { errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry } from '../model/index.js';
 import { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition } from '../validate/index.js';
 import {
-  BodyBudget, checkBindable, createListener, defaultKeyPair, DEFAULT_BUFFERED_BODY_BYTES, isHttp2Disabled,
-  type ConnectionTimeouts, type Listener, type ListenerOptions, type RequestHandler,
+  BodyBudget,
+  checkBindable,
+  createListener,
+  defaultKeyPair,
+  DEFAULT_BUFFERED_BODY_BYTES,
+  isHttp2Disabled,
+  type ConnectionTimeouts,
+  type Listener,
+  type ListenerOptions,
+  type RequestHandler,
 } from '../transport/index.js';
 import { isRecordedProxyResponse } from '../respond/index.js';
 import { canonicalJson } from '../analysis/index.js';
@@ -24,8 +30,17 @@ import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 import { SvcScriptRunner, type ScriptBase } from '../script/svc/index.js';
 import { spaceInsertIndex, spaceStub } from '../state/index.js';
 import {
-  deleteSpace, flowIdOrDefault, listScenarios, putScenarioState, resetScenarios, spaceDetail, spaceRecorded as recordedInSpace, spaceStubs,
-  type ScenarioList, type SpaceDetail, type SpaceStubs,
+  deleteSpace,
+  flowIdOrDefault,
+  listScenarios,
+  putScenarioState,
+  resetScenarios,
+  spaceDetail,
+  spaceRecorded as recordedInSpace,
+  spaceStubs,
+  type ScenarioList,
+  type SpaceDetail,
+  type SpaceStubs,
 } from './flow-scopes.js';
 
 export interface ManagerOptions {
@@ -384,9 +399,17 @@ export class ImposterManager {
 
   private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
     const imposter = new Imposter({
-      definition, port, log: this.options.log, observers: this.observers, scriptHost: this.scripts, svcRunner: this.svcScripts,
-      recordAll: this.options.recordAllRequests, debugMatches: this.options.debugMatches, flowStore,
-      unknownFaultServesDefault: this.options.compat === 'mountebank', sharedState: this.runtime !== undefined,
+      definition,
+      port,
+      log: this.options.log,
+      observers: this.observers,
+      scriptHost: this.scripts,
+      svcRunner: this.svcScripts,
+      recordAll: this.options.recordAllRequests,
+      debugMatches: this.options.debugMatches,
+      flowStore,
+      unknownFaultServesDefault: this.options.compat === 'mountebank',
+      sharedState: this.runtime !== undefined,
       threads: this.runtime?.workers,
     });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
@@ -466,7 +489,10 @@ export class ImposterManager {
     // A replaced or re-created imposter starts with fresh script state, as in mountebank.
     this.scriptHost?.forget(imposter.port);
     await imposter.listener?.close();
-    if (!keepFlowStore) await imposter.flowStore.close().catch((err: unknown) => this.options.log.warn(`imposter ${imposter.port}: closing its flow store: ${(err as Error).message}`));
+    if (!keepFlowStore)
+      await imposter.flowStore
+        .close()
+        .catch((err: unknown) => this.options.log.warn(`imposter ${imposter.port}: closing its flow store: ${(err as Error).message}`));
     this.observers.onListenerClosed(imposter.port);
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
   }
@@ -545,7 +571,14 @@ export class ImposterManager {
     const problems: ErrorEntry[] = [];
     for (const definition of definitions) {
       try {
-        new Imposter({ definition, port: definition.port, log: silentLogger, observers: new ObserverSet(), scriptHost: this.scripts, flowStore: new NoopFlowStore() });
+        new Imposter({
+          definition,
+          port: definition.port,
+          log: silentLogger,
+          observers: new ObserverSet(),
+          scriptHost: this.scripts,
+          flowStore: new NoopFlowStore(),
+        });
       } catch (err) {
         problems.push(errorEntries.badData(`imposter on port ${definition.port} cannot be built: ${(err as Error).message}`));
         continue;
@@ -612,7 +645,10 @@ export class ImposterManager {
       comparableHeader(current.config, current.tls),
     );
     const newStubs = definition.stubs.map((s) => s.config);
-    const sameStubs = isDeepStrictEqual(newStubs, current.stubs.map((s) => s.config));
+    const sameStubs = isDeepStrictEqual(
+      newStubs,
+      current.stubs.map((s) => s.config),
+    );
     if (sameHeader && sameStubs) {
       report.unchanged.push(current.port);
       return current;
@@ -624,8 +660,8 @@ export class ImposterManager {
       return current;
     }
     // An unchanged _svc.flowState keeps its store, so flow state survives the replacement (SPEC §2.8).
-    const carried = current.flowStore.backend !== 'noop' && isDeepStrictEqual(flowStateOf(current.config), flowStateOf(definition.config))
-      ? current.flowStore : undefined;
+    const carried =
+      current.flowStore.backend !== 'noop' && isDeepStrictEqual(flowStateOf(current.config), flowStateOf(definition.config)) ? current.flowStore : undefined;
     await this.stop(current, carried !== undefined);
     let replaced: Imposter;
     try {
@@ -646,7 +682,9 @@ export class ImposterManager {
       this.observers.onLifecycle('replaced', restored.port);
       return restored;
     } catch (err) {
-      this.options.log.error(`imposter ${previous.port}: replacement failed (${failure.message}) and the previous one could not be restarted: ${(err as Error).message}`);
+      this.options.log.error(
+        `imposter ${previous.port}: replacement failed (${failure.message}) and the previous one could not be restarted: ${(err as Error).message}`,
+      );
       report.failed.push({ port: previous.port, error: failure.message, restored: false });
       report.deleted.push(previous.port);
       this.observers.onLifecycle('deleted', previous.port);
@@ -738,9 +776,7 @@ export class ImposterManager {
       return at;
     }
     if (!Number.isInteger(ref.index) || ref.index < 0 || ref.index >= imposter.stubs.length) {
-      throw new SvcError(404, [errorEntries.badData(
-        "'stubIndex' must be a valid integer, representing the array index position of the stub to replace",
-      )]);
+      throw new SvcError(404, [errorEntries.badData("'stubIndex' must be a valid integer, representing the array index position of the stub to replace")]);
     }
     return ref.index;
   }
@@ -778,7 +814,10 @@ export class ImposterManager {
     return this.exclusive(async () => {
       const imposter = this.require(port);
       const at = this.resolveStub(imposter, ref);
-      this.changeStubs(imposter, imposter.stubs.filter((_, i) => i !== at));
+      this.changeStubs(
+        imposter,
+        imposter.stubs.filter((_, i) => i !== at),
+      );
       return imposter;
     });
   }
@@ -867,7 +906,14 @@ export class ImposterManager {
       const imposter = this.require(port);
       const [parsed] = parseStubs([spaceStub(stub, flowId)], this.stubOptions(options, imposter), this.ids(imposter), () => '');
       const next = [...imposter.stubs];
-      next.splice(spaceInsertIndex(next.map((live) => live.config), flowId), 0, imposter.liveStub(parsed));
+      next.splice(
+        spaceInsertIndex(
+          next.map((live) => live.config),
+          flowId,
+        ),
+        0,
+        imposter.liveStub(parsed),
+      );
       this.changeStubs(imposter, next);
       return spaceStubs(imposter, flowId);
     });
@@ -921,7 +967,7 @@ export class ImposterManager {
   renderList(render: RenderOptions): Array<Record<string, unknown>> {
     const options = this.rendering(render);
     const full = options.replayable || (options.compat === 'mountebank' && options.removeProxies);
-    return this.list().map((imposter) => full ? renderImposter(imposter, options) : renderSummary(imposter, options));
+    return this.list().map((imposter) => (full ? renderImposter(imposter, options) : renderSummary(imposter, options)));
   }
 
   render(port: number, render: RenderOptions): Record<string, unknown> {

@@ -4,9 +4,27 @@ import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
 import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
-  applyTransportFault, compileDefaultResponse, errorResponse, compileResponse, faultRandom, resolveResponse, ResponseCycle, scriptFailure, stubsUseTcpFault, unknownFault,
-  predicateScriptsOf, runOrFail, ScriptFailure, type CompiledScript,
-  newCycleSlot, withCorsPreflight, type CompiledResponse, type ImposterScope, type IsFields, type PreparedResponse, type ResponseOutcome,
+  applyTransportFault,
+  compileDefaultResponse,
+  errorResponse,
+  compileResponse,
+  faultRandom,
+  resolveResponse,
+  ResponseCycle,
+  scriptFailure,
+  stubsUseTcpFault,
+  unknownFault,
+  predicateScriptsOf,
+  runOrFail,
+  ScriptFailure,
+  type CompiledScript,
+  newCycleSlot,
+  withCorsPreflight,
+  type CompiledResponse,
+  type ImposterScope,
+  type IsFields,
+  type PreparedResponse,
+  type ResponseOutcome,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -18,8 +36,20 @@ import { openExchange, type Exchange } from './exchange.js';
 import { analyzeStubs, debugReport, ignoredConfigKeys, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
-  flowIdSourceFor, flowStateOf, headerFlowId, implicitFlowStore, localFlowStore, requestFlowId, stubsNeedFlowStore,
-  applyStateOps, compileStateOps, FlowStoreUnavailable, StubGates, type FlowIdSource, type FlowStore, type StateOp,
+  flowIdSourceFor,
+  flowStateOf,
+  headerFlowId,
+  implicitFlowStore,
+  localFlowStore,
+  requestFlowId,
+  stubsNeedFlowStore,
+  applyStateOps,
+  compileStateOps,
+  FlowStoreUnavailable,
+  StubGates,
+  type FlowIdSource,
+  type FlowStore,
+  type StateOp,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
 import { exactBytes, ThreadCounter, type LocalPlan, type PlanSource } from '../runtime/index.js';
@@ -34,8 +64,14 @@ export interface LiveStub {
   stateOps?: Array<StateOp[] | undefined>;
 }
 
-const DEBUG_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['X-Svc-Debug-Response', 'true']];
-const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
+const DEBUG_HEADERS: Array<[string, string]> = [
+  ['Content-Type', 'application/json'],
+  ['X-Svc-Debug-Response', 'true'],
+];
+const TIMEOUT_HEADERS: Array<[string, string]> = [
+  ['Content-Type', 'application/json'],
+  ['x-svc-script-timeout', 'true'],
+];
 
 /** What an imposter is built from: its definition and port, and what the manager shares with it. */
 export interface ImposterOptions {
@@ -151,7 +187,15 @@ export class Imposter implements PlanSource {
       scriptPredicate: (predicate, request) => this.runPredicateScript(predicate, request),
     };
     this.flowIdSource = flowIdSourceFor(definition.config);
-    this.store = options.flowStore ?? localFlowStore(definition.config, definition.stubs.map((s) => s.config), port, log, observers);
+    this.store =
+      options.flowStore
+      ?? localFlowStore(
+        definition.config,
+        definition.stubs.map((s) => s.config),
+        port,
+        log,
+        observers,
+      );
     this.adopt(definition.stubs.map((stub) => this.liveStub(stub)));
   }
 
@@ -210,7 +254,7 @@ export class Imposter implements PlanSource {
   }
 
   liveStub(stub: StubDefinition): LiveStub {
-    const configs = (stub.config.responses as Array<Record<string, unknown>>);
+    const configs = stub.config.responses as Array<Record<string, unknown>>;
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     const stateOps = compileStateOps(configs);
     const cycle = new ResponseCycle(compiled, configs, this.sharedCount ? newCycleSlot() : undefined);
@@ -281,8 +325,9 @@ export class Imposter implements PlanSource {
    */
   answersStatically(): boolean {
     if (!this.enabled || this.recordRequests || this.debugMatches || this.logRequests || this.allowCORS || this.gates) return false;
-    return this.stubList.every((stub) =>
-      !stub.stateOps && !predicatesAreScripted(stub.config.predicates) && stub.cycle.responses.every((response) => !response.dynamic));
+    return this.stubList.every(
+      (stub) => !stub.stateOps && !predicatesAreScripted(stub.config.predicates) && stub.cycle.responses.every((response) => !response.dynamic),
+    );
   }
 
   // ---- PlanSource (per-core runtime) ----
@@ -479,9 +524,12 @@ export class Imposter implements PlanSource {
     const message = (err as Error)?.message ?? String(err);
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
-    const response = err instanceof ScriptFailure ? err.response : err instanceof PredicateError
-      ? errorResponse('predicate_error', message)
-      : scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message);
+    const response =
+      err instanceof ScriptFailure
+        ? err.response
+        : err instanceof PredicateError
+          ? errorResponse('predicate_error', message)
+          : (scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message));
     this.answer(ex, response, `predicate evaluation failed: ${message}`);
   }
 
@@ -522,8 +570,14 @@ export class Imposter implements PlanSource {
       return;
     }
     const ctx = {
-      request: ex.request, imposter: this.scope, stubIndex: index, stubId: stub.config.id as string | undefined,
-      url: ex.url, stubs: this, log: this.logLine, proxyObserver: this.observers,
+      request: ex.request,
+      imposter: this.scope,
+      stubIndex: index,
+      stubId: stub.config.id as string | undefined,
+      url: ex.url,
+      stubs: this,
+      log: this.logLine,
+      proxyObserver: this.observers,
     };
     resolveResponse(compiled, ctx).then(
       (outcome) => {
@@ -558,9 +612,15 @@ export class Imposter implements PlanSource {
     const { timestamp, ...seen } = recordOf(request);
     const response = served
       ? { statusCode: served.statusCode, headers: Object.fromEntries(served.headers), body: served.body.toString('utf8') }
-      : (isObject(responseConfig.is) ? cloneJson(responseConfig.is) : {});
+      : isObject(responseConfig.is)
+        ? cloneJson(responseConfig.is)
+        : {};
     (stub.matches ??= []).push({
-      timestamp, request: { ...seen, body: seen.body ?? '' }, response, responseConfig, processingTime: Math.round(performance.now() - started),
+      timestamp,
+      request: { ...seen, body: seen.body ?? '' },
+      response,
+      responseConfig,
+      processingTime: Math.round(performance.now() - started),
     });
   }
 

@@ -1,7 +1,19 @@
 export {
-  ImposterManager, type ManagerOptions, type ApplyReport, type StubRef, type SavedRequestsQuery, type SavedRequestsPage,
-  type CallOptions, type StubEditOptions, type CreateOptions, type ParseOptions, type AddStubOptions, type ApplyOptions,
-  type VerifyOptions, type LinkOptions, type ClearRequestsOptions,
+  ImposterManager,
+  type ManagerOptions,
+  type ApplyReport,
+  type StubRef,
+  type SavedRequestsQuery,
+  type SavedRequestsPage,
+  type CallOptions,
+  type StubEditOptions,
+  type CreateOptions,
+  type ParseOptions,
+  type AddStubOptions,
+  type ApplyOptions,
+  type VerifyOptions,
+  type LinkOptions,
+  type ClearRequestsOptions,
 } from './imposter-manager.js';
 export { Imposter } from './imposter.js';
 export type { EngineObserver, LifecycleAction, FaultType } from './observer.js';

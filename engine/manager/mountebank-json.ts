@@ -48,7 +48,9 @@ function links(imposter: Record<string, unknown>, baseUrl: string | undefined, p
   const self = `${baseUrl}/imposters/${port}`;
   imposter._links = { self: { href: self }, stubs: { href: `${self}/stubs` } };
   const stubs = imposter.stubs as Array<Record<string, unknown>> | undefined;
-  stubs?.forEach((stub, i) => { stub._links = { self: { href: `${self}/stubs/${i}` } }; });
+  stubs?.forEach((stub, i) => {
+    stub._links = { self: { href: `${self}/stubs/${i}` } };
+  });
 }
 
 export function renderMountebank(imposter: Imposter, options: MountebankRenderOptions): Record<string, unknown> {

@@ -32,7 +32,6 @@ export interface RecordedRequest {
   matchOutcome?: MatchOutcome;
 }
 
-
 export function recordOf(request: MockRequest): RecordedRequest {
   const record: RecordedRequest = {
     requestFrom: request.requestFrom,

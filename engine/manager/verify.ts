@@ -13,16 +13,14 @@ export interface VerifyResult {
 
 /** Rebuilds the request predicates see from a journal entry. */
 function requestOf(record: RecordedRequest): MockRequest {
-  const rawBody = record.body === undefined
-    ? Buffer.alloc(0)
-    : Buffer.from(record.body, record._mode === 'binary' ? 'base64' : 'utf8');
+  const rawBody = record.body === undefined ? Buffer.alloc(0) : Buffer.from(record.body, record._mode === 'binary' ? 'base64' : 'utf8');
   return {
     requestFrom: record.requestFrom,
     method: record.method,
     path: record.path,
     query: record.query,
     headers: record.headers,
-    body: record._mode === 'binary' ? rawBody.toString('utf8') : record.body ?? '',
+    body: record._mode === 'binary' ? rawBody.toString('utf8') : (record.body ?? ''),
     rawBody,
     form: record.form,
     ip: record.ip,
@@ -36,10 +34,16 @@ const FIELDS = ['method', 'path', 'query', 'headers', 'body', 'form', 'requestFr
 function actualFor(predicate: unknown, record: RecordedRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const visit = (p: unknown): void => {
-    if (Array.isArray(p)) { p.forEach(visit); return; }
+    if (Array.isArray(p)) {
+      p.forEach(visit);
+      return;
+    }
     if (!isObject(p)) return;
     for (const [key, value] of Object.entries(p)) {
-      if (key === 'and' || key === 'or' || key === 'not') { visit(value); continue; }
+      if (key === 'and' || key === 'or' || key === 'not') {
+        visit(value);
+        continue;
+      }
       if (!isObject(value)) continue;
       for (const field of FIELDS) if (field in value) out[field] = record[field];
     }
@@ -57,7 +61,9 @@ export async function verifyRequests(imposter: Imposter, body: Record<string, un
   const predicates = body.predicates as unknown[];
   const compiled = predicates.map((p) => compilePredicate(p));
   const flowId = typeof body.flowId === 'string' ? body.flowId : undefined;
-  const records = imposter.journal.all().map((e) => e.value)
+  const records = imposter.journal
+    .all()
+    .map((e) => e.value)
     .filter((record) => flowId === undefined || flowId === imposter.recordedFlowId(record));
   const matched: RecordedRequest[] = [];
   let closest: { record: RecordedRequest; score: number; failed: number[] } | undefined;

@@ -26,7 +26,7 @@ function actualScalarText(view: RequestView, field: ScalarField, config: ActualC
 
 function actualValue(value: unknown, config: ActualConfig): unknown {
   if (typeof value === 'string') return actualText(value, config);
-  if (Array.isArray(value)) return sortedCopy(value.map(element => actualValue(element, config)));
+  if (Array.isArray(value)) return sortedCopy(value.map((element) => actualValue(element, config)));
   if (isObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
@@ -43,7 +43,7 @@ export function actualField(view: RequestView, field: RequestField | undefined, 
   const source = view.keyed(field);
   if (source === undefined) return undefined;
   return new LazyRecord(
-    key => {
+    (key) => {
       if (config.keyLower) return actualValue(view.lowerKeyed(field)?.get(key), config);
       return Object.hasOwn(source, key) ? actualValue(source[key], config) : undefined;
     },

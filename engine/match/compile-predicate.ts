@@ -8,9 +8,7 @@ import type { MockRequest } from '../model/index.js';
 import { actualField, type ActualConfig } from './actual.js';
 import { PredicateError } from './errors.js';
 import { normaliseValue, tryJSON } from './normalise.js';
-import {
-  compilePattern, containsLeaf, endsWithLeaf, equalsLeaf, existsLeaf, matchesLeaf, startsWithLeaf, type Leaf,
-} from './operators.js';
+import { compilePattern, containsLeaf, endsWithLeaf, equalsLeaf, existsLeaf, matchesLeaf, startsWithLeaf, type Leaf } from './operators.js';
 import { operatorOf, settingsFor, type PredicateObject, type PredicateSettings } from './options.js';
 import { isScalarField, RequestView, resolveField, type RequestField } from './request-view.js';
 import { fieldSatisfied, type SatisfyEnv } from './satisfy.js';
@@ -46,10 +44,10 @@ function throwing(error: Error): CompiledNode {
 function syncNode(checks: FieldCheck[]): CompiledNode {
   if (checks.length === 1) {
     const only = checks[0]!;
-    return { evaluate: view => only(view) };
+    return { evaluate: (view) => only(view) };
   }
   return {
-    evaluate: view => {
+    evaluate: (view) => {
       for (const check of checks) if (!check(view)) return false;
       return true;
     },
@@ -69,7 +67,7 @@ function selectorFor(predicate: PredicateObject, settings: PredicateSettings, de
       selector = selector.toLowerCase();
     }
     const json = settings.actual;
-    return jsonPathSelector(selector, text => tryJSON(text, json), deep);
+    return jsonPathSelector(selector, (text) => tryJSON(text, json), deep);
   }
   if (predicate.xpath) {
     const config = Object(predicate.xpath) as Record<string, unknown>;
@@ -102,19 +100,21 @@ function compileValueOperator(operator: string, predicate: PredicateObject): Com
   const config: ActualConfig = { ...settings.actual, select };
   const expected = normaliseValue(deep ? forceStrings(raw) : raw, settings.expected, true);
   const keys = expectedKeys(expected);
-  const fields = keys.map(key => resolveField(key, settings.actual.keyLower));
+  const fields = keys.map((key) => resolveField(key, settings.actual.keyLower));
   if (deep) return syncNode(keys.map((key, i) => deepCheck(prop(expected, key), fields[i], config)));
 
   const leaf = operator === 'matches' ? matchesLeaf(leavesOf(expected), settings.regexFlags) : LEAVES[operator]!;
   const env: SatisfyEnv = { leaf, json: settings.actual, existsFlag: Boolean(predicate.exists) };
-  return syncNode(keys.map((key, i) => {
-    const field = fields[i];
-    const value = prop(expected, key);
-    if (select === undefined && field !== undefined && isScalarField(field) && !isObject(value)) {
-      return scalarCheck(operator, value, field, config, leaf, settings.regexFlags);
-    }
-    return view => fieldSatisfied(value, actualField(view, field, config), expected as object, undefined, env);
-  }));
+  return syncNode(
+    keys.map((key, i) => {
+      const field = fields[i];
+      const value = prop(expected, key);
+      if (select === undefined && field !== undefined && isScalarField(field) && !isObject(value)) {
+        return scalarCheck(operator, value, field, config, leaf, settings.regexFlags);
+      }
+      return (view) => fieldSatisfied(value, actualField(view, field, config), expected as object, undefined, env);
+    }),
+  );
 }
 
 /** A plain string field against a primitive expectation: no JSON, no arrays, just the leaf. */
@@ -122,7 +122,7 @@ function scalarCheck(operator: string, expected: unknown, field: RequestField, c
   const read = (view: RequestView): string => (actualField(view, field, config) as string | undefined) ?? '';
   if (operator === 'equals') {
     const text = jsString(expected);
-    return view => read(view) === text;
+    return (view) => read(view) === text;
   }
   if (operator === 'matches') {
     const regex = compilePattern(expected, flags);
@@ -131,16 +131,16 @@ function scalarCheck(operator: string, expected: unknown, field: RequestField, c
         throw regex;
       };
     }
-    return view => regex.test(read(view));
+    return (view) => regex.test(read(view));
   }
-  return view => leaf(expected, read(view));
+  return (view) => leaf(expected, read(view));
 }
 
 /** deepEquals compares stable JSON; an object expectation reads a string field as normalised JSON. */
 function deepCheck(expected: unknown, field: RequestField | undefined, config: ActualConfig): FieldCheck {
   const want = canonical(expected);
   const objectExpected = isObject(expected);
-  return view => {
+  return (view) => {
     let actual = actualField(view, field, config);
     if (actual instanceof LazyRecord) actual = actual.materialize();
     if (objectExpected && typeof actual === 'string') {
@@ -163,12 +163,19 @@ function compileNot(predicate: PredicateObject): CompiledNode {
   return {
     evaluate: (view, ctx) => {
       const result = child.evaluate(view, ctx);
-      return typeof result === 'boolean' ? !result : result.then(value => !value);
+      return typeof result === 'boolean' ? !result : result.then((value) => !value);
     },
   };
 }
 
-async function continueAll(children: CompiledNode[], from: number, pending: Promise<boolean>, view: RequestView, ctx: MatchContext, want: boolean): Promise<boolean> {
+async function continueAll(
+  children: CompiledNode[],
+  from: number,
+  pending: Promise<boolean>,
+  view: RequestView,
+  ctx: MatchContext,
+  want: boolean,
+): Promise<boolean> {
   if (Boolean(await pending) !== want) return !want;
   for (let i = from; i < children.length; i++) {
     if (Boolean(await children[i]!.evaluate(view, ctx)) !== want) return !want;

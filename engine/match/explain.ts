@@ -57,10 +57,10 @@ function explainerFor(predicates: ReadonlyArray<unknown>): Explainer {
   if (explainer === undefined) {
     explainer = {
       nodes: predicates.map(compileNode),
-      fields: predicates.map(predicate => {
+      fields: predicates.map((predicate) => {
         const fields = new Set<RequestField>();
         fieldsOf(predicate, fields);
-        return REQUEST_FIELDS.filter(field => fields.has(field));
+        return REQUEST_FIELDS.filter((field) => fields.has(field));
       }),
     };
     cache.set(predicates, explainer);
@@ -69,10 +69,14 @@ function explainerFor(predicates: ReadonlyArray<unknown>): Explainer {
 }
 
 /** Every predicate is evaluated (no short-circuit); compiled forms are cached per predicates array. */
-export function explainPredicates(predicates: ReadonlyArray<unknown>, request: MockRequest, ctx: MatchContext): PredicateVerdict[] | Promise<PredicateVerdict[]> {
+export function explainPredicates(
+  predicates: ReadonlyArray<unknown>,
+  request: MockRequest,
+  ctx: MatchContext,
+): PredicateVerdict[] | Promise<PredicateVerdict[]> {
   const { nodes, fields } = explainerFor(predicates);
   const view = new RequestView(request);
-  const results = nodes.map(node => node.evaluate(view, ctx));
+  const results = nodes.map((node) => node.evaluate(view, ctx));
   const verdict = (passed: boolean, i: number): PredicateVerdict => {
     const actual: Record<string, unknown> = {};
     for (const field of fields[i]!) {
@@ -80,8 +84,8 @@ export function explainPredicates(predicates: ReadonlyArray<unknown>, request: M
     }
     return { predicate: predicates[i], passed, actual };
   };
-  if (results.every(result => typeof result === 'boolean')) {
+  if (results.every((result) => typeof result === 'boolean')) {
     return results.map((result, i) => verdict(result as boolean, i));
   }
-  return Promise.all(results).then(values => values.map((value, i) => verdict(Boolean(value), i)));
+  return Promise.all(results).then((values) => values.map((value, i) => verdict(Boolean(value), i)));
 }

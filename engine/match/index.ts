@@ -1,5 +1,10 @@
 export type {
-  CompiledPredicate, Eligibility, MatchContext, StubSetMatcher, TriedEntry, TriedWhy,
+  CompiledPredicate,
+  Eligibility,
+  MatchContext,
+  StubSetMatcher,
+  TriedEntry,
+  TriedWhy,
 } from './types.js';
 export { TRIED_CAP } from './types.js';
 export { PredicateError } from './errors.js';

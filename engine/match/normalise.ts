@@ -27,7 +27,7 @@ export function transformKey(key: string, config: ValueConfig): string {
 export function normaliseValue(value: unknown, config: ValueConfig, sort: boolean): unknown {
   if (typeof value === 'string') return transformText(value, config);
   if (Array.isArray(value)) {
-    const mapped = value.map(element => normaliseValue(element, config, sort));
+    const mapped = value.map((element) => normaliseValue(element, config, sort));
     return sort ? sortedCopy(mapped) : mapped;
   }
   if (isObject(value)) {

@@ -31,8 +31,7 @@ export const endsWithLeaf: Leaf = (expected, actual) => {
   return indexOf(actual, expected, lengthOf(actual) - expectedLength) >= 0;
 };
 
-export const existsLeaf: Leaf = (expected, actual) =>
-  expected ? actual !== undefined && actual !== '' : actual === undefined || actual === '';
+export const existsLeaf: Leaf = (expected, actual) => (expected ? actual !== undefined && actual !== '' : actual === undefined || actual === '');
 
 /** A `matches` pattern compiled once; a pattern JavaScript rejects is kept as the error to throw. */
 export function compilePattern(pattern: unknown, flags: string): RegExp | PredicateError {

@@ -6,7 +6,17 @@ import { PredicateError } from './errors.js';
 import type { ValueConfig } from './normalise.js';
 
 export const OPERATORS: ReadonlySet<string> = new Set([
-  'equals', 'deepEquals', 'contains', 'startsWith', 'endsWith', 'matches', 'exists', 'not', 'or', 'and', 'inject',
+  'equals',
+  'deepEquals',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'matches',
+  'exists',
+  'not',
+  'or',
+  'and',
+  'inject',
 ]);
 
 export type PredicateObject = Record<string, unknown>;
@@ -16,7 +26,7 @@ export function operatorOf(predicate: unknown): string | undefined {
   if (predicate === null || predicate === undefined) {
     throw new PredicateError('a predicate must be an object', predicate);
   }
-  return Object.keys(predicate).find(key => OPERATORS.has(key));
+  return Object.keys(predicate).find((key) => OPERATORS.has(key));
 }
 
 export interface PredicateSettings {
@@ -39,9 +49,7 @@ export interface PredicateSettings {
 export function settingsFor(operator: string, predicate: PredicateObject): PredicateSettings | PredicateError {
   const caseSensitive = Boolean(predicate.caseSensitive);
   const matches = operator === 'matches';
-  const keyCaseSensitive = matches
-    ? caseSensitive
-    : predicate.keyCaseSensitive === undefined ? predicate.caseSensitive : predicate.keyCaseSensitive;
+  const keyCaseSensitive = matches ? caseSensitive : predicate.keyCaseSensitive === undefined ? predicate.caseSensitive : predicate.keyCaseSensitive;
   const keyLower = keyCaseSensitive === false ? true : !caseSensitive;
   let except: RegExp | undefined;
   if (predicate.except) {

@@ -33,7 +33,10 @@ export class RequestView {
   private readonly lowered = new Map<ScalarField, string>();
   private readonly loweredKeys = new Map<KeyedField, Map<string, string | string[]>>();
 
-  constructor(readonly request: MockRequest, dryRun = false) {
+  constructor(
+    readonly request: MockRequest,
+    dryRun = false,
+  ) {
     this.dryRun = dryRun;
   }
 

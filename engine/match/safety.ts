@@ -38,7 +38,7 @@ function* nestedPatterns(value: unknown): Iterable<unknown> {
 function searchNeverThrows(predicate: PredicateObject, raw: unknown, keyLower: boolean): boolean {
   if (predicate.jsonpath || raw === null) return false;
   if (!isObject(raw)) return true;
-  return Object.keys(raw).every(key => {
+  return Object.keys(raw).every((key) => {
     const value = (raw as Record<string, unknown>)[key];
     const field = resolveField(transformKey(key, { lower: false, keyLower, except: undefined }), keyLower);
     if (field === undefined) return value !== null;

@@ -28,14 +28,14 @@ export function satisfied(expected: object, actual: unknown, env: SatisfyEnv): b
 export function fieldSatisfied(expected: unknown, actual: unknown, expectedParent: object, actualParent: unknown, env: SatisfyEnv): boolean {
   if (Array.isArray(actual)) {
     if (Array.isArray(expected)) {
-      return expected.every(element => actual.some(candidate => testPredicate(element, candidate, env)));
+      return expected.every((element) => actual.some((candidate) => testPredicate(element, candidate, env)));
     }
     if (env.existsFlag && expected) return true;
-    return actual.some(candidate => testPredicate(expected, candidate, env));
+    return actual.some((candidate) => testPredicate(expected, candidate, env));
   }
   if (actual === undefined && !Array.isArray(expected) && Array.isArray(actualParent)) {
     // Legacy: {examples: {key: 'x'}} matches any object of an actual array of objects.
-    return actualParent.some(candidate => testPredicate(expectedParent, candidate, env));
+    return actualParent.some((candidate) => testPredicate(expectedParent, candidate, env));
   }
   if (isObject(expected)) return satisfied(expected, actual, env);
   return testPredicate(expected, actual, env);

@@ -44,7 +44,7 @@ export function selectJsonPath(selector: unknown, possibleJSON: unknown): unknow
 
 /** `parse` is tryJSON bound to the predicate's normalisation; `stringify` is deepEquals' forceStrings. */
 export function jsonPathSelector(selector: unknown, parse: (text: string) => unknown, stringify: boolean): Selector {
-  return text => {
+  return (text) => {
     let possibleJSON = parse(text);
     if (stringify) possibleJSON = forceStrings(possibleJSON);
     return collapse(selectJsonPath(selector, possibleJSON));
@@ -85,7 +85,7 @@ export function xpathSyntaxError(selector: unknown): PredicateError | undefined 
 
 export function xpathSelector(selector: unknown, ns: Record<string, string>): Selector {
   const values = xpathValueSelector(selector, ns);
-  return text => collapse(values(text));
+  return (text) => collapse(values(text));
 }
 
 /**
@@ -95,7 +95,7 @@ export function xpathSelector(selector: unknown, ns: Record<string, string>): Se
 export function xpathValueSelector(selector: unknown, ns: Record<string, string>): Selector {
   const select = xpathLibrary().useNamespaces(ns) as unknown as (expr: unknown, doc: unknown) => unknown;
   const DOMParser = xmlParser();
-  return text => {
+  return (text) => {
     const doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(text, 'text/xml') as unknown;
     let result: unknown;
     if (doc === undefined) {
@@ -115,7 +115,7 @@ export function xpathValueSelector(selector: unknown, ns: Record<string, string>
     }
     if (typeof result === 'number' || typeof result === 'boolean') return result;
     if (!Array.isArray(result)) throw new PredicateError('xpath selector must select nodes, a number or a boolean', selector);
-    const values = result.map(node => nodeValue(node as XNode));
+    const values = result.map((node) => nodeValue(node as XNode));
     return values.length === 0 ? undefined : values;
   };
 }

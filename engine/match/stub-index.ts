@@ -23,11 +23,11 @@ interface Constraint {
 }
 
 function scalarReader(field: ScalarField, lower: boolean): Reader {
-  return view => (lower ? view.lowerScalar(field) : view.scalar(field));
+  return (view) => (lower ? view.lowerScalar(field) : view.scalar(field));
 }
 
 function keyedReader(field: KeyedField, name: string, keyLower: boolean, lower: boolean): Reader {
-  return view => {
+  return (view) => {
     let value: string | string[] | undefined;
     if (keyLower) {
       value = view.lowerKeyed(field)?.get(name);
@@ -36,7 +36,7 @@ function keyedReader(field: KeyedField, name: string, keyLower: boolean, lower: 
       value = source && Object.hasOwn(source, name) ? source[name] : undefined;
     }
     if (value === undefined || !lower) return value;
-    return typeof value === 'string' ? value.toLowerCase() : value.map(element => String(element).toLowerCase());
+    return typeof value === 'string' ? value.toLowerCase() : value.map((element) => String(element).toLowerCase());
   };
 }
 
@@ -93,7 +93,12 @@ class Dimension {
   /** Distinct prefix lengths, for prefix dimensions. */
   readonly lengths: number[] = [];
 
-  constructor(readonly prefix: boolean, readonly read: Reader, words: number, size: number) {
+  constructor(
+    readonly prefix: boolean,
+    readonly read: Reader,
+    words: number,
+    size: number,
+  ) {
     this.unconstrained = new Uint32Array(words);
     for (let i = 0; i < size; i++) this.unconstrained[i >>> 5]! |= 1 << (i & 31);
   }

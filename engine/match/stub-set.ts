@@ -25,7 +25,15 @@ function compileStub(predicates: unknown): CompiledStub {
   if (!predicates) return { predicates: [] };
   if (!Array.isArray(predicates)) {
     const error = new PredicateError('predicates must be an array', predicates);
-    return { predicates: [{ evaluate: () => { throw error; } }] };
+    return {
+      predicates: [
+        {
+          evaluate: () => {
+            throw error;
+          },
+        },
+      ],
+    };
   }
   return { predicates: predicates.map(compileNode) };
 }
@@ -41,7 +49,13 @@ function firstFailure(stub: CompiledStub, view: RequestView, ctx: MatchContext):
   return -1;
 }
 
-async function finishFailure(predicates: readonly CompiledNode[], at: number, pending: Promise<boolean>, view: RequestView, ctx: MatchContext): Promise<number> {
+async function finishFailure(
+  predicates: readonly CompiledNode[],
+  at: number,
+  pending: Promise<boolean>,
+  view: RequestView,
+  ctx: MatchContext,
+): Promise<number> {
   if (!(await pending)) return at;
   for (let i = at + 1; i < predicates.length; i++) {
     if (!(await predicates[i]!.evaluate(view, ctx))) return i;
@@ -52,7 +66,10 @@ async function finishFailure(predicates: readonly CompiledNode[], at: number, pe
 class CompiledStubSet implements StubSetMatcher {
   readonly size: number;
 
-  constructor(private readonly stubs: readonly CompiledStub[], private readonly index: StubIndex | undefined) {
+  constructor(
+    private readonly stubs: readonly CompiledStub[],
+    private readonly index: StubIndex | undefined,
+  ) {
     this.size = stubs.length;
   }
 
@@ -84,7 +101,13 @@ class CompiledStubSet implements StubSetMatcher {
     }
   }
 
-  private scan(view: RequestView, ctx: MatchContext, candidates: Uint32Array | undefined, from: number, trace: TriedEntry[] | undefined): number | Promise<number> {
+  private scan(
+    view: RequestView,
+    ctx: MatchContext,
+    candidates: Uint32Array | undefined,
+    from: number,
+    trace: TriedEntry[] | undefined,
+  ): number | Promise<number> {
     const skipped = trace !== undefined && candidates !== undefined;
     let unseen = from;
     for (let i = this.next(candidates, from); i !== -1; i = this.next(candidates, i + 1)) {
@@ -106,7 +129,14 @@ class CompiledStubSet implements StubSetMatcher {
     return -1;
   }
 
-  private async resume(view: RequestView, ctx: MatchContext, candidates: Uint32Array | undefined, at: number, pending: Promise<number>, trace: TriedEntry[] | undefined): Promise<number> {
+  private async resume(
+    view: RequestView,
+    ctx: MatchContext,
+    candidates: Uint32Array | undefined,
+    at: number,
+    pending: Promise<number>,
+    trace: TriedEntry[] | undefined,
+  ): Promise<number> {
     const failed = await pending;
     if (failed === -1) return at;
     trace?.push({ stubIndex: at, why: { reason: 'failedPredicate', predicateIndex: failed } });
@@ -115,7 +145,7 @@ class CompiledStubSet implements StubSetMatcher {
 }
 
 export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, options: StubSetOptions = {}): StubSetMatcher {
-  const compiled = stubs.map(stub => compileStub(stub.predicates));
-  const index = options.index === false ? undefined : StubIndex.build(stubs.map(stub => stub.predicates));
+  const compiled = stubs.map((stub) => compileStub(stub.predicates));
+  const index = options.index === false ? undefined : StubIndex.build(stubs.map((stub) => stub.predicates));
   return new CompiledStubSet(compiled, index);
 }

@@ -19,9 +19,7 @@ export const TRIED_CAP = 25;
 
 export type TriedWhy =
   /** `predicateIndex` is left out only for entries past TRIED_CAP, which are counted, never shown. */
-  | { reason: 'failedPredicate'; predicateIndex?: number }
-  | { reason: 'skippedSpace' }
-  | { reason: 'skippedScenarioState' };
+  { reason: 'failedPredicate'; predicateIndex?: number } | { reason: 'skippedSpace' } | { reason: 'skippedScenarioState' };
 
 export interface TriedEntry {
   stubIndex: number;

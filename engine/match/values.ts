@@ -67,7 +67,7 @@ export function canonical(value: unknown): string | undefined {
   if (value instanceof LazyRecord) return canonical(value.materialize());
   if (!isObject(value)) return JSON.stringify(value);
   if (Array.isArray(value)) {
-    return '[' + value.map(element => canonical(element) ?? 'null').join(',') + ']';
+    return '[' + value.map((element) => canonical(element) ?? 'null').join(',') + ']';
   }
   const record = value as Record<string, unknown>;
   const parts: string[] = [];

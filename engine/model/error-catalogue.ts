@@ -43,7 +43,11 @@ export const ERROR_CATALOGUE = {
   invalid_proxy: { status: 500, code: 'invalid proxy', summary: 'proxy target invalid or unreachable' },
   shell_transform_failed: { status: 500, code: 'invalid injection', summary: 'shellTransform command failed or returned invalid JSON' },
   // Scripts and injections.
-  invalid_injection: { status: 400, code: 'invalid injection', summary: 'scripted config without injection permission, or an injection that fails (500 from a behavior)' },
+  invalid_injection: {
+    status: 400,
+    code: 'invalid injection',
+    summary: 'scripted config without injection permission, or an injection that fails (500 from a behavior)',
+  },
   invalid_predicate_injection: { status: 400, code: 'invalid predicate injection', summary: 'an injected predicate failed' },
   injection_timeout: { status: 504, code: 'injection timeout', summary: 'a response injection exceeded its deadline' },
   predicate_injection_timeout: { status: 504, code: 'predicate injection timeout', summary: 'a predicate injection exceeded its deadline' },

@@ -70,8 +70,7 @@ export const errors = {
   noSuchResource: (message: string) => errorOf('no_such_resource', message),
   portInUse: (port: number) => errorOf('port_in_use', `Port ${port} is already in use`),
   insufficientAccess: () => errorOf('insufficient_access', 'Run svc in superuser mode if you want access'),
-  unauthorized: () =>
-    errorOf('unauthorized', 'If you set the apiKey option, make sure you are sending the correct apiKey in the Authorization header.'),
+  unauthorized: () => errorOf('unauthorized', 'If you set the apiKey option, make sure you are sending the correct apiKey in the Authorization header.'),
   notFoundRoute: (path: string) => errorOf('not_found', `No route for ${path}`),
   serviceUnavailable: (message: string, extra: Record<string, unknown> = {}) => errorOf('service_unavailable', message, extra),
   internal: (message: string) => errorOf('internal_error', message),

@@ -10,4 +10,3 @@ export class UsageError extends SvcFailure {}
 
 /** The server could not start (startup sources, data directory, a listener): the message says what. */
 export class StartupFailure extends SvcFailure {}
-

@@ -2,9 +2,7 @@
  * Header names that may legitimately appear on several lines (Set-Cookie cannot be comma-joined;
  * the others are list-valued). Any other name given twice in different cases is ambiguous (SPEC §7).
  */
-const MULTI_VALUED_HEADERS = new Set([
-  'set-cookie', 'www-authenticate', 'proxy-authenticate', 'link', 'via', 'vary', 'warning', 'cache-control', 'allow',
-]);
+const MULTI_VALUED_HEADERS = new Set(['set-cookie', 'www-authenticate', 'proxy-authenticate', 'link', 'via', 'vary', 'warning', 'cache-control', 'allow']);
 
 /** Problems for a headers object naming a single-valued header twice in different cases; `where` is its JSON path. */
 export function repeatedHeaderProblems(headers: Record<string, unknown>, where: string): string[] {

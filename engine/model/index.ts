@@ -1,6 +1,15 @@
 export type { WireRequest, MockRequest, HeaderMap, HeaderValue, QueryMap } from './request.js';
 export {
-  SvcError, errors, errorEntries, errorEntry, errorOf, errorBody, statusOf, errorText, isSvcError, type ErrorEntry,
+  SvcError,
+  errors,
+  errorEntries,
+  errorEntry,
+  errorOf,
+  errorBody,
+  statusOf,
+  errorText,
+  isSvcError,
+  type ErrorEntry,
 } from './errors.js';
 export { ERROR_CATALOGUE, isErrorSlug, type CatalogueEntry, type ErrorSlug } from './error-catalogue.js';
 export { SvcFailure, UsageError, StartupFailure } from './failures.js';
@@ -9,10 +18,21 @@ export { repeatedHeaderProblems } from './header-names.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';
 export {
-  flowStateProblems, parseFlowIdSource, stateOpsProblems, STATE_OP_NAMES, type FlowIdSourceSpec, type StateOpName,
+  flowStateProblems,
+  parseFlowIdSource,
+  stateOpsProblems,
+  STATE_OP_NAMES,
+  type FlowIdSourceSpec,
+  type StateOpName,
 } from './flow-state-config.js';
 export {
-  FLOW_GATE_FIELDS, flowGateProblems, hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf,
+  FLOW_GATE_FIELDS,
+  flowGateProblems,
+  hasFlowGate,
+  newStateOf,
+  requiredStateOf,
+  scenarioNameOf,
+  spaceOf,
 } from './scenario-fields.js';
 export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, isIntegerIn } from './limits.js';
 export { stubScripts, scriptSpecOf, isScriptPredicate, type StubScript, type ScriptPlacement } from './script-locations.js';

@@ -107,9 +107,7 @@ class LazyMockRequest implements MockRequest {
 
   private get decodedBody(): { text: string; binary: boolean } {
     if (this.decoded === undefined) {
-      this.decoded = this.rawBody.length === 0
-        ? { text: '', binary: false }
-        : decodeBody(this.rawBody, firstHeader(this.wire.rawHeaders, 'content-encoding'));
+      this.decoded = this.rawBody.length === 0 ? { text: '', binary: false } : decodeBody(this.rawBody, firstHeader(this.wire.rawHeaders, 'content-encoding'));
     }
     return this.decoded;
   }
@@ -125,9 +123,7 @@ class LazyMockRequest implements MockRequest {
   get form(): QueryMap | undefined {
     if (this.formCache === undefined) {
       const text = this.body;
-      this.formCache = text !== '' && isUrlEncodedForm(firstHeader(this.wire.rawHeaders, 'content-type'))
-        ? { ...(parseQueryString(text) as QueryMap) }
-        : null;
+      this.formCache = text !== '' && isUrlEncodedForm(firstHeader(this.wire.rawHeaders, 'content-type')) ? { ...(parseQueryString(text) as QueryMap) } : null;
     }
     return this.formCache ?? undefined;
   }

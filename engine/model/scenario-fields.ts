@@ -12,7 +12,14 @@ const STATE_SPELLINGS = {
 } as const;
 
 /** Every key that can carry one of these fields, in either spelling. */
-export const FLOW_GATE_FIELDS = ['space', 'scenarioName', 'requiredScenarioState', 'required_scenario_state', 'newScenarioState', 'new_scenario_state'] as const;
+export const FLOW_GATE_FIELDS = [
+  'space',
+  'scenarioName',
+  'requiredScenarioState',
+  'required_scenario_state',
+  'newScenarioState',
+  'new_scenario_state',
+] as const;
 
 function stringField(stub: Record<string, unknown>, key: string): string | undefined {
   const value = stub[key];

@@ -53,9 +53,13 @@ export function stubScripts(stub: Record<string, unknown>): StubScript[] {
   responses.forEach((response, i) => {
     if (!isObject(response)) return;
     const where = `responses[${i}]`;
-    if (isObject(response._svc) && response._svc.script !== undefined) out.push({ placement: 'respond', spec: response._svc.script, where: `${where}._svc.script` });
+    if (isObject(response._svc) && response._svc.script !== undefined)
+      out.push({ placement: 'respond', spec: response._svc.script, where: `${where}._svc.script` });
     for (const behaviors of behaviorEntries(response)) {
-      for (const [key, placement] of [['decorate', 'transform'], ['wait', 'delay']] as const) {
+      for (const [key, placement] of [
+        ['decorate', 'transform'],
+        ['wait', 'delay'],
+      ] as const) {
         if (isObject(behaviors[key]) && isObject((behaviors[key] as Record<string, unknown>)._svc)) {
           out.push({ placement, spec: scriptSpecOf(behaviors[key]), where: `${where}._behaviors.${key}._svc.script` });
         }
@@ -64,4 +68,3 @@ export function stubScripts(stub: Record<string, unknown>): StubScript[] {
   });
   return out;
 }
-

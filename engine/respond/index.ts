@@ -1,6 +1,13 @@
 export { prepareResponse, withCorsPreflight, type PreparedResponse, type IsFields } from './is-response.js';
 export { newCycleSlot, ResponseCycle } from './response-cycle.js';
-export { compileResponse, compileDefaultResponse, responseTypeOf, type CompiledResponse, type ResponseType, type ScriptCompileContext } from './compile-response.js';
+export {
+  compileResponse,
+  compileDefaultResponse,
+  responseTypeOf,
+  type CompiledResponse,
+  type ResponseType,
+  type ScriptCompileContext,
+} from './compile-response.js';
 export { predicateScriptsOf, runOrFail, ScriptFailure, type SvcScripts, type CompiledScript } from './svc-script.js';
 export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';

@@ -11,7 +11,10 @@ import { errorResponse } from './error-response.js';
 import type { PreparedResponse } from './is-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 
-const TIMEOUT_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-timeout', 'true']];
+const TIMEOUT_HEADERS: Array<[string, string]> = [
+  ['Content-Type', 'application/json'],
+  ['x-svc-script-timeout', 'true'],
+];
 
 export type InjectResult = { fields: Record<string, unknown> } | { failure: ResponseOutcome };
 

@@ -65,7 +65,14 @@ function failed(err: BehaviorError | ProxyError): ResponseOutcome {
 async function behaved(compiled: CompiledResponse, fields: ResponseFields, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
   if (!compiled.behaviors) return served(fields, ctx);
   let plain: Record<string, unknown> | undefined;
-  return served(await runBehaviors(compiled.behaviors, fields, behaviorContext(ctx, () => (plain ??= plainRequest(ctx.request)))), ctx);
+  return served(
+    await runBehaviors(
+      compiled.behaviors,
+      fields,
+      behaviorContext(ctx, () => (plain ??= plainRequest(ctx.request))),
+    ),
+    ctx,
+  );
 }
 
 /** Forward, run the proxy response's behaviors on the answer, record it (SPEC §2.3), serve it. */
@@ -74,7 +81,12 @@ async function proxied(compiled: CompiledResponse, ctx: ResolveContext & Serving
   const request = proxiedRequest(proxy, plainRequest(ctx.request));
   const url = ctx.url ?? pathWithQuery(ctx.request.path, ctx.request.query);
   let response = await callUpstream(proxy, ctx.request, url, request, ctx.proxyObserver);
-  if (compiled.behaviors) response = await runBehaviors(compiled.behaviors, response, behaviorContext(ctx, () => request));
+  if (compiled.behaviors)
+    response = await runBehaviors(
+      compiled.behaviors,
+      response,
+      behaviorContext(ctx, () => request),
+    );
   if (ctx.stubs) {
     const { scripts, port } = ctx.imposter;
     await recordProxyResponse(proxy, compiled, ctx.stubs, request, response, (source, json) => injectedPredicates(scripts, port, source, json));

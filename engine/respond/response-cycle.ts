@@ -97,7 +97,11 @@ export class ResponseCycle<T> {
   private readonly runs: Run[] = [];
   private readonly state: CycleState;
 
-  constructor(readonly responses: T[], configs: ReadonlyArray<Record<string, unknown>>, slot?: SharedArrayBuffer) {
+  constructor(
+    readonly responses: T[],
+    configs: ReadonlyArray<Record<string, unknown>>,
+    slot?: SharedArrayBuffer,
+  ) {
     configs.forEach((config, index) => {
       this.runs.push({ index, times: repeatOf(config) });
     });

@@ -9,8 +9,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errorText, requiredStateOf, scenarioNameOf, SvcFailure, type MockRequest } from '../model/index.js';
 import type { FlowStore } from '../state/index.js';
 import {
-  compileRoutePattern, resolveScript, type PathParams, type Placement, type RunOutcome, type ScriptRequestData, type ScriptResponseData,
-  type ScriptResult, type ScriptSettings, type ScriptSource, type StubInfo, type SvcScriptRunner,
+  compileRoutePattern,
+  resolveScript,
+  type PathParams,
+  type Placement,
+  type RunOutcome,
+  type ScriptRequestData,
+  type ScriptResponseData,
+  type ScriptResult,
+  type ScriptSettings,
+  type ScriptSource,
+  type StubInfo,
+  type SvcScriptRunner,
 } from '../script/svc/index.js';
 import { errorResponse } from './error-response.js';
 import type { PreparedResponse } from './is-response.js';
@@ -78,8 +88,16 @@ export async function runScript(script: CompiledScript, scripts: SvcScripts, cal
   let outcome: RunOutcome;
   try {
     outcome = await scripts.runner().run({
-      engine: script.source.engine, scope: scripts.scope, source: script.source.code, placement: script.placement, request: scriptRequest(call.request, script.pathParams),
-      response: call.response, flowId, stub: script.stub, timeoutMs: scripts.settings.timeoutMs, store: scripts.store(),
+      engine: script.source.engine,
+      scope: scripts.scope,
+      source: script.source.code,
+      placement: script.placement,
+      request: scriptRequest(call.request, script.pathParams),
+      response: call.response,
+      flowId,
+      stub: script.stub,
+      timeoutMs: scripts.settings.timeoutMs,
+      store: scripts.store(),
     });
   } catch (err) {
     // The runner resolves every run to an outcome; a throw here is the host failing, not the script.
@@ -89,7 +107,10 @@ export async function runScript(script: CompiledScript, scripts: SvcScripts, cal
   return outcome;
 }
 
-const ERROR_HEADERS: Array<[string, string]> = [['Content-Type', 'application/json'], ['x-svc-script-error', 'true']];
+const ERROR_HEADERS: Array<[string, string]> = [
+  ['Content-Type', 'application/json'],
+  ['x-svc-script-error', 'true'],
+];
 const TIMEOUT_HEADERS: Array<[string, string]> = [...ERROR_HEADERS, ['x-svc-script-timeout', 'true']];
 
 /** The SPEC §7 answer for a failed `_svc.script` run. */
@@ -150,7 +171,11 @@ export async function answerOf(outcome: RunOutcome): Promise<ScriptAnswer> {
 }
 
 /** Script predicates of a stub set by predicate object, compiled when stubs change (keys are the configs' own objects). */
-export function predicateScriptsOf(configs: ReadonlyArray<Record<string, unknown>>, settings: ScriptSettings, port: number): WeakMap<object, { script: CompiledScript; ruleId: string }> {
+export function predicateScriptsOf(
+  configs: ReadonlyArray<Record<string, unknown>>,
+  settings: ScriptSettings,
+  port: number,
+): WeakMap<object, { script: CompiledScript; ruleId: string }> {
   const found = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
   configs.forEach((stub, index) => {
     const ruleId = typeof stub.id === 'string' ? stub.id : `${port}:${index}`;
@@ -159,7 +184,8 @@ export function predicateScriptsOf(configs: ReadonlyArray<Record<string, unknown
       if (predicate === null || typeof predicate !== 'object' || Array.isArray(predicate)) return;
       const object = predicate as Record<string, unknown>;
       const svc = object._svc;
-      if (svc !== null && typeof svc === 'object') found.set(object, { script: compileScript((svc as Record<string, unknown>).script, 'matches', settings, stub), ruleId });
+      if (svc !== null && typeof svc === 'object')
+        found.set(object, { script: compileScript((svc as Record<string, unknown>).script, 'matches', settings, stub), ruleId });
       for (const key of ['and', 'or', 'not']) if (object[key] !== undefined) visit(object[key]);
     };
     visit(stub.predicates);

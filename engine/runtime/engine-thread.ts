@@ -72,42 +72,48 @@ control.on('message', applyPlan);
 
 async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
   const { id, fd, options, http2Allowed, version } = message;
-  const filter = options.filter && connectionFilter(options.filter.localOnly, options.filter.ipWhitelist, (address) =>
-    post({ t: 'log', level: 'warn', message: `Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow` }));
+  const filter =
+    options.filter
+    && connectionFilter(options.filter.localOnly, options.filter.ipWhitelist, (address) =>
+      post({ t: 'log', level: 'warn', message: `Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow` }),
+    );
   try {
-    const listener = await createListener({
-      ...options,
-      fd,
-      // Shared memory: the cap holds across threads. Without it (a budget made elsewhere) this thread's own.
-      bodyBudget: options.bodyBudget && new BodyBudget(options.bodyBudget.limitBytes, options.bodyBudget.memory),
-      allowConnection: filter,
-      http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
-      events: {
-        accepted: () => {
-          accepted.set(id, (accepted.get(id) ?? 0) + 1);
-          schedule();
+    const listener = await createListener(
+      {
+        ...options,
+        fd,
+        // Shared memory: the cap holds across threads. Without it (a budget made elsewhere) this thread's own.
+        bodyBudget: options.bodyBudget && new BodyBudget(options.bodyBudget.limitBytes, options.bodyBudget.memory),
+        allowConnection: filter,
+        http2Allowed: () => Atomics.load(http2Allowed, 0) === 1,
+        events: {
+          accepted: () => {
+            accepted.set(id, (accepted.get(id) ?? 0) + 1);
+            schedule();
+          },
+          acceptFailed: (error) => post({ t: 'acceptFailed', id, message: error.message, code: (error as NodeJS.ErrnoException).code }),
         },
-        acceptFailed: (error) => post({ t: 'acceptFailed', id, message: error.message, code: (error as NodeJS.ErrnoException).code }),
       },
-    }, (wire, sink) => {
-      let plan = plans.get(id);
-      if (plan === undefined || plan.version !== Atomics.load(version, 0)) {
-        drainPlans();
-        plan = plans.get(id);
-      }
-      if (plan?.local) {
-        const response = answerLocally(plan.local, wire, slot);
-        if (response) {
-          // Counted before written: a scrape after the client saw the answer finds it.
-          counts.add(id, wire.method, response.statusCode);
-          writeTo(sink, response);
-          return;
+      (wire, sink) => {
+        let plan = plans.get(id);
+        if (plan === undefined || plan.version !== Atomics.load(version, 0)) {
+          drainPlans();
+          plan = plans.get(id);
         }
-      }
-      const r = nextRequest++;
-      pending.set(r, sink);
-      post({ t: 'req', id, r, protocol: sink.protocol, wire: { ...wire, body: asBuffer(exactBytes(wire.body)) } });
-    });
+        if (plan?.local) {
+          const response = answerLocally(plan.local, wire, slot);
+          if (response) {
+            // Counted before written: a scrape after the client saw the answer finds it.
+            counts.add(id, wire.method, response.statusCode);
+            writeTo(sink, response);
+            return;
+          }
+        }
+        const r = nextRequest++;
+        pending.set(r, sink);
+        post({ t: 'req', id, r, protocol: sink.protocol, wire: { ...wire, body: asBuffer(exactBytes(wire.body)) } });
+      },
+    );
     listeners.set(id, listener);
     post({ t: 'listening', id });
   } catch (err) {
@@ -136,8 +142,7 @@ function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { 
   try {
     if (message.t === 'send') {
       sink.send(message.status, keptHeaders.resolve(message.headers, message.hid), asBuffer(keptBodies.resolve(message.body, message.bid)));
-    }
-    else if (message.t === 'reset') sink.reset();
+    } else if (message.t === 'reset') sink.reset();
     else if (message.t === 'empty') sink.closeEmpty();
     else sink.writeRawAndClose(asBuffer(message.body));
   } catch (err) {
@@ -153,7 +158,6 @@ port.on('message', (batch: ToThread[]) => {
     else if (message.t === 'forget') {
       keptHeaders.forget();
       keptBodies.forget();
-    }
-    else answer(message);
+    } else answer(message);
   }
 });

@@ -21,8 +21,9 @@ export function loadDup(): Dup {
 
 function load(): Dup {
   // From engine/runtime (sources under tsx) or dist/engine/runtime (compiled).
-  const candidates = ['../../native/build/fd_dup.node', '../../../native/build/fd_dup.node']
-    .map((relative) => fileURLToPath(new URL(relative, import.meta.url)));
+  const candidates = ['../../native/build/fd_dup.node', '../../../native/build/fd_dup.node'].map((relative) =>
+    fileURLToPath(new URL(relative, import.meta.url)),
+  );
   const found = candidates.find((path) => existsSync(path));
   if (found === undefined) {
     throw new Error('--runtime per-core needs native/build/fd_dup.node: run `node native/build.mjs` (gcc and node headers) in the svc package');

@@ -2,9 +2,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } f
 import type { Logger } from '../log/index.js';
 import { asBuffer, type CountKey, type FromThread, type LocalPlan, type PlanMessage, type PortableListenerOptions, type ToThread } from './protocol.js';
 import { CountReader } from './counts.js';
-import {
-  connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler,
-} from '../transport/index.js';
+import { connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
 import { workerSpawner } from '../script/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
@@ -61,7 +59,10 @@ class EngineThread {
   private startedAt = 0;
   private quickDeaths = 0;
 
-  constructor(readonly slot: number, private readonly runtime: PerCoreRuntime) {
+  constructor(
+    readonly slot: number,
+    private readonly runtime: PerCoreRuntime,
+  ) {
     this.start();
   }
 
@@ -149,8 +150,10 @@ class EngineThread {
       return;
     }
     this.start();
-    for (const shared of this.runtime.current()) void this.listen(shared).catch((err: Error) =>
-      this.runtime.log.error(`runtime per-core: engine thread ${this.slot} cannot listen on port ${shared.options.port} again: ${err.message}`));
+    for (const shared of this.runtime.current())
+      void this.listen(shared).catch((err: Error) =>
+        this.runtime.log.error(`runtime per-core: engine thread ${this.slot} cannot listen on port ${shared.options.port} again: ${err.message}`),
+      );
   }
 
   listen(shared: Shared): Promise<void> {
@@ -227,9 +230,18 @@ async function portable(options: ListenerOptions): Promise<PortableListenerOptio
   // The default pair is made once per thread: engine threads must serve the main thread's (the one reported).
   const fallback = options.protocol === 'https' && (options.key === undefined || options.cert === undefined) ? await defaultKeyPair() : undefined;
   return {
-    protocol: options.protocol, port: options.port, key: options.key ?? fallback?.key, cert: options.cert ?? fallback?.cert, mutualAuth: options.mutualAuth,
-    rejectUnauthorized: options.rejectUnauthorized, ca: options.ca, ciphers: options.ciphers, http2: options.http2,
-    maxBodyBytes: options.maxBodyBytes, timeouts: options.timeouts, filter,
+    protocol: options.protocol,
+    port: options.port,
+    key: options.key ?? fallback?.key,
+    cert: options.cert ?? fallback?.cert,
+    mutualAuth: options.mutualAuth,
+    rejectUnauthorized: options.rejectUnauthorized,
+    ca: options.ca,
+    ciphers: options.ciphers,
+    http2: options.http2,
+    maxBodyBytes: options.maxBodyBytes,
+    timeouts: options.timeouts,
+    filter,
     bodyBudget: options.bodyBudget && { limitBytes: options.bodyBudget.limitBytes, memory: options.bodyBudget.memory },
   };
 }
@@ -246,7 +258,10 @@ export class PerCoreRuntime {
   private warnedUnportable = false;
 
   /** Throws, saying how to build it, when the dup(2) addon engine threads need is missing. */
-  constructor(readonly workers: number, readonly log: Logger) {
+  constructor(
+    readonly workers: number,
+    readonly log: Logger,
+  ) {
     if (workers > 1) loadDup();
     log.info(`runtime per-core: ${workers} engine threads`);
   }
@@ -285,9 +300,16 @@ export class PerCoreRuntime {
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const id = this.nextId++;
     const shared: Shared = {
-      id, fd: main.fd, options: { ...portableOptions, port: main.port }, handler,
-      events: options.events, http2Allowed: options.http2Allowed, flag, source,
-      published: { id, version: 1, plan: source?.plan() }, version: new Int32Array(new SharedArrayBuffer(4)),
+      id,
+      fd: main.fd,
+      options: { ...portableOptions, port: main.port },
+      handler,
+      events: options.events,
+      http2Allowed: options.http2Allowed,
+      flag,
+      source,
+      published: { id, version: 1, plan: source?.plan() },
+      version: new Int32Array(new SharedArrayBuffer(4)),
     };
     Atomics.store(shared.version, 0, 1);
     this.refreshOne(shared);
@@ -336,13 +358,12 @@ export class PerCoreRuntime {
    * metrics scrape, so a request answered before it is counted, and every second for other observers.
    */
   collect(): void {
-    const report = (id: number, method: string, status: number, times: number): void =>
-      this.sources.get(id)?.answered(method, status, times);
+    const report = (id: number, method: string, status: number, times: number): void => this.sources.get(id)?.answered(method, status, times);
     for (const thread of this.threads ?? []) thread.collect(report);
   }
 
   private refreshOne(shared: Shared): void {
-    Atomics.store(shared.flag, 0, shared.http2Allowed?.() ?? true ? 1 : 0);
+    Atomics.store(shared.flag, 0, (shared.http2Allowed?.() ?? true) ? 1 : 0);
   }
 
   /** Stubs changed somewhere: engine threads re-read whether new connections may use HTTP/2. */

@@ -21,7 +21,13 @@ export class RemoteSink implements ResponseSink {
     const h = this.interners.headers.ref(headers);
     const b = this.interners.bodies.ref(body);
     this.post({
-      t: 'send', r: this.r, status: statusCode, headers: h.value, hid: h.id, body: b.value && (b.id > 0 ? b.value : exactBytes(b.value)), bid: b.id,
+      t: 'send',
+      r: this.r,
+      status: statusCode,
+      headers: h.value,
+      hid: h.id,
+      body: b.value && (b.id > 0 ? b.value : exactBytes(b.value)),
+      bid: b.id,
     });
   }
 

@@ -27,7 +27,10 @@ export class StateBridge {
   private readonly wake: Int32Array;
   private seq = 0;
 
-  constructor(private readonly post: (message: StateMessage) => void, private readonly wiring: StateWiring) {
+  constructor(
+    private readonly post: (message: StateMessage) => void,
+    private readonly wiring: StateWiring,
+  ) {
     this.wake = new Int32Array(wiring.signal);
   }
 
@@ -98,15 +101,24 @@ export class StateChannel {
 function callStore(store: FlowStore, op: StateOp, flowId: string, args: unknown[]): Promise<unknown> {
   try {
     switch (op) {
-      case 'get': return store.get(flowId, String(args[0]));
-      case 'set': return store.set(flowId, String(args[0]), args[1]);
-      case 'exists': return store.exists(flowId, String(args[0]));
-      case 'delete': return store.delete(flowId, String(args[0]));
-      case 'incrBy': return store.incrBy(flowId, String(args[0]), Number(args[1]));
-      case 'cas': return store.cas(flowId, String(args[0]), args[1], args[2]);
-      case 'expireFlow': return store.expireFlow(flowId, Number(args[0]));
-      case 'expireKey': return store.expireKey(flowId, String(args[0]), Number(args[1]));
-      case 'clear': return store.clear(flowId);
+      case 'get':
+        return store.get(flowId, String(args[0]));
+      case 'set':
+        return store.set(flowId, String(args[0]), args[1]);
+      case 'exists':
+        return store.exists(flowId, String(args[0]));
+      case 'delete':
+        return store.delete(flowId, String(args[0]));
+      case 'incrBy':
+        return store.incrBy(flowId, String(args[0]), Number(args[1]));
+      case 'cas':
+        return store.cas(flowId, String(args[0]), args[1], args[2]);
+      case 'expireFlow':
+        return store.expireFlow(flowId, Number(args[0]));
+      case 'expireKey':
+        return store.expireKey(flowId, String(args[0]), Number(args[1]));
+      case 'clear':
+        return store.clear(flowId);
     }
   } catch (err) {
     return Promise.reject(err);

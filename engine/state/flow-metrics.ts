@@ -9,7 +9,12 @@ export interface FlowStoreMetrics {
 }
 
 /** Runs one store operation and counts it: `classify` names a success, a rejection counts `error`. */
-export async function counted<T>(metrics: FlowStoreMetrics | undefined, operation: string, run: () => Promise<T>, classify: (value: T) => string = () => 'ok'): Promise<T> {
+export async function counted<T>(
+  metrics: FlowStoreMetrics | undefined,
+  operation: string,
+  run: () => Promise<T>,
+  classify: (value: T) => string = () => 'ok',
+): Promise<T> {
   if (!metrics) return run();
   try {
     const value = await run();

@@ -45,7 +45,7 @@ export function flowStateSettings(config: Record<string, unknown>): FlowStateSet
 /** Where the flow id of an imposter's requests comes from: its `flowIdSource`, or the port. */
 export function flowIdSourceFor(config: Record<string, unknown>): FlowIdSource {
   const value = flowStateOf(config);
-  return isObject(value) ? parseFlowIdSource(value.flowIdSource) ?? PORT_SOURCE : PORT_SOURCE;
+  return isObject(value) ? (parseFlowIdSource(value.flowIdSource) ?? PORT_SOURCE) : PORT_SOURCE;
 }
 
 const SCENARIO_FIELDS = ['scenarioName', 'requiredScenarioState', 'newScenarioState', 'required_scenario_state', 'new_scenario_state'];
@@ -54,8 +54,9 @@ const SCENARIO_FIELDS = ['scenarioName', 'requiredScenarioState', 'newScenarioSt
 function hasStatefulResponse(stub: Record<string, unknown>): boolean {
   const responses = Array.isArray(stub.responses) ? stub.responses : [];
   // Scripts in any placement (predicate, decorate, wait) may use ctx.state too.
-  return responses.some((r) => isObject(r) && isObject(r._svc) && (r._svc.script !== undefined || r._svc.stateOps !== undefined))
-    || stubScripts(stub).length > 0;
+  return (
+    responses.some((r) => isObject(r) && isObject(r._svc) && (r._svc.script !== undefined || r._svc.stateOps !== undefined)) || stubScripts(stub).length > 0
+  );
 }
 
 /**

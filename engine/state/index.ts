@@ -1,7 +1,13 @@
 export { resolveFlowId, type CasResult, type FlowBackend, type FlowIdSource, type FlowStore } from './flow-store.js';
 export {
-  DEFAULT_TTL_SECONDS, flowIdSourceFor, flowStateOf, flowStateSettings, needsImplicitFlowStore, stubsNeedFlowStore,
-  type FlowStateSettings, type RedisSettings,
+  DEFAULT_TTL_SECONDS,
+  flowIdSourceFor,
+  flowStateOf,
+  flowStateSettings,
+  needsImplicitFlowStore,
+  stubsNeedFlowStore,
+  type FlowStateSettings,
+  type RedisSettings,
 } from './flow-settings.js';
 export { MemoryFlowStore, type MemoryFlowStoreOptions } from './memory-flow-store.js';
 export { NoopFlowStore } from './noop-flow-store.js';

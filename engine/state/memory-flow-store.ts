@@ -154,12 +154,16 @@ export class MemoryFlowStore implements FlowStore {
 
   /** An absent key compares equal to an expected `null` (create-if-absent); `current` is then null. */
   cas(flowId: string, key: string, expected: unknown, next: unknown): Promise<CasResult> {
-    return this.op('cas', (): CasResult => {
-      const current = this.live(flowId, key)?.value ?? null;
-      if (!isDeepStrictEqual(current, copy(expected))) return { applied: false, current: copy(current) };
-      this.write(flowId, key, copy(next));
-      return { applied: true };
-    }, (result) => (result.applied ? 'ok' : 'conflict'));
+    return this.op(
+      'cas',
+      (): CasResult => {
+        const current = this.live(flowId, key)?.value ?? null;
+        if (!isDeepStrictEqual(current, copy(expected))) return { applied: false, current: copy(current) };
+        this.write(flowId, key, copy(next));
+        return { applied: true };
+      },
+      (result) => (result.applied ? 'ok' : 'conflict'),
+    );
   }
 
   expireFlow(flowId: string, seconds: number): Promise<void> {
@@ -179,13 +183,17 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   expireKey(flowId: string, key: string, seconds: number): Promise<boolean> {
-    return this.op('ttl', () => {
-      const entry = this.live(flowId, key);
-      if (!entry) return false;
-      if (seconds <= 0) this.removeKey(flowId, key);
-      else entry.expiresAt = this.now() + seconds * 1000;
-      return true;
-    }, existed);
+    return this.op(
+      'ttl',
+      () => {
+        const entry = this.live(flowId, key);
+        if (!entry) return false;
+        if (seconds <= 0) this.removeKey(flowId, key);
+        else entry.expiresAt = this.now() + seconds * 1000;
+        return true;
+      },
+      existed,
+    );
   }
 
   entries(flowId: string): Promise<Record<string, unknown>> {

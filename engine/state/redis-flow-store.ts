@@ -41,7 +41,9 @@ function storeError(err: unknown): Error {
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms); });
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
@@ -62,7 +64,10 @@ export class RedisFlowStore implements FlowStore {
   private closed = false;
   private readonly gaugeGroup: string;
 
-  private constructor(private readonly pool: Redis[], private readonly options: RedisFlowStoreOptions) {
+  private constructor(
+    private readonly pool: Redis[],
+    private readonly options: RedisFlowStoreOptions,
+  ) {
     this.ttlMs = options.ttlSeconds * 1000;
     this.gaugeGroup = `${options.url}\n${options.keyPrefix}`;
     if (options.metrics) {
@@ -96,7 +101,16 @@ export class RedisFlowStore implements FlowStore {
       return connection;
     });
     try {
-      await withTimeout(Promise.all(pool.map(async (c) => { await c.connect(); await c.ping(); })), options.openTimeoutMs ?? OPEN_TIMEOUT_MS, 'connect');
+      await withTimeout(
+        Promise.all(
+          pool.map(async (c) => {
+            await c.connect();
+            await c.ping();
+          }),
+        ),
+        options.openTimeoutMs ?? OPEN_TIMEOUT_MS,
+        'connect',
+      );
     } catch (err) {
       for (const connection of pool) connection.disconnect();
       throw storeError(err);
@@ -143,10 +157,15 @@ export class RedisFlowStore implements FlowStore {
   }
 
   get(flowId: string, key: string): Promise<unknown> {
-    return counted(this.options.metrics, 'get', async () => {
-      const text = await this.plain((c) => c.get(this.keysOf(flowId, key)[0]));
-      return text === null ? undefined : JSON.parse(text) as unknown;
-    }, (value) => (value === undefined ? 'miss' : 'ok'));
+    return counted(
+      this.options.metrics,
+      'get',
+      async () => {
+        const text = await this.plain((c) => c.get(this.keysOf(flowId, key)[0]));
+        return text === null ? undefined : (JSON.parse(text) as unknown);
+      },
+      (value) => (value === undefined ? 'miss' : 'ok'),
+    );
   }
 
   set(flowId: string, key: string, value: unknown): Promise<void> {
@@ -156,13 +175,21 @@ export class RedisFlowStore implements FlowStore {
   }
 
   exists(flowId: string, key: string): Promise<boolean> {
-    return counted(this.options.metrics, 'exists', async () => (await this.plain((c) => c.exists(this.keysOf(flowId, key)[0]))) === 1,
-      (found) => (found ? 'ok' : 'miss'));
+    return counted(
+      this.options.metrics,
+      'exists',
+      async () => (await this.plain((c) => c.exists(this.keysOf(flowId, key)[0]))) === 1,
+      (found) => (found ? 'ok' : 'miss'),
+    );
   }
 
   delete(flowId: string, key: string): Promise<boolean> {
-    return counted(this.options.metrics, 'delete', async () => (await this.run('svcFlowDelete', ...this.keysOf(flowId, key))) === 1,
-      (found) => (found ? 'ok' : 'miss'));
+    return counted(
+      this.options.metrics,
+      'delete',
+      async () => (await this.run('svcFlowDelete', ...this.keysOf(flowId, key))) === 1,
+      (found) => (found ? 'ok' : 'miss'),
+    );
   }
 
   incrBy(flowId: string, key: string, by: number): Promise<number> {
@@ -173,10 +200,21 @@ export class RedisFlowStore implements FlowStore {
   }
 
   cas(flowId: string, key: string, expected: unknown, next: unknown): Promise<CasResult> {
-    return counted(this.options.metrics, 'cas', async (): Promise<CasResult> => {
-      const reply = await this.run('svcFlowCas', ...this.keysOf(flowId, key), this.ttlMs, JSON.stringify(expected ?? null), JSON.stringify(next ?? null)) as [number, string?];
-      return reply[0] === 1 ? { applied: true } : { applied: false, current: JSON.parse(reply[1] ?? 'null') as unknown };
-    }, (result) => (result.applied ? 'ok' : 'conflict'));
+    return counted(
+      this.options.metrics,
+      'cas',
+      async (): Promise<CasResult> => {
+        const reply = (await this.run(
+          'svcFlowCas',
+          ...this.keysOf(flowId, key),
+          this.ttlMs,
+          JSON.stringify(expected ?? null),
+          JSON.stringify(next ?? null),
+        )) as [number, string?];
+        return reply[0] === 1 ? { applied: true } : { applied: false, current: JSON.parse(reply[1] ?? 'null') as unknown };
+      },
+      (result) => (result.applied ? 'ok' : 'conflict'),
+    );
   }
 
   private expire(flowId: string, ms: number): Promise<unknown> {
@@ -185,18 +223,24 @@ export class RedisFlowStore implements FlowStore {
   }
 
   expireFlow(flowId: string, seconds: number): Promise<void> {
-    return counted(this.options.metrics, 'ttl', async () => { await this.expire(flowId, Math.round(seconds * 1000)); });
+    return counted(this.options.metrics, 'ttl', async () => {
+      await this.expire(flowId, Math.round(seconds * 1000));
+    });
   }
 
   expireKey(flowId: string, key: string, seconds: number): Promise<boolean> {
-    return counted(this.options.metrics, 'ttl', async () => (await this.run('svcFlowExpireKey', ...this.keysOf(flowId, key), Math.round(seconds * 1000))) === 1,
-      (found) => (found ? 'ok' : 'miss'));
+    return counted(
+      this.options.metrics,
+      'ttl',
+      async () => (await this.run('svcFlowExpireKey', ...this.keysOf(flowId, key), Math.round(seconds * 1000))) === 1,
+      (found) => (found ? 'ok' : 'miss'),
+    );
   }
 
   entries(flowId: string): Promise<Record<string, unknown>> {
     return counted(this.options.metrics, 'entries', async () => {
       const [valuePrefix, index, flows, member] = this.keysOf(flowId, '');
-      const reply = await this.run('svcFlowEntries', index, flows, member) as string[];
+      const reply = (await this.run('svcFlowEntries', index, flows, member)) as string[];
       const live: Array<[string, unknown]> = [];
       for (let i = 0; i + 1 < reply.length; i += 2) live.push([reply[i].slice(valuePrefix.length), JSON.parse(reply[i + 1]) as unknown]);
       // fromEntries defines own properties, so a key named `__proto__` is listed like any other.
@@ -205,7 +249,9 @@ export class RedisFlowStore implements FlowStore {
   }
 
   clear(flowId: string): Promise<void> {
-    return counted(this.options.metrics, 'clear', async () => { await this.expire(flowId, 0); });
+    return counted(this.options.metrics, 'clear', async () => {
+      await this.expire(flowId, 0);
+    });
   }
 
   async activeFlows(): Promise<number> {

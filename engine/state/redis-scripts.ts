@@ -167,8 +167,14 @@ return redis.call('ZCARD', KEYS[1])`,
 };
 
 export const REDIS_COMMANDS = {
-  svcFlowSet: set, svcFlowIncrBy: incrBy, svcFlowCas: cas, svcFlowDelete: del,
-  svcFlowExpire: expireFlow, svcFlowExpireKey: expireKey, svcFlowEntries: entries, svcFlowActive: activeFlows,
+  svcFlowSet: set,
+  svcFlowIncrBy: incrBy,
+  svcFlowCas: cas,
+  svcFlowDelete: del,
+  svcFlowExpire: expireFlow,
+  svcFlowExpireKey: expireKey,
+  svcFlowEntries: entries,
+  svcFlowActive: activeFlows,
 } as const;
 
 export type RedisCommandName = keyof typeof REDIS_COMMANDS;

@@ -23,7 +23,9 @@ export function spaceStub(body: unknown, flowId: string): Record<string, unknown
   const keys = Object.keys(body);
   if (keys.length > 0 && !keys.some((key) => STUB_FIELDS.has(key))) {
     if ('stub' in body) {
-      throw errors.badData("the space stubs endpoint takes a bare stub, not the {\"stub\": ...} envelope of /imposters/{port}/stubs: send the stub's fields (predicates, responses, ...) at the top level");
+      throw errors.badData(
+        'the space stubs endpoint takes a bare stub, not the {"stub": ...} envelope of /imposters/{port}/stubs: send the stub\'s fields (predicates, responses, ...) at the top level',
+      );
     }
     throw errors.badData(`the body has none of the stub fields (${[...STUB_FIELDS].join(', ')})`);
   }

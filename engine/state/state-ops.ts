@@ -12,11 +12,15 @@ function compileOp(raw: Record<string, unknown>): StateOp {
   const op = raw.op as StateOpName;
   const key = raw.key as string;
   switch (op) {
-    case 'set': return { op, key, value: raw.value };
+    case 'set':
+      return { op, key, value: raw.value };
     case 'increment':
-    case 'decrement': return { op, key, by: typeof raw.by === 'number' ? raw.by : 1 };
-    case 'delete': return { op, key };
-    case 'clear': return { op };
+    case 'decrement':
+      return { op, key, by: typeof raw.by === 'number' ? raw.by : 1 };
+    case 'delete':
+      return { op, key };
+    case 'clear':
+      return { op };
   }
 }
 
@@ -36,11 +40,21 @@ export function compileStateOps(responses: readonly unknown[]): Array<StateOp[] 
 export async function applyStateOps(store: FlowStore, flowId: string, ops: readonly StateOp[]): Promise<void> {
   for (const op of ops) {
     switch (op.op) {
-      case 'set': await store.set(flowId, op.key, op.value); break;
-      case 'increment': await store.incrBy(flowId, op.key, op.by); break;
-      case 'decrement': await store.incrBy(flowId, op.key, -op.by); break;
-      case 'delete': await store.delete(flowId, op.key); break;
-      case 'clear': await store.clear(flowId); break;
+      case 'set':
+        await store.set(flowId, op.key, op.value);
+        break;
+      case 'increment':
+        await store.incrBy(flowId, op.key, op.by);
+        break;
+      case 'decrement':
+        await store.incrBy(flowId, op.key, -op.by);
+        break;
+      case 'delete':
+        await store.delete(flowId, op.key);
+        break;
+      case 'clear':
+        await store.clear(flowId);
+        break;
     }
   }
 }

@@ -10,7 +10,10 @@ export class BodyBudget {
   private readonly cell: BigInt64Array | undefined;
 
   /** `memory` (8 bytes): a count shared by every thread that builds a budget on it. */
-  constructor(readonly limitBytes: number, readonly memory?: SharedArrayBuffer) {
+  constructor(
+    readonly limitBytes: number,
+    readonly memory?: SharedArrayBuffer,
+  ) {
     this.cell = memory && new BigInt64Array(memory);
   }
 

@@ -100,9 +100,7 @@ export class H2Bridge {
     private readonly maxBodyBytes: number,
     private readonly bodyBudget?: BodyBudget,
   ) {
-    this.server.on('stream', (stream, headers, flags, rawHeaders?: string[]) =>
-      this.onStream(stream, headers, flags, rawHeaders ?? []),
-    );
+    this.server.on('stream', (stream, headers, flags, rawHeaders?: string[]) => this.onStream(stream, headers, flags, rawHeaders ?? []));
     // Session and stream failures concern one peer only.
     this.server.on('sessionError', () => {});
   }

@@ -118,11 +118,16 @@ export class Http1Connection implements Expiring {
   ) {
     this.remoteAddress = raw.remoteAddress ?? '';
     this.remotePort = raw.remotePort ?? 0;
-    this.parser = new Http1Parser(options.maxBodyBytes, {
-      onRequest: (head, body) => this.onRequest(head, body),
-      onContinue: () => this.onContinue(),
-      onError: (failure) => this.answerFailure(failure),
-    }, options.bodyBudget, options.anyMethod === true);
+    this.parser = new Http1Parser(
+      options.maxBodyBytes,
+      {
+        onRequest: (head, body) => this.onRequest(head, body),
+        onContinue: () => this.onContinue(),
+        onError: (failure) => this.answerFailure(failure),
+      },
+      options.bodyBudget,
+      options.anyMethod === true,
+    );
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
     socket.on('error', () => this.onClose());

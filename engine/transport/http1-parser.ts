@@ -68,9 +68,7 @@ function byteTable(accept: (c: number) => boolean): Uint8Array {
 const TCHAR_EXTRA = "!#$%&'*+-.^_`|~";
 /** RFC 9110 token characters (method, header names). */
 export const TCHAR = byteTable(
-  (c) =>
-    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
-    TCHAR_EXTRA.includes(String.fromCharCode(c)),
+  (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || TCHAR_EXTRA.includes(String.fromCharCode(c)),
 );
 /** Header value bytes: HTAB, visible ASCII, SP and obs-text; no controls. */
 const VALUE_BYTE = byteTable((c) => c === HT || (c >= 0x20 && c !== 0x7f));
@@ -163,13 +161,26 @@ export class Http1Parser {
     let off = 0;
     while (off < data.length) {
       switch (this.state) {
-        case State.Head: off = this.readHead(data, off); break;
-        case State.Body: off = this.readBody(data, off); break;
-        case State.ChunkSize: off = this.readChunkSize(data, off); break;
-        case State.ChunkData: off = this.readChunkData(data, off); break;
-        case State.ChunkDataEnd: off = this.readChunkDataEnd(data, off); break;
-        case State.Trailers: off = this.readTrailer(data, off); break;
-        case State.Stopped: return;
+        case State.Head:
+          off = this.readHead(data, off);
+          break;
+        case State.Body:
+          off = this.readBody(data, off);
+          break;
+        case State.ChunkSize:
+          off = this.readChunkSize(data, off);
+          break;
+        case State.ChunkData:
+          off = this.readChunkData(data, off);
+          break;
+        case State.ChunkDataEnd:
+          off = this.readChunkDataEnd(data, off);
+          break;
+        case State.Trailers:
+          off = this.readTrailer(data, off);
+          break;
+        case State.Stopped:
+          return;
       }
     }
   }
@@ -513,10 +524,14 @@ export class Http1Parser {
 /** Content-Length, Transfer-Encoding or Host: fields a trailer must not carry (RFC 9110 §6.5.1). */
 function isFramingField(buf: Buffer, start: number, end: number): boolean {
   switch (end - start) {
-    case 14: return nameIs(buf, start, NAME_CONTENT_LENGTH);
-    case 17: return nameIs(buf, start, NAME_TRANSFER_ENCODING);
-    case 4: return nameIs(buf, start, NAME_HOST);
-    default: return false;
+    case 14:
+      return nameIs(buf, start, NAME_CONTENT_LENGTH);
+    case 17:
+      return nameIs(buf, start, NAME_TRANSFER_ENCODING);
+    case 4:
+      return nameIs(buf, start, NAME_HOST);
+    default:
+      return false;
   }
 }
 

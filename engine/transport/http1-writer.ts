@@ -133,12 +133,7 @@ function buildBlock(headers: OutgoingHeaders): HeaderBlock {
   return block;
 }
 
-export function serializeResponse(
-  status: number,
-  headers: OutgoingHeaders,
-  body: Buffer,
-  ctx: ResponseContext,
-): SerializedResponse {
+export function serializeResponse(status: number, headers: OutgoingHeaders, body: Buffer, ctx: ResponseContext): SerializedResponse {
   if (!Number.isInteger(status) || status < 100 || status > 999) {
     throw new InvalidResponseError(`Invalid status code ${status}`);
   }
@@ -177,8 +172,12 @@ export function serializeResponse(
 
   const statusBytes = statusLineBytes(status);
   const bytes = Buffer.allocUnsafe(
-    statusBytes.length + block.bytes.length + (date === null ? 0 : date.length) + tail.length +
-      (payload === null ? 0 : payload.length) + (trailer === null ? 0 : trailer.length),
+    statusBytes.length
+      + block.bytes.length
+      + (date === null ? 0 : date.length)
+      + tail.length
+      + (payload === null ? 0 : payload.length)
+      + (trailer === null ? 0 : trailer.length),
   );
   bytes.set(statusBytes, 0);
   let at = statusBytes.length;

@@ -3,12 +3,18 @@ import { STATUS_CODES } from 'node:http';
 /** Reason phrase for codes without a registered one, chosen by class (2xx "Success", ...). */
 function classPhrase(code: number): string {
   switch (Math.floor(code / 100)) {
-    case 1: return 'Informational';
-    case 2: return 'Success';
-    case 3: return 'Redirection';
-    case 4: return 'Client Error';
-    case 5: return 'Server Error';
-    default: return 'Unknown';
+    case 1:
+      return 'Informational';
+    case 2:
+      return 'Success';
+    case 3:
+      return 'Redirection';
+    case 4:
+      return 'Client Error';
+    case 5:
+      return 'Server Error';
+    default:
+      return 'Unknown';
   }
 }
 

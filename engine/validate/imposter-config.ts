@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
-  cloneJson, errorEntries, errors, FLOW_GATE_FIELDS, flowGateProblems, flowStateProblems, isObject, MAX_REPEAT, repeatedHeaderProblems, scriptedReasons, stateOpsProblems,
+  cloneJson,
+  errorEntries,
+  errors,
+  FLOW_GATE_FIELDS,
+  flowGateProblems,
+  flowStateProblems,
+  isObject,
+  MAX_REPEAT,
+  repeatedHeaderProblems,
+  scriptedReasons,
+  stateOpsProblems,
   type ErrorEntry,
 } from '../model/index.js';
 import { validatePredicates } from '../match/index.js';
@@ -57,7 +67,10 @@ function hasResponseType(response: Record<string, unknown>): boolean {
 
 function validateRepeat(response: Record<string, unknown>, errs: ErrorEntry[]): void {
   const behaviors = isObject(response._behaviors) ? response._behaviors : undefined;
-  for (const [repeat, path] of [[response.repeat, 'repeat'], [behaviors?.repeat, '_behaviors.repeat']] as const) {
+  for (const [repeat, path] of [
+    [response.repeat, 'repeat'],
+    [behaviors?.repeat, '_behaviors.repeat'],
+  ] as const) {
     if (repeat === undefined) continue;
     const count = typeof repeat === 'number' ? repeat : typeof repeat === 'string' ? parseInt(repeat, 10) : NaN;
     const positive = (typeof repeat === 'number' && Number.isInteger(repeat) && repeat > 0) || (typeof repeat === 'string' && count > 0);
@@ -208,7 +221,10 @@ function pathInStub(base: string, stub: unknown, entry: ErrorEntry, original: un
  * error entry carries the JSON `path` of the field at fault, stub `i` being at `stubPath(i)`.
  */
 export function parseStubs(
-  given: unknown, options: ParseOptions, existingIds: Iterable<string> = [], stubPath: (index: number) => string = (i) => `stubs[${i}]`,
+  given: unknown,
+  options: ParseOptions,
+  existingIds: Iterable<string> = [],
+  stubPath: (index: number) => string = (i) => `stubs[${i}]`,
 ): StubDefinition[] {
   if (given === undefined || given === null) return [];
   if (!Array.isArray(given)) throw errors.badData("'stubs' must be an array");

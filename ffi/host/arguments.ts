@@ -67,5 +67,5 @@ export function stubRef(args: Argument[], at: number): StubRef {
     if (typeof ref.id === 'string') return { id: ref.id };
     if (typeof ref.index === 'number' && Number.isInteger(ref.index) && ref.index >= 0) return { index: ref.index };
   }
-  throw errors.badData("ref_json must be {\"index\": <non-negative integer>} or {\"id\": \"<stub id>\"}");
+  throw errors.badData('ref_json must be {"index": <non-negative integer>} or {"id": "<stub id>"}');
 }

@@ -25,10 +25,16 @@ test.before(async () => {
   keyed = await startInProcess({ apiKey: KEY });
   const log = createLogger({ level: 'error', quiet: true });
   cappedManager = new ImposterManager({ allowInjection: false, log });
-  capped = await listenAdmin(createAdminServer({
-    manager: cappedManager, log, maxBodyBytes: SMALL_CAP,
-    settings: { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
-  }), 0, '127.0.0.1');
+  capped = await listenAdmin(
+    createAdminServer({
+      manager: cappedManager,
+      log,
+      maxBodyBytes: SMALL_CAP,
+      settings: { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
+    }),
+    0,
+    '127.0.0.1',
+  );
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager });
 });
 test.after(async () => {
@@ -85,7 +91,10 @@ test("node:http's own 400 and 431 replies carry the envelope on the admin and me
 test('garbage pipelined behind a request does not answer in its place: the request gets its own answer', async () => {
   const port = await svc.createImposter({ stubs: [{ responses: [{ is: {} }] }] });
   const body = JSON.stringify({ stubs: [{ responses: [{ is: { body: 'replaced' } }] }] });
-  const response = await rawExchange(svc.adminPort, `PUT /imposters/${port}/stubs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}GARBAGE\r\n\r\n`);
+  const response = await rawExchange(
+    svc.adminPort,
+    `PUT /imposters/${port}/stubs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}GARBAGE\r\n\r\n`,
+  );
   assert.is(response.status, 200, response.body.toString());
   const stubs = await svc.admin('GET', `/imposters/${port}/stubs`);
   assert.is(stubs.json.stubs[0].responses[0].is.body, 'replaced', 'the answer told the truth: the change was applied');
@@ -101,7 +110,10 @@ test('with --api-key a request announcing a 60 MiB body is refused 401 before an
   const response = await rawExchange(keyed.adminPort, head);
   assertEnvelope(response, 401, 'unauthorized');
   assert.is(headerOf(response, 'connection'), 'close', 'the unread body is not drained');
-  const chunked = await rawExchange(keyed.adminPort, 'PUT /imposters HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n100\r\n' + 'a'.repeat(256) + '\r\n');
+  const chunked = await rawExchange(
+    keyed.adminPort,
+    'PUT /imposters HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n100\r\n' + 'a'.repeat(256) + '\r\n',
+  );
   assertEnvelope(chunked, 401, 'unauthorized');
 });
 
@@ -109,7 +121,10 @@ test('an admin body over the cap is a 413 envelope, announced or chunked (was a 
   const announced = await rawExchange(capped.port, `POST /imposters HTTP/1.1\r\nHost: x\r\nContent-Length: ${SMALL_CAP + 1}\r\n\r\n`);
   assertEnvelope(announced, 413, 'payload_too_large');
   const chunk = 'a'.repeat(600);
-  const streamed = await rawExchange(capped.port, `POST /imposters HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(600).toString(16)}\r\n${chunk}\r\n${(600).toString(16)}\r\n${chunk}\r\n`);
+  const streamed = await rawExchange(
+    capped.port,
+    `POST /imposters HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(600).toString(16)}\r\n${chunk}\r\n${(600).toString(16)}\r\n${chunk}\r\n`,
+  );
   assertEnvelope(streamed, 413, 'payload_too_large');
   const inside = await rawExchange(capped.port, 'POST /imposters HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n{"port":"x"}');
   assert.is(inside.status, 400, 'a body within the cap is read and validated');

@@ -16,7 +16,9 @@ test.before(async () => {
   svc = await startSvc({ args: ['--metrics-port', String(metricsPort), '--nologfile', '--pidfile', `/tmp/svc-hostile-bodies-${process.pid}.pid`] });
   admin = adminCaller(svc.adminPort);
 });
-test.after(async () => { await svc.stop(); });
+test.after(async () => {
+  await svc.stop();
+});
 
 function nestedObjects(levels: number, leaf = '1'): string {
   return '{"a":'.repeat(levels) + leaf + '}'.repeat(levels);
@@ -48,7 +50,12 @@ test('10,000 levels in any config field or route body: 400 each, the process ali
   const port = await freePort();
   const deep = nestedObjects(10_000);
   const bodies: Array<[string, string, string, string]> = [
-    ['POST', '/imposters', `{"port":${port},"protocol":"http","stubs":[{"predicates":[{"equals":{"body":${deep}}}],"responses":[{"is":{}}]}]}`, 'stubs[0].predicates[0].equals.body.a'],
+    [
+      'POST',
+      '/imposters',
+      `{"port":${port},"protocol":"http","stubs":[{"predicates":[{"equals":{"body":${deep}}}],"responses":[{"is":{}}]}]}`,
+      'stubs[0].predicates[0].equals.body.a',
+    ],
     ['POST', '/imposters', `{"port":${port},"protocol":"http","stubs":[{"responses":[{"is":{"headers":${deep}}}]}]}`, 'stubs[0].responses[0].is.headers.a'],
     ['POST', '/imposters', `{"port":${port},"protocol":"http","stubs":${nestedArrays(10_000)}}`, 'stubs[0][0][0]'],
     ['PUT', '/imposters', `{"imposters":[{"port":${port},"protocol":"http","odd key":${deep}}]}`, 'imposters[0]["odd key"].a'],

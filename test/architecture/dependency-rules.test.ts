@@ -15,9 +15,19 @@ const test = suite('architecture: room import rules');
 /** Room cycles allowed, each as its rooms sorted: none since issue 12 broke the last; keep it empty. */
 const KNOWN_ROOM_CYCLES: string[][] = [];
 
-interface CruiseDependency { resolved: string; dynamic: boolean }
-interface CruiseModule { source: string; dependencies: CruiseDependency[] }
-interface CruiseViolation { from: string; to: string; rule: { name: string; severity: string } }
+interface CruiseDependency {
+  resolved: string;
+  dynamic: boolean;
+}
+interface CruiseModule {
+  source: string;
+  dependencies: CruiseDependency[];
+}
+interface CruiseViolation {
+  from: string;
+  to: string;
+  rule: { name: string; severity: string };
+}
 interface CruiseResult {
   modules: CruiseModule[];
   summary: { error: number; ignore: number; violations: CruiseViolation[] };
@@ -28,8 +38,18 @@ let result: CruiseResult;
 test.before(async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [join(repoRoot, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
-      '--config', '.dependency-cruiser.cjs', '--ignore-known', '--output-type', 'json', 'engine', 'admin', 'ffi', 'tools'],
+    [
+      join(repoRoot, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+      '--config',
+      '.dependency-cruiser.cjs',
+      '--ignore-known',
+      '--output-type',
+      'json',
+      'engine',
+      'admin',
+      'ffi',
+      'tools',
+    ],
     { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
   );
   result = JSON.parse(stdout) as CruiseResult;
@@ -93,7 +113,10 @@ function roomCycles(modules: CruiseModule[]): string[][] {
 
 test('no import breaks a rule beyond the known violations', () => {
   const errors = result.summary.violations.filter((v) => v.rule.severity === 'error');
-  assert.equal(errors.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`), []);
+  assert.equal(
+    errors.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`),
+    [],
+  );
   assert.is(result.summary.error, 0);
 });
 

@@ -26,11 +26,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const sources = new Map(
-  ['engine', 'admin', 'ffi', 'tools'].flatMap(sourceFiles).map((path) => [path, readFileSync(join(repoRoot, path), 'utf8')]),
-);
+const sources = new Map(['engine', 'admin', 'ffi', 'tools'].flatMap(sourceFiles).map((path) => [path, readFileSync(join(repoRoot, path), 'utf8')]));
 
-interface ReadmeRow { status: number; code: string }
+interface ReadmeRow {
+  status: number;
+  code: string;
+}
 
 function readmeErrorTable(): Map<string, ReadmeRow> {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -61,8 +62,7 @@ test("README's Errors table lists exactly the catalogue's slugs, with their stat
 });
 
 test('every catalogue slug is used by some source besides the catalogue', () => {
-  const unused = slugs.filter((slug) =>
-    ![...sources].some(([path, text]) => path !== CATALOGUE_FILE && text.includes(`'${slug}'`)));
+  const unused = slugs.filter((slug) => ![...sources].some(([path, text]) => path !== CATALOGUE_FILE && text.includes(`'${slug}'`)));
   assert.equal(unused, []);
 });
 
@@ -78,15 +78,12 @@ test("every `type: '<slug>'` literal in the sources is a catalogue slug", () => 
 });
 
 test('no source writes an envelope entry by hand (code beside type): entries come from the catalogue', () => {
-  const handMade = [...sources]
-    .filter(([path, text]) => path !== CATALOGUE_FILE && /\bcode: ['`][^'`]*['`],\s*type:/.test(text))
-    .map(([path]) => path);
+  const handMade = [...sources].filter(([path, text]) => path !== CATALOGUE_FILE && /\bcode: ['`][^'`]*['`],\s*type:/.test(text)).map(([path]) => path);
   assert.equal(handMade, []);
 });
 
 test('one error hierarchy: only SvcFailure extends Error directly', () => {
-  const roots = [...sources].flatMap(([path, text]) =>
-    [...text.matchAll(/\bclass (\w+) extends Error\b/g)].map(([, name]) => `${path}: ${name}`));
+  const roots = [...sources].flatMap(([path, text]) => [...text.matchAll(/\bclass (\w+) extends Error\b/g)].map(([, name]) => `${path}: ${name}`));
   assert.equal(roots, ['engine/model/failures.ts: SvcFailure']);
 });
 

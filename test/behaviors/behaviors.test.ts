@@ -21,7 +21,9 @@ test.after(async () => {
   await svc.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 
@@ -66,42 +68,54 @@ test('wait: a static stub on the same imposter is not delayed by a waiting one',
 });
 
 test('copy regex: ${TOKEN} is the whole match, ${TOKEN}[n] the groups, in body, headers and keys', async () => {
-  const port = await imposter([{
-    responses: [{
-      is: { statusCode: 200, headers: { 'X-Id': 'ID' }, body: { id: 'ID', group: 'ID[1]', past: 'ID[7]', 'key-ID': ['ID[1]'] } },
-      _behaviors: { copy: [{ from: 'path', into: 'ID', using: { method: 'regex', selector: '/users/(\\d+)' } }] },
-    }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { statusCode: 200, headers: { 'X-Id': 'ID' }, body: { id: 'ID', group: 'ID[1]', past: 'ID[7]', 'key-ID': ['ID[1]'] } },
+          _behaviors: { copy: [{ from: 'path', into: 'ID', using: { method: 'regex', selector: '/users/(\\d+)' } }] },
+        },
+      ],
+    },
+  ]);
   const res = await call(port, 'GET', '/users/42/orders');
   assert.is(res.headers['x-id'], '/users/42');
   assert.equal(JSON.parse(res.body), { id: '/users/42', group: '42', past: '/users/42[7]', 'key-/users/42': ['42'] });
 });
 
 test('copy: from a query parameter and a header (case-insensitive), regex options', async () => {
-  const port = await imposter([{
-    responses: [{
-      is: { body: 'q=${Q} h=${H}' },
-      behaviors: [
-        { copy: { from: { query: 'NAME' }, into: '${Q}', using: { method: 'regex', selector: '.+' } } },
-        { copy: { from: { headers: 'x-tenant' }, into: '${H}', using: { method: 'regex', selector: 'ACME', options: { ignoreCase: true } } } },
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: 'q=${Q} h=${H}' },
+          behaviors: [
+            { copy: { from: { query: 'NAME' }, into: '${Q}', using: { method: 'regex', selector: '.+' } } },
+            { copy: { from: { headers: 'x-tenant' }, into: '${H}', using: { method: 'regex', selector: 'ACME', options: { ignoreCase: true } } } },
+          ],
+        },
       ],
-    }],
-  }]);
+    },
+  ]);
   const res = await call(port, 'GET', '/?name=alice', { headers: { 'X-Tenant': 'the-acme-co' } });
   assert.is(res.body, 'q=alice h=acme');
 });
 
 test('copy jsonpath and xpath from the body; no match leaves the token', async () => {
-  const port = await imposter([{
-    responses: [{
-      is: { body: 'json=${J} xml=${X} none=${N}' },
-      behaviors: [
-        { copy: { from: 'body', into: '${J}', using: { method: 'jsonpath', selector: '$.order.id' } } },
-        { copy: { from: 'body', into: '${X}', using: { method: 'xpath', selector: '//id' } } },
-        { copy: { from: 'body', into: '${N}', using: { method: 'jsonpath', selector: '$.missing' } } },
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: 'json=${J} xml=${X} none=${N}' },
+          behaviors: [
+            { copy: { from: 'body', into: '${J}', using: { method: 'jsonpath', selector: '$.order.id' } } },
+            { copy: { from: 'body', into: '${X}', using: { method: 'xpath', selector: '//id' } } },
+            { copy: { from: 'body', into: '${N}', using: { method: 'jsonpath', selector: '$.missing' } } },
+          ],
+        },
       ],
-    }],
-  }]);
+    },
+  ]);
   const json = await call(port, 'POST', '/', { body: JSON.stringify({ order: { id: 7 } }) });
   assert.is(json.body, 'json=7 xml=${X} none=${N}');
   const xml = await call(port, 'POST', '/', { body: '<order><id>99</id></order>' });
@@ -109,9 +123,11 @@ test('copy jsonpath and xpath from the body; no match leaves the token', async (
 });
 
 test('copy: substituted text is not scanned again for the token', async () => {
-  const port = await imposter([{
-    responses: [{ is: { body: 'value=$V' }, behaviors: [{ copy: { from: { query: 'v' }, into: '$V', using: { method: 'regex', selector: '.*' } } }] }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [{ is: { body: 'value=$V' }, behaviors: [{ copy: { from: { query: 'v' }, into: '$V', using: { method: 'regex', selector: '.*' } } }] }],
+    },
+  ]);
   const res = await call(port, 'GET', '/?v=%24V%24V');
   assert.is(res.body, 'value=$V$V');
 });
@@ -119,18 +135,24 @@ test('copy: substituted text is not scanned again for the token', async () => {
 test('lookup: a CSV row selected by a key from the request fills ${ROW}["column"] tokens', async () => {
   const csv = join(dir, 'people.csv');
   writeFileSync(csv, 'id,name,city\n1,Ann,"Paris, FR"\n2,Bob,Oslo\n');
-  const port = await imposter([{
-    responses: [{
-      is: { body: { name: '${ROW}["name"]', city: "${ROW}['city']", bare: '${ROW}[name]' } },
-      _behaviors: {
-        lookup: [{
-          key: { from: 'path', using: { method: 'regex', selector: '\\d+' } },
-          fromDataSource: { csv: { path: csv, keyColumn: 'id' } },
-          into: '${ROW}',
-        }],
-      },
-    }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: { name: '${ROW}["name"]', city: "${ROW}['city']", bare: '${ROW}[name]' } },
+          _behaviors: {
+            lookup: [
+              {
+                key: { from: 'path', using: { method: 'regex', selector: '\\d+' } },
+                fromDataSource: { csv: { path: csv, keyColumn: 'id' } },
+                into: '${ROW}',
+              },
+            ],
+          },
+        },
+      ],
+    },
+  ]);
   assert.equal(JSON.parse((await call(port, 'GET', '/people/1')).body), { name: 'Ann', city: 'Paris, FR', bare: 'Ann' });
   assert.equal(JSON.parse((await call(port, 'GET', '/people/2')).body), { name: 'Bob', city: 'Oslo', bare: 'Bob' });
   const missing = JSON.parse((await call(port, 'GET', '/people/3')).body);
@@ -140,18 +162,24 @@ test('lookup: a CSV row selected by a key from the request fills ${ROW}["column"
 test('lookup: a changed CSV file is read again; values are never re-scanned; custom delimiter', async () => {
   const csv = join(dir, 'codes.csv');
   writeFileSync(csv, 'code;label\nA;${R}[code]\n');
-  const port = await imposter([{
-    responses: [{
-      is: { body: '${R}["label"]|${R}[code]' },
-      behaviors: [{
-        lookup: {
-          key: { from: { query: 'c' }, using: { method: 'regex', selector: '.+' } },
-          fromDataSource: { csv: { path: csv, keyColumn: 'code', delimiter: ';' } },
-          into: '${R}',
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: '${R}["label"]|${R}[code]' },
+          behaviors: [
+            {
+              lookup: {
+                key: { from: { query: 'c' }, using: { method: 'regex', selector: '.+' } },
+                fromDataSource: { csv: { path: csv, keyColumn: 'code', delimiter: ';' } },
+                into: '${R}',
+              },
+            },
+          ],
         },
-      }],
-    }],
-  }]);
+      ],
+    },
+  ]);
   assert.is((await call(port, 'GET', '/?c=A')).body, '${R}[code]|A');
   writeFileSync(csv, 'code;label\nA;first\n');
   const later = new Date(Date.now() + 5000);
@@ -162,15 +190,31 @@ test('lookup: a changed CSV file is read again; values are never re-scanned; cus
 test('lookup: a missing file or key column leaves the response unchanged', async () => {
   const csv = join(dir, 'other.csv');
   writeFileSync(csv, 'x,y\n1,2\n');
-  const port = await imposter([{
-    responses: [{
-      is: { body: '${R}["y"]' },
-      behaviors: [
-        { lookup: { key: { from: 'path', using: { method: 'regex', selector: '\\d' } }, fromDataSource: { csv: { path: join(dir, 'nope.csv'), keyColumn: 'x' } }, into: '${R}' } },
-        { lookup: { key: { from: 'path', using: { method: 'regex', selector: '\\d' } }, fromDataSource: { csv: { path: csv, keyColumn: 'nope' } }, into: '${R}' } },
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: '${R}["y"]' },
+          behaviors: [
+            {
+              lookup: {
+                key: { from: 'path', using: { method: 'regex', selector: '\\d' } },
+                fromDataSource: { csv: { path: join(dir, 'nope.csv'), keyColumn: 'x' } },
+                into: '${R}',
+              },
+            },
+            {
+              lookup: {
+                key: { from: 'path', using: { method: 'regex', selector: '\\d' } },
+                fromDataSource: { csv: { path: csv, keyColumn: 'nope' } },
+                into: '${R}',
+              },
+            },
+          ],
+        },
       ],
-    }],
-  }]);
+    },
+  ]);
   const res = await call(port, 'GET', '/1');
   assert.is(res.status, 200);
   assert.is(res.body, '${R}["y"]');
@@ -178,16 +222,21 @@ test('lookup: a missing file or key column leaves the response unchanged', async
 
 test('shellTransform: each command gets MB_REQUEST/MB_RESPONSE and its stdout is the next response', async () => {
   const script = join(dir, 'transform.cjs');
-  writeFileSync(script, [
-    'const req = JSON.parse(process.env.MB_REQUEST);',
-    'const res = JSON.parse(process.env.MB_RESPONSE);',
-    'res.body = res.body + "|" + req.path + "|" + process.argv[2];',
-    'res.statusCode = (res.statusCode || 200) + 1;',
-    'process.stdout.write(JSON.stringify(res));',
-  ].join('\n'));
-  const port = await imposter([{
-    responses: [{ is: { statusCode: 200, body: 'start' }, _behaviors: { shellTransform: [`node ${script} one`, `node ${script} two`] } }],
-  }]);
+  writeFileSync(
+    script,
+    [
+      'const req = JSON.parse(process.env.MB_REQUEST);',
+      'const res = JSON.parse(process.env.MB_RESPONSE);',
+      'res.body = res.body + "|" + req.path + "|" + process.argv[2];',
+      'res.statusCode = (res.statusCode || 200) + 1;',
+      'process.stdout.write(JSON.stringify(res));',
+    ].join('\n'),
+  );
+  const port = await imposter([
+    {
+      responses: [{ is: { statusCode: 200, body: 'start' }, _behaviors: { shellTransform: [`node ${script} one`, `node ${script} two`] } }],
+    },
+  ]);
   const res = await call(port, 'GET', '/shell');
   assert.is(res.status, 202);
   assert.is(res.body, 'start|/shell|one|/shell|two');
@@ -195,12 +244,15 @@ test('shellTransform: each command gets MB_REQUEST/MB_RESPONSE and its stdout is
 
 test('shellTransform: the JSON also arrives as two quoted arguments, apostrophes included', async () => {
   const script = join(dir, 'argv.cjs');
-  writeFileSync(script, [
-    'const req = JSON.parse(process.argv[2]);',
-    'const res = JSON.parse(process.argv[3]);',
-    'res.body = req.body + "|" + res.body;',
-    'process.stdout.write(JSON.stringify(res));',
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      'const req = JSON.parse(process.argv[2]);',
+      'const res = JSON.parse(process.argv[3]);',
+      'res.body = req.body + "|" + res.body;',
+      'process.stdout.write(JSON.stringify(res));',
+    ].join('\n'),
+  );
   const port = await imposter([{ responses: [{ is: { body: "it's" }, _behaviors: { shellTransform: [`node ${script}`] } }] }]);
   const res = await call(port, 'POST', '/', { body: "don't" });
   assert.is(res.body, "don't|it's");
@@ -224,17 +276,23 @@ test('order: _behaviors runs wait, lookup, copy, shellTransform in that order wh
   writeFileSync(csv, 'k,v\nabc,from-csv\n');
   const script = join(dir, 'upper.cjs');
   writeFileSync(script, 'const r = JSON.parse(process.env.MB_RESPONSE); r.body = r.body.toUpperCase(); process.stdout.write(JSON.stringify(r));');
-  const port = await imposter([{
-    responses: [{
-      is: { body: '${C}:${L}["v"]' },
-      _behaviors: {
-        shellTransform: `node ${script}`,
-        copy: [{ from: 'path', into: '${C}', using: { method: 'regex', selector: '[a-z]+' } }],
-        lookup: [{ key: { from: 'path', using: { method: 'regex', selector: '[a-z]+' } }, fromDataSource: { csv: { path: csv, keyColumn: 'k' } }, into: '${L}' }],
-        wait: 50,
-      },
-    }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: '${C}:${L}["v"]' },
+          _behaviors: {
+            shellTransform: `node ${script}`,
+            copy: [{ from: 'path', into: '${C}', using: { method: 'regex', selector: '[a-z]+' } }],
+            lookup: [
+              { key: { from: 'path', using: { method: 'regex', selector: '[a-z]+' } }, fromDataSource: { csv: { path: csv, keyColumn: 'k' } }, into: '${L}' },
+            ],
+            wait: 50,
+          },
+        },
+      ],
+    },
+  ]);
   const { value, ms } = await timed(() => call(port, 'GET', '/abc'));
   assert.is(value.body, 'ABC:FROM-CSV');
   assert.ok(ms >= 45);

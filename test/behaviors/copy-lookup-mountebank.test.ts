@@ -44,10 +44,12 @@ async function svcResult(behaviors: unknown[], response: unknown): Promise<unkno
   return runBehaviors(compiled, structuredClone(response) as Record<string, unknown>, ctx);
 }
 
-const copy = (from: unknown, into: string, method: string, selector: string, extra: Record<string, unknown> = {}) =>
-  ({ copy: { from, into, using: { method, selector, ...extra } } });
-const lookup = (from: unknown, selector: string, into = '${ROW}') =>
-  ({ lookup: { key: { from, using: { method: 'regex', selector } }, fromDataSource: { csv: { path: csv, keyColumn: 'id' } }, into } });
+const copy = (from: unknown, into: string, method: string, selector: string, extra: Record<string, unknown> = {}) => ({
+  copy: { from, into, using: { method, selector, ...extra } },
+});
+const lookup = (from: unknown, selector: string, into = '${ROW}') => ({
+  lookup: { key: { from, using: { method: 'regex', selector } }, fromDataSource: { csv: { path: csv, keyColumn: 'id' } }, into },
+});
 
 const response = {
   statusCode: 200,
@@ -58,14 +60,22 @@ const response = {
 const cases: Array<[string, unknown[], unknown]> = [
   ['copy regex: whole match and groups everywhere', [copy('path', '${A}', 'regex', '/users/(\\d+)/orders/(\\d+)')], response],
   ['copy regex: no match leaves tokens', [copy('path', '${A}', 'regex', 'nomatch')], response],
-  ['copy regex options and a case-insensitive header name', [copy({ headers: 'x-TENANT' }, '${A}', 'regex', 'ACME', { options: { ignoreCase: true } })], response],
+  [
+    'copy regex options and a case-insensitive header name',
+    [copy({ headers: 'x-TENANT' }, '${A}', 'regex', 'ACME', { options: { ignoreCase: true } })],
+    response,
+  ],
   ['copy from a multi-valued query takes the first value', [copy({ query: 'list' }, '${A}', 'regex', '.*')], response],
   ['copy from a missing field matches against "undefined"', [copy({ query: 'absent' }, '${A}', 'regex', 'def')], response],
   ['copy jsonpath: several values by index', [copy('body', '${A}', 'jsonpath', '$.user.names[*]')], response],
   ['copy jsonpath: a number', [copy('body', '${A}', 'jsonpath', '$.user.id')], response],
   ['copy xpath', [copy('body', '${A}', 'xpath', '//id')], { body: '${A}' }],
   ['copy into a string body', [copy('path', 'ID', 'regex', '\\d+')], { body: 'ID and ID[0] and ID[1]' }],
-  ['lookup: row by regex key, all quote forms', [lookup('path', '(?<=users/)\\d+')], { body: '${ROW}["name"] ${ROW}[\'note\'] ${ROW}[name] ${ROW}["missing"]' }],
+  [
+    'lookup: row by regex key, all quote forms',
+    [lookup('path', '(?<=users/)\\d+')],
+    { body: '${ROW}["name"] ${ROW}[\'note\'] ${ROW}[name] ${ROW}["missing"]' },
+  ],
   ['lookup: no match looks up the key "undefined" (localeCompare)', [lookup('path', 'zzz')], { body: '${ROW}["name"]' }],
   ['lookup: rows after a malformed one are unreachable', [lookup('path', '4$')], { body: '${ROW}["name"]' }],
   ['lookup then copy', [lookup('path', '(?<=users/)\\d+'), copy('path', '${A}', 'regex', '\\d+$')], { body: '${ROW}["name"]/${A}' }],
@@ -81,7 +91,7 @@ for (const [name, behaviors, input] of cases) {
 test('departure: text a lookup substitutes is not scanned again (mountebank replaces tokens inside it)', async () => {
   const behaviors = [lookup({ query: 'name' }, '.*')];
   const id2 = { ...request, query: { name: '2' } };
-  const expected = await mountebank.execute(structuredClone(id2), { body: '${ROW}["note"]|${ROW}["name"]' }, behaviors, quiet) as { body: string };
+  const expected = (await mountebank.execute(structuredClone(id2), { body: '${ROW}["note"]|${ROW}["name"]' }, behaviors, quiet)) as { body: string };
   assert.is(expected.body, 'Bob|Bob', 'mountebank substitutes the inserted token');
   const compiled = compileBehaviors({ behaviors })!;
   const ctx = { request: id2 as unknown as MockRequest, requestJson: () => id2, port: 0, defaultHeaders: undefined, scripts: undefined, log: () => undefined };

@@ -15,14 +15,28 @@ test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
   await warmScriptWorkers(svc);
 });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 
 test('decorate: config.response mutated in place, or a new response returned', async () => {
   const port = await imposter([
-    { predicates: [{ equals: { path: '/mutate' } }], responses: [{ is: { statusCode: 200, body: 'hi' }, _behaviors: { decorate: 'function (config) { config.response.body += " " + config.request.query.name; config.response.headers = { "X-Dec": "1" }; }' } }] },
+    {
+      predicates: [{ equals: { path: '/mutate' } }],
+      responses: [
+        {
+          is: { statusCode: 200, body: 'hi' },
+          _behaviors: {
+            decorate: 'function (config) { config.response.body += " " + config.request.query.name; config.response.headers = { "X-Dec": "1" }; }',
+          },
+        },
+      ],
+    },
     { responses: [{ is: { body: 'ignored' }, _behaviors: { decorate: 'function (config) { return { statusCode: 201, body: config.request.path }; }' } }] },
   ]);
   const mutated = await call(port, 'GET', '/mutate?name=ann');
@@ -34,27 +48,43 @@ test('decorate: config.response mutated in place, or a new response returned', a
 });
 
 test('decorate: the older function (request, response) signature works on the second argument', async () => {
-  const port = await imposter([{ responses: [{ is: { body: 'a' }, _behaviors: { decorate: 'function (request, response) { response.body = response.body + "b"; }' } }] }]);
+  const port = await imposter([
+    { responses: [{ is: { body: 'a' }, _behaviors: { decorate: 'function (request, response) { response.body = response.body + "b"; }' } }] },
+  ]);
   assert.is((await call(port, 'GET', '/')).body, 'ab');
 });
 
 test('decorate runs after copy: it sees the substituted response', async () => {
-  const port = await imposter([{
-    responses: [{
-      is: { body: 'id=${ID}' },
-      _behaviors: {
-        decorate: 'function (config) { config.response.body = config.response.body.toUpperCase(); }',
-        copy: [{ from: 'path', into: '${ID}', using: { method: 'regex', selector: '\\w+' } }],
-      },
-    }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { body: 'id=${ID}' },
+          _behaviors: {
+            decorate: 'function (config) { config.response.body = config.response.body.toUpperCase(); }',
+            copy: [{ from: 'path', into: '${ID}', using: { method: 'regex', selector: '\\w+' } }],
+          },
+        },
+      ],
+    },
+  ]);
   assert.is((await call(port, 'GET', '/abc')).body, 'ID=ABC');
 });
 
 test('decorate: config.state persists per imposter across calls, shared with inject responses', async () => {
   const port = await imposter([
-    { predicates: [{ equals: { path: '/inject' } }], responses: [{ inject: 'function (config) { config.state.n = (config.state.n || 0) + 10; return { body: String(config.state.n) }; }' }] },
-    { responses: [{ is: { body: '' }, _behaviors: { decorate: 'function (config) { config.state.n = (config.state.n || 0) + 1; config.response.body = String(config.state.n); }' } }] },
+    {
+      predicates: [{ equals: { path: '/inject' } }],
+      responses: [{ inject: 'function (config) { config.state.n = (config.state.n || 0) + 10; return { body: String(config.state.n) }; }' }],
+    },
+    {
+      responses: [
+        {
+          is: { body: '' },
+          _behaviors: { decorate: 'function (config) { config.state.n = (config.state.n || 0) + 1; config.response.body = String(config.state.n); }' },
+        },
+      ],
+    },
   ]);
   const bodies = [];
   for (const path of ['/d', '/d', '/inject', '/d']) bodies.push((await call(port, 'GET', path)).body);
@@ -62,7 +92,16 @@ test('decorate: config.state persists per imposter across calls, shared with inj
 });
 
 test('decorate error: the undecorated response, marked x-svc-decorate-error', async () => {
-  const port = await imposter([{ responses: [{ is: { statusCode: 202, headers: { 'X-Kept': 'k' }, body: 'plain' }, _behaviors: { decorate: 'function (config) { config.response.body = "half"; throw new Error("boom"); }' } }] }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          is: { statusCode: 202, headers: { 'X-Kept': 'k' }, body: 'plain' },
+          _behaviors: { decorate: 'function (config) { config.response.body = "half"; throw new Error("boom"); }' },
+        },
+      ],
+    },
+  ]);
   const res = await call(port, 'GET', '/');
   assert.is(res.status, 202);
   assert.is(res.body, 'plain');
@@ -89,13 +128,18 @@ test('decorate timeout: the undecorated 200 with x-svc-decorate-error and x-svc-
 });
 
 test('function wait: a string function and {inject} both delay by what they return (called without arguments, as mountebank)', async () => {
-  const port = await imposter([{
-    responses: [
-      { is: { body: 'string' }, _behaviors: { wait: 'function () { return 150; }' } },
-      { is: { body: 'inject' }, _behaviors: { wait: { inject: 'function () { return 100 * 2; }' } } },
-    ],
-  }]);
-  for (const [path, body] of [['/?ms=1', 'string'], ['/?ms=200', 'inject']]) {
+  const port = await imposter([
+    {
+      responses: [
+        { is: { body: 'string' }, _behaviors: { wait: 'function () { return 150; }' } },
+        { is: { body: 'inject' }, _behaviors: { wait: { inject: 'function () { return 100 * 2; }' } } },
+      ],
+    },
+  ]);
+  for (const [path, body] of [
+    ['/?ms=1', 'string'],
+    ['/?ms=200', 'inject'],
+  ]) {
     const started = Date.now();
     const res = await call(port, 'GET', path);
     assert.is(res.body, body);
@@ -113,7 +157,9 @@ test('function wait that throws: 500 invalid injection', async () => {
 test('proxy addDecorateBehavior: the replayed recording is decorated', async () => {
   const upstream = await startUpstream('http', jsonHandler({ from: 'origin' }));
   try {
-    const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, addDecorateBehavior: 'function (config) { config.response.headers["X-Replayed"] = "yes"; }' } }] }]);
+    const port = await imposter([
+      { responses: [{ proxy: { to: upstream.origin, addDecorateBehavior: 'function (config) { config.response.headers["X-Replayed"] = "yes"; }' } }] },
+    ]);
     const first = await call(port, 'GET', '/d');
     assert.is(first.headers['x-replayed'], undefined, 'the live proxied answer is not decorated');
     const replay = await call(port, 'GET', '/d');

@@ -62,7 +62,9 @@ function entry(rand: () => number): Record<string, unknown> {
     () => ({
       lookup: maybe(rand, () => ({
         key: maybe(rand, () => ({ from: maybe(rand, from), using: maybe(rand, () => using(rand)) })),
-        fromDataSource: maybe(rand, () => ({ csv: maybe(rand, () => ({ path: maybe(rand, () => 'x.csv'), keyColumn: maybe(rand, () => 'id'), delimiter: maybe(rand, () => ';') })) })),
+        fromDataSource: maybe(rand, () => ({
+          csv: maybe(rand, () => ({ path: maybe(rand, () => 'x.csv'), keyColumn: maybe(rand, () => 'id'), delimiter: maybe(rand, () => ';') })),
+        })),
         into: maybe(rand, () => '${R}'),
       })),
     }),

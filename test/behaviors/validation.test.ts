@@ -38,9 +38,15 @@ test('wait: type and sign', async () => {
 
 test('wait: svc object forms', async () => {
   assert.equal(await messages({ is: {}, _behaviors: { wait: { min: 10 } } }), ['wait behavior "wait.max" field required']);
-  assert.equal(await messages({ is: {}, _behaviors: { wait: { min: 10, max: 5 } } }), ['wait behavior "wait.max" field must be greater than or equal to "wait.min"']);
-  assert.equal(await messages({ is: {}, _behaviors: { wait: { inject: 3 } } }), ['wait behavior "wait.inject" field must be a string, representing a JavaScript function']);
-  assert.equal(await messages({ is: {}, _behaviors: { wait: {} } }), ['wait behavior "wait" field must be a string, a number, an object with min and max, or an object with inject']);
+  assert.equal(await messages({ is: {}, _behaviors: { wait: { min: 10, max: 5 } } }), [
+    'wait behavior "wait.max" field must be greater than or equal to "wait.min"',
+  ]);
+  assert.equal(await messages({ is: {}, _behaviors: { wait: { inject: 3 } } }), [
+    'wait behavior "wait.inject" field must be a string, representing a JavaScript function',
+  ]);
+  assert.equal(await messages({ is: {}, _behaviors: { wait: {} } }), [
+    'wait behavior "wait" field must be a string, a number, an object with min and max, or an object with inject',
+  ]);
 });
 
 test('copy: required fields, types, single key, enum', async () => {
@@ -60,9 +66,7 @@ test('copy: required fields, types, single key, enum', async () => {
     'copy behavior "using.method" field must be one of [regex, xpath, jsonpath]',
     'copy behavior "using.selector" field required',
   ]);
-  assert.equal(await messages({ is: {}, behaviors: [{ copy: { ...copyOk, using: 'regex' } }] }), [
-    'copy behavior "using" field must be an object',
-  ]);
+  assert.equal(await messages({ is: {}, behaviors: [{ copy: { ...copyOk, using: 'regex' } }] }), ['copy behavior "using" field must be an object']);
 });
 
 test('lookup: nested key, data source and csv fields', async () => {
@@ -70,20 +74,25 @@ test('lookup: nested key, data source and csv fields', async () => {
     'lookup behavior "key.using" field required',
     'lookup behavior "fromDataSource" field must be one of [csv]',
   ]);
-  assert.equal(await messages({
-    is: {},
-    behaviors: [{ lookup: { key: { from: 'path', using: { method: 'regex', selector: '.' } }, fromDataSource: { csv: { path: 1 } }, into: '${R}' } }],
-  }), [
-    'lookup behavior "fromDataSource.csv.path" field must be a string, representing the path to the CSV file',
-    'lookup behavior "fromDataSource.csv.keyColumn" field required',
-  ]);
+  assert.equal(
+    await messages({
+      is: {},
+      behaviors: [{ lookup: { key: { from: 'path', using: { method: 'regex', selector: '.' } }, fromDataSource: { csv: { path: 1 } }, into: '${R}' } }],
+    }),
+    [
+      'lookup behavior "fromDataSource.csv.path" field must be a string, representing the path to the CSV file',
+      'lookup behavior "fromDataSource.csv.keyColumn" field required',
+    ],
+  );
 });
 
 test('shellTransform, decorate, unknown and combined behaviors', async () => {
   assert.equal(await messages({ is: {}, behaviors: [{ shellTransform: ['a'] }] }), [
     'shellTransform behavior "shellTransform" field must be a string, representing the path to a command line application',
   ]);
-  assert.equal(await messages({ is: {}, behaviors: [{ decorate: 1 }] }), ['decorate behavior "decorate" field must be a string, representing a JavaScript function']);
+  assert.equal(await messages({ is: {}, behaviors: [{ decorate: 1 }] }), [
+    'decorate behavior "decorate" field must be a string, representing a JavaScript function',
+  ]);
   assert.equal(await messages({ is: {}, behaviors: [{ sparkle: true }] }), ['Unrecognized behavior: "sparkle"']);
   assert.equal(await messages({ is: {}, behaviors: [{ wait: 1, decorate: 'function () {}' }] }), ['Each behavior object must have only one behavior type']);
   assert.equal(await messages({ is: {}, behaviors: { wait: 1 } }), ["'behaviors' must be an array"]);
@@ -92,12 +101,14 @@ test('shellTransform, decorate, unknown and combined behaviors', async () => {
 test('valid behaviors in both forms are accepted, extra keys on a behavior entry allowed', async () => {
   const res = await svc.admin('POST', '/imposters', {
     protocol: 'http',
-    stubs: [{
-      responses: [
-        { is: {}, _behaviors: { wait: 1, copy: [copyOk], shellTransform: 'echo {}', decorate: 'function () {}', repeat: 2 } },
-        { is: {}, behaviors: [{ wait: '5' }, { copy: copyOk, note: 'mine' }, { wait: { min: 1, max: 2 } }] },
-      ],
-    }],
+    stubs: [
+      {
+        responses: [
+          { is: {}, _behaviors: { wait: 1, copy: [copyOk], shellTransform: 'echo {}', decorate: 'function () {}', repeat: 2 } },
+          { is: {}, behaviors: [{ wait: '5' }, { copy: copyOk, note: 'mine' }, { wait: { min: 1, max: 2 } }] },
+        ],
+      },
+    ],
   });
   assert.is(res.status, 201, JSON.stringify(res.json));
 });
@@ -128,7 +139,10 @@ test('without --allowInjection: shellTransform, function waits and decorate are 
     assert.is(res.status, 400);
     assert.is(res.json.errors[0].code, 'invalid injection');
   }
-  const proxy = await gated.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [{ proxy: { to: 'http://localhost:1', addDecorateBehavior: 'function () {}' } }] }] });
+  const proxy = await gated.admin('POST', '/imposters', {
+    protocol: 'http',
+    stubs: [{ responses: [{ proxy: { to: 'http://localhost:1', addDecorateBehavior: 'function () {}' } }] }],
+  });
   assert.is(proxy.status, 400);
   const numeric = await gated.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [{ is: {}, _behaviors: { wait: 5, copy: [copyOk] } }] }] });
   assert.is(numeric.status, 201, 'numeric waits and copy need no permission');

@@ -12,23 +12,48 @@ let port: number;
 test.before(async () => {
   svc = await startInProcess({ apiKey: KEY });
   port = await freePort();
-  const created = await svc.admin('POST', '/imposters', { port, protocol: 'http', recordRequests: true, stubs: [{ id: 's1', responses: [{ is: { body: 'open' } }] }] }, { Authorization: KEY });
+  const created = await svc.admin(
+    'POST',
+    '/imposters',
+    { port, protocol: 'http', recordRequests: true, stubs: [{ id: 's1', responses: [{ is: { body: 'open' } }] }] },
+    { Authorization: KEY },
+  );
   assert.is(created.status, 201);
 });
-test.after(async () => { await svc.stop(); });
+test.after(async () => {
+  await svc.stop();
+});
 
 /** One route of every admin family, plus routes that do not exist (yet), such as `/events`. */
 const routes = (p: number): Array<[string, string, unknown?]> => [
-  ['GET', '/'], ['GET', '/health'], ['GET', '/config'], ['GET', '/logs'], ['GET', '/metrics'],
-  ['GET', '/imposters'], ['POST', '/imposters', { protocol: 'http' }], ['PUT', '/imposters', { imposters: [] }], ['DELETE', '/imposters'],
-  ['GET', `/imposters/${p}`], ['DELETE', `/imposters/${p}`],
-  ['POST', `/imposters/${p}/enable`], ['POST', `/imposters/${p}/disable`],
-  ['GET', `/imposters/${p}/stubs`], ['PUT', `/imposters/${p}/stubs`, { stubs: [] }], ['POST', `/imposters/${p}/stubs`, { stub: {} }],
-  ['GET', `/imposters/${p}/stubs/0`], ['PUT', `/imposters/${p}/stubs/0`, {}], ['DELETE', `/imposters/${p}/stubs/0`],
+  ['GET', '/'],
+  ['GET', '/health'],
+  ['GET', '/config'],
+  ['GET', '/logs'],
+  ['GET', '/metrics'],
+  ['GET', '/imposters'],
+  ['POST', '/imposters', { protocol: 'http' }],
+  ['PUT', '/imposters', { imposters: [] }],
+  ['DELETE', '/imposters'],
+  ['GET', `/imposters/${p}`],
+  ['DELETE', `/imposters/${p}`],
+  ['POST', `/imposters/${p}/enable`],
+  ['POST', `/imposters/${p}/disable`],
+  ['GET', `/imposters/${p}/stubs`],
+  ['PUT', `/imposters/${p}/stubs`, { stubs: [] }],
+  ['POST', `/imposters/${p}/stubs`, { stub: {} }],
+  ['GET', `/imposters/${p}/stubs/0`],
+  ['PUT', `/imposters/${p}/stubs/0`, {}],
+  ['DELETE', `/imposters/${p}/stubs/0`],
   ['GET', `/imposters/${p}/stubs/by-id/s1`],
-  ['GET', `/imposters/${p}/savedRequests`], ['DELETE', `/imposters/${p}/savedRequests`], ['GET', `/imposters/${p}/requests`],
-  ['DELETE', `/imposters/${p}/savedProxyResponses`], ['POST', `/imposters/${p}/verify`, { predicates: [] }],
-  ['POST', '/admin/reload'], ['GET', '/events'], ['GET', '/no/such/route'],
+  ['GET', `/imposters/${p}/savedRequests`],
+  ['DELETE', `/imposters/${p}/savedRequests`],
+  ['GET', `/imposters/${p}/requests`],
+  ['DELETE', `/imposters/${p}/savedProxyResponses`],
+  ['POST', `/imposters/${p}/verify`, { predicates: [] }],
+  ['POST', '/admin/reload'],
+  ['GET', '/events'],
+  ['GET', '/no/such/route'],
 ];
 
 test('every admin route family answers 401 without the token or with a wrong one', async () => {
@@ -66,7 +91,10 @@ test('imposter ports and the gateway are never gated', async () => {
   assert.is((await call(port, 'GET', '/direct')).body, 'open');
   assert.is((await http('GET', `http://127.0.0.1:${svc.adminPort}/__svc/${port}/gateway`)).body, 'open');
   const recorded = await svc.admin('GET', `/imposters/${port}/savedRequests`, undefined, { Authorization: KEY });
-  assert.equal(recorded.json.map((r: any) => r.path), ['/direct', '/gateway']);
+  assert.equal(
+    recorded.json.map((r: any) => r.path),
+    ['/direct', '/gateway'],
+  );
 });
 
 test.run();

@@ -18,7 +18,9 @@ test('SIGTERM stops a server whose output pipes are closed', async () => {
   const port = await freePort();
   const args = ['start', '--port', String(port), '--metrics-port', String(await freePort()), '--nologfile', '--pidfile', join(dir, 'svc.pid')];
   const child = spawn(command, [...prefix, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   // A hang detector, not a timing bound: a healthy server exits in well under a second.
   const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   try {

@@ -23,7 +23,10 @@ test('the flag and the variable parse; any other mode is a usage error', () => {
   assert.is(parseCliOptions(['--compat', 'mountebank'], {}).compat, 'mountebank');
   assert.is(parseCliOptions([], { SVC_COMPAT: 'mountebank' }).compat, 'mountebank');
   assert.is(parseCliOptions([], {}).compat, undefined);
-  assert.throws(() => parseCliOptions(['--compat', 'wiremock'], {}), (err: unknown) => err instanceof UsageError && /mountebank/.test((err as Error).message));
+  assert.throws(
+    () => parseCliOptions(['--compat', 'wiremock'], {}),
+    (err: unknown) => err instanceof UsageError && /mountebank/.test((err as Error).message),
+  );
 });
 
 test('SVC_COMPAT=mountebank: deleting a missing imposter answers 200 {}, the default answers 404', async () => {

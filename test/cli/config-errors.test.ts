@@ -15,7 +15,8 @@ const test = suite('cli: config errors name file, port, JSON path, line and colu
 const tmp = tempDirForSuite(test, 'svc-config-errors-');
 
 const badImposter = {
-  protocol: 'http', port: 4545,
+  protocol: 'http',
+  port: 4545,
   stubs: [
     { responses: [{ is: {} }] },
     { predicates: [{ equals: { path: '/' } }, { equalz: { path: '/' } }], responses: [{ is: {} }] },
@@ -36,13 +37,16 @@ test('--validate and startup: file, imposter port and JSON path of each problem'
 
 test('a JSON syntax error gives line and column, at startup and under --validate', async () => {
   const file = tmp.file('syntax.json', '{"imposters": [\n  {"protocol": "http",\n   "port": 4545,,\n}]}');
-  for (const args of [['--validate', file], ['--configfile', file, '--port', String(await freePort()), '--nologfile', '--pidfile', join(tmp.path, 's.pid')]]) {
+  for (const args of [
+    ['--validate', file],
+    ['--configfile', file, '--port', String(await freePort()), '--nologfile', '--pidfile', join(tmp.path, 's.pid')],
+  ]) {
     const run = await runSvc(args);
     assert.is(run.status, 1, args[0]);
     assert.match(run.stderr, `${file}: not valid JSON at line 3, column 17 (Expected double-quoted property name)`, args[0]);
   }
   const truncated = tmp.file('truncated.json', '{"imposters": [\n  {"protocol": "http"');
-  assert.match((await runSvc(['--validate', truncated])).stderr, 'not valid JSON at line 2, column 22 (Expected \',\' or \'}\' after property value)');
+  assert.match((await runSvc(['--validate', truncated])).stderr, "not valid JSON at line 2, column 22 (Expected ',' or '}' after property value)");
 });
 
 test('skipped data-directory files are listed with the JSON path, or the line and column of a syntax error', async () => {
@@ -63,7 +67,8 @@ test('the admin envelope carries the JSON path of the field at fault', async () 
   const server = await startSvc({ args: ['--metrics-port', String(await freePort())] });
   try {
     const admin = `http://127.0.0.1:${server.adminPort}`;
-    const post = (path: string, body: unknown) => http('POST', `${admin}${path}`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      http('POST', `${admin}${path}`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const created = await post('/imposters', { ...badImposter, port: await freePort() });
     assert.is(created.status, 400);
     const paths = (JSON.parse(created.body) as { errors: Array<{ path?: string }> }).errors.map((e) => e.path);

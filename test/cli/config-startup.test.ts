@@ -13,16 +13,22 @@ test('a YAML config with nested include and stringify serves; rcfile and SVC_LOG
   const [a, b, metrics] = [await freePort(), await freePort(), await freePort()];
   file('yaml/parts/body.json', '{"message": "<%- include(\'word.txt\') %>"}');
   file('yaml/parts/word.txt', 'hello yaml');
-  file('yaml/parts/imposter.ejs', `{ "port": ${b}, "protocol": "http", "stubs": [{ "responses": [{ "is": { "body": "<%- stringify(filename, 'body.json') %>" } }] }] }`);
-  const config = file('yaml/imposters.yaml', [
-    `- port: ${a}`,
-    '  protocol: http',
-    '  stubs:',
-    '    - responses:',
-    '        - inject: "function (config) { return { body: \'injected \' + config.request.path }; }"',
-    '- <%- include parts/imposter.ejs %>',
-    '',
-  ].join('\n'));
+  file(
+    'yaml/parts/imposter.ejs',
+    `{ "port": ${b}, "protocol": "http", "stubs": [{ "responses": [{ "is": { "body": "<%- stringify(filename, 'body.json') %>" } }] }] }`,
+  );
+  const config = file(
+    'yaml/imposters.yaml',
+    [
+      `- port: ${a}`,
+      '  protocol: http',
+      '  stubs:',
+      '    - responses:',
+      '        - inject: "function (config) { return { body: \'injected \' + config.request.path }; }"',
+      '- <%- include parts/imposter.ejs %>',
+      '',
+    ].join('\n'),
+  );
   const rc = file('svcrc.json', JSON.stringify({ port: 1, allowInjection: true, loglevel: 'debug', colour: 'blue' }));
   const svc = await startSvc({
     args: ['--rcfile', rc, '--configfile', config, '--metrics-port', String(metrics), '--pidfile', join(tmp.path, 'yaml.pid')],
@@ -41,8 +47,14 @@ test('a YAML config with nested include and stringify serves; rcfile and SVC_LOG
     assert.type(settings.process.rss, 'number');
     assert.is(settings.process.cwd.length > 0, true);
     const logs = JSON.parse((await http('GET', `${base}/logs`)).body).logs;
-    assert.ok(logs.some((l: any) => l.level === 'warn' && /unknown key 'colour'/.test(l.message)), 'unknown rcfile key warned');
-    assert.not.ok(logs.some((l: any) => l.level === 'info' || l.level === 'debug'), 'SVC_LOG=warn wins over the rcfile loglevel');
+    assert.ok(
+      logs.some((l: any) => l.level === 'warn' && /unknown key 'colour'/.test(l.message)),
+      'unknown rcfile key warned',
+    );
+    assert.not.ok(
+      logs.some((l: any) => l.level === 'info' || l.level === 'debug'),
+      'SVC_LOG=warn wins over the rcfile loglevel',
+    );
   } finally {
     await svc.stop();
   }
@@ -52,7 +64,10 @@ test('startup fails naming the file and tag, or the port of a scripted imposter 
   const port = await freePort();
   const tagged = file('tagged.json', `{ "imposters": [<%- include ok.json %>] }`);
   const inner = file('ok.json', `{ "port": ${port}, "protocol": "http", "name": "<%= name %>" }`);
-  const scripted = file('scripted.json', JSON.stringify({ imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }));
+  const scripted = file(
+    'scripted.json',
+    JSON.stringify({ imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }),
+  );
   const [badTag, gated] = await Promise.all([
     runSvc(['--port', '0', '--pidfile', join(tmp.path, 'x.pid'), '--configfile', tagged]),
     runSvc(['--port', '0', '--pidfile', join(tmp.path, 'y.pid'), '--configfile', scripted]),
@@ -67,12 +82,17 @@ test('startup fails naming the file and tag, or the port of a scripted imposter 
 test('--validate: exit 0 with a count for a good file, 1 with every problem for a bad one', async () => {
   const good = file('good.yaml', '- port: 4545\n  protocol: http\n- protocol: https\n');
   const scripted = file('inject.json', JSON.stringify({ port: 4546, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }));
-  const bad = file('bad.json', JSON.stringify({ imposters: [
-    { port: 4547, protocol: 'smtp' },
-    { port: 4548, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] },
-    { port: 4549, protocol: 'http' },
-    { port: 4549, protocol: 'http' },
-  ] }));
+  const bad = file(
+    'bad.json',
+    JSON.stringify({
+      imposters: [
+        { port: 4547, protocol: 'smtp' },
+        { port: 4548, protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] },
+        { port: 4549, protocol: 'http' },
+        { port: 4549, protocol: 'http' },
+      ],
+    }),
+  );
   const [ok, okScripted, notOk, gatedScripted, missing, badTemplate] = await Promise.all([
     runSvc(['--validate', good]),
     runSvc(['--validate', scripted, '--allowInjection']),

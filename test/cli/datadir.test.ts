@@ -8,8 +8,12 @@ import { freePort, http, startSvc, type RunningServer } from '../helpers/servers
 const test = suite('cli: --datadir with the real binary');
 let root: string;
 
-test.before(() => { root = mkdtempSync(join(tmpdir(), 'svc-cli-datadir-')); });
-test.after(() => { rmSync(root, { recursive: true, force: true }); });
+test.before(() => {
+  root = mkdtempSync(join(tmpdir(), 'svc-cli-datadir-'));
+});
+test.after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
 
 const stub = (body: string) => ({ responses: [{ is: { body } }] });
 
@@ -40,7 +44,10 @@ test('skip summary at startup, reload of config file + data directory, and a res
   const first = await startSvc({ args });
   try {
     const admin = client(first);
-    const warnings = (await admin('GET', '/logs')).json.logs.filter((l: any) => l.level === 'warn').map((l: any) => l.message).join('\n');
+    const warnings = (await admin('GET', '/logs')).json.logs
+      .filter((l: any) => l.level === 'warn')
+      .map((l: any) => l.message)
+      .join('\n');
     assert.match(warnings, /skipped 2 file\(s\)/);
     assert.ok(warnings.includes(`${join(dir, '99.json')}: declares port 98 but is named 99.json`), warnings);
     assert.ok(warnings.includes(`${join(dir, 'notes.txt')}: not named <port>.json`), warnings);
@@ -54,7 +61,10 @@ test('skip summary at startup, reload of config file + data directory, and a res
     writeFileSync(join(dir, `${hand}.json`), JSON.stringify({ port: hand, protocol: 'http', stubs: [stub('by hand')] }));
     const refused = await admin('POST', '/admin/reload');
     assert.is(refused.status, 500, 'misnamed files make the reload fail');
-    assert.equal(refused.json.errors.map((e: any) => e.file), [join(dir, '99.json'), join(dir, 'notes.txt')]);
+    assert.equal(
+      refused.json.errors.map((e: any) => e.file),
+      [join(dir, '99.json'), join(dir, 'notes.txt')],
+    );
     assert.is((await http('GET', `http://127.0.0.1:${fromFile}/`)).body, 'file v1', 'nothing changed');
 
     rmSync(join(dir, 'notes.txt'));
@@ -63,7 +73,10 @@ test('skip summary at startup, reload of config file + data directory, and a res
     assert.is(reloaded.status, 200);
     assert.equal(reloaded.json.created, [hand]);
     assert.equal(reloaded.json.stubPatched, [fromFile]);
-    assert.equal(reloaded.json.unchanged, [a, b].sort((x, y) => x - y));
+    assert.equal(
+      reloaded.json.unchanged,
+      [a, b].sort((x, y) => x - y),
+    );
     assert.is((await http('GET', `http://127.0.0.1:${fromFile}/`)).body, 'file v2');
     assert.equal(readdirSync(dir).sort(), [`${a}.json`, `${b}.json`, `${hand}.json`].sort());
     expected = (await admin('GET', '/imposters?replayable=true')).json;
@@ -100,7 +113,10 @@ test('kill -9 during heavy admin writes never leaves a torn file and loses no ac
           assert.ok(stubs >= acknowledged.get(port)!, `round ${round}: port ${port} kept ${stubs} of ${acknowledged.get(port)} acknowledged stubs`);
           acknowledged.set(port, stubs);
         }
-        assert.not.ok(readdirSync(dir).some((name) => name.endsWith('.tmp')), 'stale temp files cleared at startup');
+        assert.not.ok(
+          readdirSync(dir).some((name) => name.endsWith('.tmp')),
+          'stale temp files cleared at startup',
+        );
       }
       const pid = await pidOf(pidfile);
       const killAfter = 20 + Math.floor(Math.random() * 60);

@@ -12,8 +12,12 @@ const test = suite('cli: restart, stop, healthcheck, save, replay');
 const KEY = 'lifecycle-key';
 let dir: string;
 
-test.before(() => { dir = mkdtempSync(join(tmpdir(), 'svc-lifecycle-')); });
-test.after(() => { rmSync(dir, { recursive: true, force: true }); });
+test.before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-lifecycle-'));
+});
+test.after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const alive = processAlive;
 
@@ -23,9 +27,11 @@ test('mountebank test-tooling forms: restart --port --logfile --pidfile, save, r
   const [port, metrics, imposter] = [await freePort(), await freePort(), await freePort()];
   const pidfile = join(dir, 'test.pid');
   const startArgs = ['--port', String(port), '--logfile', 'mb-test.log', '--pidfile', 'test.pid', '--metrics-port', String(metrics), '--api-key', KEY];
-  const admin = (method: string, path: string, body?: unknown) => http(method, `http://127.0.0.1:${port}${path}`, {
-    headers: { Authorization: KEY }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const admin = (method: string, path: string, body?: unknown) =>
+    http(method, `http://127.0.0.1:${port}${path}`, {
+      headers: { Authorization: KEY },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   try {
     const first = await runSvc(['restart', ...startArgs], { cwd: dir });
     assert.is(first.status, 0, first.stderr);
@@ -35,10 +41,11 @@ test('mountebank test-tooling forms: restart --port --logfile --pidfile, save, r
     assert.is((await admin('GET', '/health')).status, 200, 'serving once the pidfile exists');
     assert.match(readFileSync(join(dir, 'mb-test.log'), 'utf8'), /now taking orders/);
 
-    await admin('POST', '/imposters', { port: imposter, protocol: 'http', stubs: [
-      { responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] },
-      { responses: [{ is: { body: 'kept' } }] },
-    ] });
+    await admin('POST', '/imposters', {
+      port: imposter,
+      protocol: 'http',
+      stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] }, { responses: [{ is: { body: 'kept' } }] }],
+    });
     // Independent client commands run side by side: each one is a process start.
     const [healthy, unauthorized, noKey, full, trimmed] = await Promise.all([
       runSvc(['healthcheck', '--port', String(port), '--api-key', KEY]),
@@ -58,12 +65,18 @@ test('mountebank test-tooling forms: restart --port --logfile --pidfile, save, r
     assert.equal(saved, JSON.parse((await admin('GET', '/imposters?replayable=true')).body));
     assert.is(saved.imposters[0].stubs.length, 2);
     assert.is(trimmed.status, 0, trimmed.stderr);
-    assert.equal(JSON.parse(readFileSync(join(dir, 'trimmed.json'), 'utf8')).imposters[0].stubs.map((s: any) => s.responses[0].is.body), ['kept']);
+    assert.equal(
+      JSON.parse(readFileSync(join(dir, 'trimmed.json'), 'utf8')).imposters[0].stubs.map((s: any) => s.responses[0].is.body),
+      ['kept'],
+    );
 
     const replay = await runSvc(['replay', '--port', String(port), '--api-key', KEY]);
     assert.is(replay.status, 0, replay.stderr);
     const replayed = JSON.parse((await admin('GET', `/imposters/${imposter}?replayable=true`)).body);
-    assert.equal(replayed.stubs.map((s: any) => s.responses[0].is?.body), ['kept']);
+    assert.equal(
+      replayed.stubs.map((s: any) => s.responses[0].is?.body),
+      ['kept'],
+    );
 
     const second = await runSvc(['restart', ...startArgs, '--configfile', 'full.json'], { cwd: dir });
     assert.is(second.status, 0, second.stderr);
@@ -72,7 +85,10 @@ test('mountebank test-tooling forms: restart --port --logfile --pidfile, save, r
     assert.not.ok(alive(firstPid), 'the old server was stopped');
     assert.equal(JSON.parse((await admin('GET', '/imposters?replayable=true')).body), saved, 'the saved file loads back as it was');
 
-    const stop = await runSvc(['stop', '--port', String(port), '--pidfile', 'test.pid', '--logfile', 'mb-test.log', '--allowInjection', '--mock', '--debug', '--localOnly'], { cwd: dir });
+    const stop = await runSvc(
+      ['stop', '--port', String(port), '--pidfile', 'test.pid', '--logfile', 'mb-test.log', '--allowInjection', '--mock', '--debug', '--localOnly'],
+      { cwd: dir },
+    );
     assert.is(stop.status, 0, stop.stderr);
     assert.not.ok(existsSync(pidfile), 'pidfile removed');
     assert.not.ok(alive(secondPid), 'process gone');

@@ -14,11 +14,9 @@ const test = suite('cli: request and admin-call logging');
 const dir = tempDirForSuite(test, 'svc-logging-');
 
 const imposter = (port: number) => ({
-  protocol: 'http', port,
-  stubs: [
-    { predicates: [{ equals: { path: '/a' } }], responses: [{ is: { statusCode: 201 } }] },
-    { responses: [{ is: { body: 'rest' } }] },
-  ],
+  protocol: 'http',
+  port,
+  stubs: [{ predicates: [{ equals: { path: '/a' } }], responses: [{ is: { statusCode: 201 } }] }, { responses: [{ is: { body: 'rest' } }] }],
 });
 
 async function serving(args: string[], work: (admin: string, port: number) => Promise<void>): Promise<void> {

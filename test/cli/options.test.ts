@@ -9,8 +9,12 @@ import { parseLogFilter } from '../../engine/log/index.js';
 const test = suite('cli: options, rcfile and log filter');
 let dir: string;
 
-test.before(() => { dir = mkdtempSync(join(tmpdir(), 'svc-options-')); });
-test.after(() => { rmSync(dir, { recursive: true, force: true }); });
+test.before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-options-'));
+});
+test.after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function rc(name: string, doc: unknown): string {
   const path = join(dir, name);
@@ -40,7 +44,15 @@ test('defaults', () => {
 });
 
 test('rcfile keys in both spellings; explicit flags win over environment over rcfile', () => {
-  const path = rc('snake.json', { port: 3000, host: '127.0.0.1', loglevel: 'warn', allow_injection: true, local_only: true, datadir: 'd', configfile: 'c.json' });
+  const path = rc('snake.json', {
+    port: 3000,
+    host: '127.0.0.1',
+    loglevel: 'warn',
+    allow_injection: true,
+    local_only: true,
+    datadir: 'd',
+    configfile: 'c.json',
+  });
   const fromRc = parseCliOptions(['--rcfile', path], {});
   assert.is(fromRc.port, 3000);
   assert.is(fromRc.host, '127.0.0.1');
@@ -83,7 +95,25 @@ test('unknown rcfile keys are warned and ignored; bad values are usage errors; u
 });
 
 test('mountebank spellings, aliases and flags svc does not implement', () => {
-  const options = parseCliOptions(['-p', '3002', '-i', '--apikey', 'k', '--ipWhitelist', '1.2.3.4|::1', '--noParse', '--nologfile', '--mock', '--debug', '--protofile', 'p.json', 'save.json'], {});
+  const options = parseCliOptions(
+    [
+      '-p',
+      '3002',
+      '-i',
+      '--apikey',
+      'k',
+      '--ipWhitelist',
+      '1.2.3.4|::1',
+      '--noParse',
+      '--nologfile',
+      '--mock',
+      '--debug',
+      '--protofile',
+      'p.json',
+      'save.json',
+    ],
+    {},
+  );
   assert.is(options.port, 3002);
   assert.is(options.allowInjection, true);
   assert.is(options.apiKey, 'k');
@@ -98,7 +128,10 @@ test('mountebank spellings, aliases and flags svc does not implement', () => {
 });
 
 test('SPEC options: runtime, front door, metrics port, scripts dir, require-admin-auth, api key', () => {
-  const options = parseCliOptions(['--runtime', 'per-core', '--front-door', '127.0.0.1:8080', '--metrics-port', '9191', '--scripts-dir', dir, '--require-admin-auth'], {});
+  const options = parseCliOptions(
+    ['--runtime', 'per-core', '--front-door', '127.0.0.1:8080', '--metrics-port', '9191', '--scripts-dir', dir, '--require-admin-auth'],
+    {},
+  );
   assert.is(options.runtime, 'per-core');
   assert.is(options.frontDoor, '127.0.0.1:8080');
   assert.is(options.metricsPort, 9191);

@@ -32,7 +32,7 @@ test('restart without --logfile logs to ./svc.log; a second restart appends; sto
     const second = await runSvc(['restart', ...startArgs], { cwd: tmp.path });
     assert.is(second.status, 0, second.stderr);
     const log = readFileSync(logfile, 'utf8');
-    assert.match(log, `http:${imposter} Open for business`, 'the first server\'s lines are kept');
+    assert.match(log, `http:${imposter} Open for business`, "the first server's lines are kept");
     assert.is(count(log, /now taking orders/), 2, log);
 
     const stop = await runSvc(['stop', '--pidfile', 'svc.pid'], { cwd: tmp.path });

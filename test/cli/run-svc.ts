@@ -13,7 +13,8 @@ export interface CliRun {
 /** `--import` by absolute URL so a working directory outside the repository still finds tsx. */
 export const svcCommand = [
   process.execPath,
-  '--import', pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href,
+  '--import',
+  pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href,
   join(repoRoot, 'tools/svc.ts'),
 ];
 
@@ -27,11 +28,21 @@ export function runSvc(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     // A hang detector, not a timing bound: under a load of 35 on 2 cores one `svc -V` took 20 s.
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.once('error', (err) => { clearTimeout(timer); reject(err); });
-    child.once('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
 }

@@ -9,8 +9,12 @@ import { freePort, http, repoRoot, startSvc } from '../helpers/servers.js';
 const test = suite('cli: svc start');
 let dir: string;
 
-test.before(() => { dir = mkdtempSync(join(tmpdir(), 'svc-cli-')); });
-test.after(() => { rmSync(dir, { recursive: true, force: true }); });
+test.before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+});
+test.after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 test('--configfile loads imposters, --pidfile is written while serving and removed on SIGTERM', async () => {
   const port = await freePort();
@@ -47,7 +51,9 @@ test('a config file with an invalid imposter fails startup with exit 1', () => {
   const config = join(dir, 'bad.json');
   writeFileSync(config, JSON.stringify({ imposters: [{ protocol: 'smtp', port: 1 }] }));
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', '0', '--nologfile', '--configfile', config], {
-    cwd: repoRoot, encoding: 'utf8', timeout: 20_000,
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 20_000,
   });
   assert.is(result.status, 1);
   assert.match(result.stderr + result.stdout, /smtp protocol is not yet supported/);
@@ -55,7 +61,9 @@ test('a config file with an invalid imposter fails startup with exit 1', () => {
 
 test('a blank --api-key is a startup error', () => {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', '--api-key', ' '], {
-    cwd: repoRoot, encoding: 'utf8', timeout: 20_000,
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 20_000,
   });
   assert.is(result.status, 2);
   assert.match(result.stderr, /api-key/);
@@ -68,7 +76,10 @@ test('--api-key gates the admin API but not imposter ports or the gateway', asyn
     assert.is((await http('GET', `${base}/imposters`)).status, 401);
     assert.is((await http('GET', `${base}/imposters`, { headers: { Authorization: 'wrong' } })).status, 401);
     const port = await freePort();
-    const created = await http('POST', `${base}/imposters`, { headers: { Authorization: 'secret' }, body: JSON.stringify({ port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'open' } }] }] }) });
+    const created = await http('POST', `${base}/imposters`, {
+      headers: { Authorization: 'secret' },
+      body: JSON.stringify({ port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'open' } }] }] }),
+    });
     assert.is(created.status, 201);
     assert.is((await http('GET', `http://127.0.0.1:${port}/`)).body, 'open');
     assert.is((await http('GET', `${base}/__svc/${port}/`)).body, 'open');

@@ -19,11 +19,17 @@ test('an unknown option exits 2 naming it, with a suggestion for a near miss', a
   assert.is(far.status, 2);
   assert.match(far.stderr, /unknown option --zzzzzzzzzz;/);
   assert.not.match(far.stderr, /did you mean/);
-  assert.throws(() => parseCliOptions(['--allowinjection'], {}), (err: unknown) => err instanceof UsageError && /did you mean --allowInjection\?/.test((err as Error).message));
+  assert.throws(
+    () => parseCliOptions(['--allowinjection'], {}),
+    (err: unknown) => err instanceof UsageError && /did you mean --allowInjection\?/.test((err as Error).message),
+  );
 });
 
 test('mountebank flags svc does not implement are accepted with a warning; kebab spellings of its flags parse', () => {
-  const options = parseCliOptions(['--protofile', 'p.json', '--formatter', 'f', '--allow-injection', '--local-only', '--ip-whitelist', '::1', '--remove-proxies'], {});
+  const options = parseCliOptions(
+    ['--protofile', 'p.json', '--formatter', 'f', '--allow-injection', '--local-only', '--ip-whitelist', '::1', '--remove-proxies'],
+    {},
+  );
   assert.is(options.allowInjection, true);
   assert.is(options.localOnly, true);
   assert.is(options.removeProxies, true);

@@ -12,8 +12,12 @@ const test = suite('config: data directory');
 let root: string;
 let n = 0;
 
-test.before(() => { root = mkdtempSync(join(tmpdir(), 'svc-datadir-')); });
-test.after(() => { rmSync(root, { recursive: true, force: true }); });
+test.before(() => {
+  root = mkdtempSync(join(tmpdir(), 'svc-datadir-'));
+});
+test.after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
 
 function freshDir(): string {
   n += 1;
@@ -33,13 +37,22 @@ test('create, stub edits, replace and delete are reflected on disk, with no temp
     assert.is((await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs: [stub('one')] })).status, 201);
     const created = onDisk(dir, port);
     assert.is(created.port, port);
-    assert.equal(created.stubs.map((s: any) => s.responses[0].is.body), ['one']);
+    assert.equal(
+      created.stubs.map((s: any) => s.responses[0].is.body),
+      ['one'],
+    );
     assert.equal(created, (await svc.admin('GET', `/imposters/${port}?replayable=true`)).json, 'the file is the replayable JSON');
 
     await svc.admin('POST', `/imposters/${port}/stubs`, { stub: stub('two') });
-    assert.equal(onDisk(dir, port).stubs.map((s: any) => s.responses[0].is.body), ['one', 'two']);
+    assert.equal(
+      onDisk(dir, port).stubs.map((s: any) => s.responses[0].is.body),
+      ['one', 'two'],
+    );
     await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [stub('three')] });
-    assert.equal(onDisk(dir, port).stubs.map((s: any) => s.responses[0].is.body), ['three']);
+    assert.equal(
+      onDisk(dir, port).stubs.map((s: any) => s.responses[0].is.body),
+      ['three'],
+    );
     await svc.admin('DELETE', `/imposters/${port}/stubs/0`);
     assert.equal(onDisk(dir, port).stubs, []);
 
@@ -62,7 +75,12 @@ test('DELETE /imposters removes every file; PUT /imposters deletes absent ones a
     const [a, b] = [await freePort(), await freePort()];
     await svc.admin('POST', '/imposters', { port: a, protocol: 'http' });
     await svc.admin('POST', '/imposters', { port: b, protocol: 'http' });
-    const put = await svc.admin('PUT', '/imposters', { imposters: [{ protocol: 'http', stubs: [stub('auto')] }, { port: b, protocol: 'http' }] });
+    const put = await svc.admin('PUT', '/imposters', {
+      imposters: [
+        { protocol: 'http', stubs: [stub('auto')] },
+        { port: b, protocol: 'http' },
+      ],
+    });
     assert.is(put.status, 200);
     const ports = put.json.imposters.map((i: any) => i.port);
     assert.is(ports.length, 2);
@@ -110,7 +128,15 @@ test('config-file imposters and their runtime edits are never written; runtime i
   const dir = freshDir();
   const [fixed, runtime] = [await freePort(), await freePort()];
   const config = join(root, `config-${n}.json`);
-  writeFileSync(config, JSON.stringify({ imposters: [{ port: fixed, protocol: 'http', stubs: [stub('file')] }, { protocol: 'http', stubs: [stub('auto')] }] }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      imposters: [
+        { port: fixed, protocol: 'http', stubs: [stub('file')] },
+        { protocol: 'http', stubs: [stub('auto')] },
+      ],
+    }),
+  );
   const svc = await startHarness({ configFile: config, datadir: dir });
   try {
     const listed = (await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port);
@@ -152,7 +178,10 @@ test('startup skips misnamed, port-less, unreadable and scripted files, lists th
     assert.match(skipped['4567.json'], /JavaScript injection is not allowed/);
     assert.match(skipped['notes.txt'], /not named <port>\.json/);
     assert.is((await call(good, 'GET', '/')).body, 'good');
-    assert.equal((await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port), [good]);
+    assert.equal(
+      (await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port),
+      [good],
+    );
     // An imposter taking a skipped file's port is served, but that file stays as it was.
     assert.is((await svc.admin('POST', '/imposters', { port: 1234, protocol: 'http', stubs: [stub('x')] })).status, 201);
     assert.is((await svc.admin('DELETE', '/imposters/1234')).status, 200);
@@ -196,7 +225,20 @@ test('a restart on the same directory restores the imposters exactly', async () 
   const first = await startHarness({ datadir: dir });
   let saved: unknown;
   try {
-    await first.admin('POST', '/imposters', { port: a, protocol: 'http', name: 'alpha', recordRequests: true, defaultResponse: { statusCode: 418 }, stubs: [stub('a1'), { predicates: [{ equals: { path: '/x' } }], responses: [{ is: { statusCode: 201, headers: { 'X-One': '1' }, body: { json: true } } }, { is: { body: 'second' } }] }] });
+    await first.admin('POST', '/imposters', {
+      port: a,
+      protocol: 'http',
+      name: 'alpha',
+      recordRequests: true,
+      defaultResponse: { statusCode: 418 },
+      stubs: [
+        stub('a1'),
+        {
+          predicates: [{ equals: { path: '/x' } }],
+          responses: [{ is: { statusCode: 201, headers: { 'X-One': '1' }, body: { json: true } } }, { is: { body: 'second' } }],
+        },
+      ],
+    });
     await first.admin('POST', '/imposters', { port: b, protocol: 'http', stubs: [stub('b1')] });
     await first.admin('POST', `/imposters/${b}/stubs`, { index: 0, stub: stub('b0') });
     await first.admin('PUT', `/imposters/${a}/stubs/0`, stub('a1-changed'));

@@ -39,7 +39,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     throw err;
   }
   const server = createAdminServer({
-    manager, log, reloader: sources,
+    manager,
+    log,
+    reloader: sources,
     settings: { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
   });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
@@ -52,7 +54,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       let json: any;
-      try { json = JSON.parse(res.body); } catch { json = undefined; }
+      try {
+        json = JSON.parse(res.body);
+      } catch {
+        json = undefined;
+      }
       return { ...res, json };
     },
     async stop() {

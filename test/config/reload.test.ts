@@ -14,8 +14,12 @@ const test = suite('config: POST /admin/reload');
 let root: string;
 let n = 0;
 
-test.before(() => { root = mkdtempSync(join(tmpdir(), 'svc-reload-')); });
-test.after(() => { rmSync(root, { recursive: true, force: true }); });
+test.before(() => {
+  root = mkdtempSync(join(tmpdir(), 'svc-reload-'));
+});
+test.after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
 
 function fresh(): { config: string; dir: string } {
   n += 1;
@@ -86,7 +90,10 @@ test('an invalid new config changes nothing: bad imposter 400, bad template 500,
   try {
     assert.is((await call(port, 'GET', '/')).body, 'first');
     const other = await freePort();
-    writeConfig(config, [{ port, protocol: 'http', stubs: [stub('changed')] }, { port: other, protocol: 'smtp' }]);
+    writeConfig(config, [
+      { port, protocol: 'http', stubs: [stub('changed')] },
+      { port: other, protocol: 'smtp' },
+    ]);
     const invalid = await svc.admin('POST', '/admin/reload');
     assert.is(invalid.status, 400);
     assert.match(invalid.json.errors[0].message, new RegExp(`port ${other}`));
@@ -119,11 +126,18 @@ test('apply failures answer 500 with the per-port report', async () => {
   const svc = await startHarness({ configFile: config });
   try {
     const added = await freePort();
-    writeConfig(config, [{ port: ok, protocol: 'http' }, { port: busy, protocol: 'http' }, { port: added, protocol: 'http' }]);
+    writeConfig(config, [
+      { port: ok, protocol: 'http' },
+      { port: busy, protocol: 'http' },
+      { port: added, protocol: 'http' },
+    ]);
     const res = await svc.admin('POST', '/admin/reload');
     assert.is(res.status, 500);
     const report = res.json.errors[0];
-    assert.equal(report.failed.map((f: any) => f.port), [busy]);
+    assert.equal(
+      report.failed.map((f: any) => f.port),
+      [busy],
+    );
     assert.equal(report.created, [added]);
     assert.equal(report.unchanged, [ok]);
   } finally {
@@ -183,16 +197,12 @@ test('an imposter created while a reload applies is persisted; auto-assigned con
   try {
     for (let i = 0; i < 5; i += 1) {
       const port = await freePort();
-      const [reloaded, created] = await Promise.all([
-        svc.admin('POST', '/admin/reload'),
-        svc.admin('POST', '/imposters', { port, protocol: 'http' }),
-      ]);
+      const [reloaded, created] = await Promise.all([svc.admin('POST', '/admin/reload'), svc.admin('POST', '/imposters', { port, protocol: 'http' })]);
       assert.is(created.status, 201);
       assert.is(reloaded.status, 200, reloaded.body);
       assert.ok(existsSync(join(dir, `${port}.json`)), `runtime imposter ${port} written`);
     }
-    const auto = (await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port)
-      .filter((port: number) => !existsSync(join(dir, `${port}.json`)));
+    const auto = (await svc.admin('GET', '/imposters')).json.imposters.map((i: any) => i.port).filter((port: number) => !existsSync(join(dir, `${port}.json`)));
     assert.is(auto.length, 1, 'only the config-file imposter has no file');
   } finally {
     await svc.stop();
@@ -207,14 +217,30 @@ test('PUT /imposters re-sending the same stubs without ids keeps them unchanged:
     assert.is((await svc.admin('PUT', '/imposters', payload)).status, 200);
     const ids = (await svc.admin('GET', `/imposters/${port}`)).json.stubs.map((s: any) => s.id);
     assert.is(ids.length, 2);
-    assert.ok(ids.every((id: unknown) => typeof id === 'string'), 'ids generated over HTTP');
+    assert.ok(
+      ids.every((id: unknown) => typeof id === 'string'),
+      'ids generated over HTTP',
+    );
     assert.is((await call(port, 'GET', '/')).body, 'first');
     assert.is((await svc.admin('PUT', '/imposters', payload)).status, 200);
     assert.is((await call(port, 'GET', '/')).body, 'second', 'response cycle kept');
     const detail = (await svc.admin('GET', `/imposters/${port}`)).json;
-    assert.equal(detail.stubs.map((s: any) => s.id), ids, 'same ids');
+    assert.equal(
+      detail.stubs.map((s: any) => s.id),
+      ids,
+      'same ids',
+    );
     assert.is(detail.requests.length, 2, 'recorded requests kept');
-    const reordered = { imposters: [{ port, protocol: 'http', recordRequests: true, stubs: [{ predicates: [{ equals: { path: '/new' } }], responses: [{ is: { body: 'new' } }] }, cycling] }] };
+    const reordered = {
+      imposters: [
+        {
+          port,
+          protocol: 'http',
+          recordRequests: true,
+          stubs: [{ predicates: [{ equals: { path: '/new' } }], responses: [{ is: { body: 'new' } }] }, cycling],
+        },
+      ],
+    };
     await svc.admin('PUT', '/imposters', reordered);
     const patched = (await svc.admin('GET', `/imposters/${port}`)).json.stubs;
     assert.is(patched[1].id, ids[0], 'the unchanged stub keeps its id at its new index');
@@ -241,9 +267,23 @@ test('PUT /imposters semantics: explicit ports first, then auto-assigned ones, w
     assert.is(second.report.created.length, 1);
     assert.equal(events.slice(-1), [`created:${second.report.created[0]}`], 'the auto-assigned imposter comes last');
     let failed: any;
-    try { await manager.applyAll([{ port: b, protocol: 'http' }, { port: b, protocol: 'http' }]); } catch (err) { failed = err; }
+    try {
+      await manager.applyAll([
+        { port: b, protocol: 'http' },
+        { port: b, protocol: 'http' },
+      ]);
+    } catch (err) {
+      failed = err;
+    }
     assert.is(failed?.status, 400);
-    assert.equal(manager.list().map((i) => i.port).sort(), [b, second.report.created[0]].sort(), 'running set unchanged');
+    assert.equal(
+      manager
+        .list()
+        .map((i) => i.port)
+        .sort(),
+      [b, second.report.created[0]].sort(),
+      'running set unchanged',
+    );
   } finally {
     await manager.close();
   }

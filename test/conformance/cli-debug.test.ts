@@ -14,12 +14,11 @@ let mb: RunningServer;
 let svc: RunningServer;
 
 test.before(async () => {
-  [mb, svc] = await Promise.all([
-    startMountebank({ args: ['--debug'] }),
-    startSvc({ args: ['--debug', '--metrics-port', String(await freePort())] }),
-  ]);
+  [mb, svc] = await Promise.all([startMountebank({ args: ['--debug'] }), startSvc({ args: ['--debug', '--metrics-port', String(await freePort())] })]);
 });
-test.after(async () => { await Promise.all([mb?.stop(), svc?.stop()]); });
+test.after(async () => {
+  await Promise.all([mb?.stop(), svc?.stop()]);
+});
 
 /** The per-run parts mountebank's test scrubs, plus each side's own ports. */
 function scrub(stubs: unknown, ports: number[]): unknown {
@@ -28,7 +27,9 @@ function scrub(stubs: unknown, ports: number[]): unknown {
     .replace(/"processingTime":\d+/g, '"processingTime":0')
     .replace(/"requestFrom":"[^"]+"/g, '"requestFrom":"HERE"')
     .replace(/"ip":"[^"]+"/g, '"ip":"HERE"');
-  ports.forEach((port, i) => { text = text.replaceAll(String(port), `PORT${i}`); });
+  ports.forEach((port, i) => {
+    text = text.replaceAll(String(port), `PORT${i}`);
+  });
   return JSON.parse(text);
 }
 

@@ -25,37 +25,60 @@ import { MbStyle, get, httpsGet } from './cli-support.js';
 const test = suite('conformance: mountebank CLI tests (configfile, datadir, save, replay, rcfile, host)');
 let mb: MbStyle;
 
-test.before.each(async () => { mb = await MbStyle.create(); });
-test.after.each(async () => { await mb.dispose(); });
-
+test.before.each(async () => {
+  mb = await MbStyle.create();
+});
+test.after.each(async () => {
+  await mb.dispose();
+});
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 test('configfile: imposters spread over included files, https and stringify (configFileTest: multiple files)', async () => {
   const [orders, accounts, users] = [await freePort(), await freePort(), await freePort()];
   const dir = join(mb.dir, 'imposters');
-  writeFileDeep(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include accounts.json %>,\n    <% include orders.json %>,\n    <% include users.json %>\n  ]\n}\n');
-  writeFileDeep(join(dir, 'orders.json'), json({
-    port: orders, protocol: 'http', name: 'order service',
-    stubs: [
-      { responses: [{ is: { statusCode: 201, headers: { location: `http://localhost:${orders}/orders/123` } } },
-        { is: { statusCode: 201, headers: { location: `http://localhost:${orders}/orders/234` } } }],
-      predicates: [{ equals: { path: '/orders', method: 'POST' } }] },
-      { responses: [{ is: { body: 'Order 123' } }], predicates: [{ equals: { path: '/orders/123', method: 'GET' } }] },
-      { responses: [{ is: { body: 'Order 234' } }], predicates: [{ equals: { path: '/orders/234', method: 'GET' } }] },
-    ],
-  }));
-  writeFileDeep(join(dir, 'accounts.json'), json({
-    port: accounts, protocol: 'https', name: 'account service',
-    stubs: [
-      { predicates: [{ exists: { headers: { authorization: false } } }], responses: [{ is: { statusCode: 401 } }] },
-      { predicates: [{ equals: { path: '/accounts/123' } }], responses: [{ is: { body: '<account><id>123</id></account>' } }] },
-      { responses: [{ is: { statusCode: 404 } }] },
-    ],
-  }));
+  writeFileDeep(
+    join(dir, 'imposters.ejs'),
+    '{\n  "imposters": [\n    <% include accounts.json %>,\n    <% include orders.json %>,\n    <% include users.json %>\n  ]\n}\n',
+  );
+  writeFileDeep(
+    join(dir, 'orders.json'),
+    json({
+      port: orders,
+      protocol: 'http',
+      name: 'order service',
+      stubs: [
+        {
+          responses: [
+            { is: { statusCode: 201, headers: { location: `http://localhost:${orders}/orders/123` } } },
+            { is: { statusCode: 201, headers: { location: `http://localhost:${orders}/orders/234` } } },
+          ],
+          predicates: [{ equals: { path: '/orders', method: 'POST' } }],
+        },
+        { responses: [{ is: { body: 'Order 123' } }], predicates: [{ equals: { path: '/orders/123', method: 'GET' } }] },
+        { responses: [{ is: { body: 'Order 234' } }], predicates: [{ equals: { path: '/orders/234', method: 'GET' } }] },
+      ],
+    }),
+  );
+  writeFileDeep(
+    join(dir, 'accounts.json'),
+    json({
+      port: accounts,
+      protocol: 'https',
+      name: 'account service',
+      stubs: [
+        { predicates: [{ exists: { headers: { authorization: false } } }], responses: [{ is: { statusCode: 401 } }] },
+        { predicates: [{ equals: { path: '/accounts/123' } }], responses: [{ is: { body: '<account><id>123</id></account>' } }] },
+        { responses: [{ is: { statusCode: 404 } }] },
+      ],
+    }),
+  );
   writeFileDeep(join(dir, 'users.xml'), '<users>\n    <user>\n        <id>123</id>\n        <name>Test Tester</name>\n    </user>\n</users>\n');
-  writeFileDeep(join(dir, 'users.json'), `{ "port": ${users}, "protocol": "https",
-  "stubs": [{ "responses": [{ "is": { "body": "<%- stringify(filename, 'users.xml') %>" } }] }] }`);
+  writeFileDeep(
+    join(dir, 'users.json'),
+    `{ "port": ${users}, "protocol": "https",
+  "stubs": [{ "responses": [{ "is": { "body": "<%- stringify(filename, 'users.xml') %>" } }] }] }`,
+  );
   await mb.start(['--configfile', join(dir, 'imposters.ejs')]);
 
   const first = await http('POST', `http://localhost:${orders}/orders`);
@@ -76,9 +99,14 @@ test('configfile: stringify of an inject function keeps per-imposter state (conf
   const origin = await freePort();
   const dir = join(mb.dir, 'templates');
   writeFileDeep(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include originServer.ejs %>\n  ]\n}\n');
-  writeFileDeep(join(dir, 'originServer.ejs'), `{ "port": ${origin}, "protocol": "http", "name": "origin",
-  "stubs": [{ "responses": [{ "inject": "<%- stringify(filename, 'originServerResponse.ejs') %>" }] }] }`);
-  writeFileDeep(join(dir, 'originServerResponse.ejs'), `(request, state, logger) => {
+  writeFileDeep(
+    join(dir, 'originServer.ejs'),
+    `{ "port": ${origin}, "protocol": "http", "name": "origin",
+  "stubs": [{ "responses": [{ "inject": "<%- stringify(filename, 'originServerResponse.ejs') %>" }] }] }`,
+  );
+  writeFileDeep(
+    join(dir, 'originServerResponse.ejs'),
+    `(request, state, logger) => {
     logger.info('origin called');
     state.requests = state.requests || 0;
     state.requests += 1;
@@ -89,7 +117,8 @@ test('configfile: stringify of an inject function keeps per-imposter state (conf
       body: JSON.stringify({ count: state.requests })
     };
 }
-`);
+`,
+  );
   await mb.start(['--configfile', join(dir, 'imposters.ejs'), '--allowInjection', '--localOnly']);
   assert.equal(JSON.parse((await get(origin, '/first')).body), { count: 1 });
   assert.equal(JSON.parse((await get(origin, '/second')).body), { count: 2 });
@@ -101,25 +130,40 @@ test('configfile: stringify inside an included file resolves next to that file (
   const dir = join(mb.dir, 'nestedStringify');
   writeFileDeep(join(dir, 'imposters.ejs'), '{\n  "imposters": [\n    <% include services/data.ejs %>\n  ]\n}\n');
   writeFileDeep(join(dir, 'services/body.ejs'), '{\n   "success": true\n}\n');
-  writeFileDeep(join(dir, 'services/data.ejs'), `{ "port": ${port}, "protocol": "http",
-  "stubs": [{ "responses": [{ "is": { "headers": { "Content-Type": "application/json" }, "body": "<%- stringify(filename, 'body.ejs') %>" } }] }] }`);
+  writeFileDeep(
+    join(dir, 'services/data.ejs'),
+    `{ "port": ${port}, "protocol": "http",
+  "stubs": [{ "responses": [{ "is": { "headers": { "Content-Type": "application/json" }, "body": "<%- stringify(filename, 'body.ejs') %>" } }] }] }`,
+  );
   await mb.start(['--configfile', join(dir, 'imposters.ejs'), '--allowInjection', '--localOnly']);
   assert.equal(JSON.parse((await get(port, '/')).body), { success: true });
 });
 
 test('configfile: --noParse serves the file as written; gzip request bodies are decoded (configFileTest)', async () => {
   const [plain, gzip] = [await freePort(), await freePort()];
-  writeFileDeep(join(mb.dir, 'noparse.json'), json({ imposters: [
-    { port: plain, protocol: 'http', stubs: [{ responses: [{ is: { body: '<% should not render through ejs' } }] }] },
-    { port: gzip, protocol: 'http', stubs: [{
-      predicates: [{ equals: { body: { title: 'Harry Potter' } } }],
-      responses: [{ is: { body: { code: 'SUCCESS' } } }],
-    }] },
-  ] }));
+  writeFileDeep(
+    join(mb.dir, 'noparse.json'),
+    json({
+      imposters: [
+        { port: plain, protocol: 'http', stubs: [{ responses: [{ is: { body: '<% should not render through ejs' } }] }] },
+        {
+          port: gzip,
+          protocol: 'http',
+          stubs: [
+            {
+              predicates: [{ equals: { body: { title: 'Harry Potter' } } }],
+              responses: [{ is: { body: { code: 'SUCCESS' } } }],
+            },
+          ],
+        },
+      ],
+    }),
+  );
   await mb.start(['--debug', '--configfile', join(mb.dir, 'noparse.json'), '--noParse']);
   assert.is((await get(plain, '/')).body, '<% should not render through ejs');
   const zipped = await http('POST', `http://localhost:${gzip}/`, {
-    headers: { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' }, body: gzipSync('{"title": "Harry Potter"}'),
+    headers: { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' },
+    body: gzipSync('{"title": "Harry Potter"}'),
   });
   assert.is(JSON.parse(zipped.body).code, 'SUCCESS');
 });
@@ -141,7 +185,10 @@ test('datadir: imposters come back after a restart until deleted (datadirTest)',
   await mb.admin('DELETE', '/imposters');
   await mb.stop();
   await mb.start(['--datadir', '.mbtest']);
-  const refused = await get(port, '/').then(() => 'connected', (err: NodeJS.ErrnoException) => err.code);
+  const refused = await get(port, '/').then(
+    () => 'connected',
+    (err: NodeJS.ErrnoException) => err.code,
+  );
   assert.is(refused, 'ECONNREFUSED', 'a deleted imposter is not restarted');
 });
 
@@ -174,7 +221,12 @@ test('save: the replayable document, to the default file, to --savefile, and wit
   await mb.start();
   await mb.admin('POST', '/imposters', { port: origin, protocol: 'http', stubs: [{ responses: [{ is: { body: 'origin' } }] }] });
   await mb.admin('POST', '/imposters', { port, protocol: 'http', name: 'orders', stubs: [{ responses: [{ is: { body: 'Order 123' } }] }] });
-  await mb.admin('POST', '/imposters', { port: proxy, protocol: 'http', name: 'PROXY', stubs: [{ responses: [{ proxy: { to: `http://localhost:${origin}` } }] }] });
+  await mb.admin('POST', '/imposters', {
+    port: proxy,
+    protocol: 'http',
+    name: 'PROXY',
+    stubs: [{ responses: [{ proxy: { to: `http://localhost:${origin}` } }] }],
+  });
   await get(proxy, '/');
 
   const replayable = JSON.parse((await mb.admin('GET', '/imposters?replayable=true')).body);
@@ -198,9 +250,24 @@ test('replay: proxyAlways recordings become the stubs, proxies removed (replayTe
   const originFn = '(request, state) => { state.count = state.count || 0; state.count += 1; return { body: `${state.count}. ${request.path}` }; }';
   await mb.start(['--allowInjection']);
   await mb.admin('POST', '/imposters', { protocol: 'http', port: origin, name: 'origin server', stubs: [{ responses: [{ inject: originFn }] }] });
-  await mb.admin('POST', '/imposters', { protocol: 'http', port: proxy, name: 'PROXY', stubs: [{ responses: [{ proxy: {
-    to: `http://localhost:${origin}`, mode: 'proxyAlways', predicateGenerators: [{ matches: { path: true } }],
-  } }] }] });
+  await mb.admin('POST', '/imposters', {
+    protocol: 'http',
+    port: proxy,
+    name: 'PROXY',
+    stubs: [
+      {
+        responses: [
+          {
+            proxy: {
+              to: `http://localhost:${origin}`,
+              mode: 'proxyAlways',
+              predicateGenerators: [{ matches: { path: true } }],
+            },
+          },
+        ],
+      },
+    ],
+  });
   await get(proxy, '/first');
   await get(proxy, '/second');
   await get(proxy, '/first');
@@ -209,7 +276,10 @@ test('replay: proxyAlways recordings become the stubs, proxies removed (replayTe
   assert.is(replay.status, 0, replay.stderr);
   const stubs = JSON.parse((await mb.admin('GET', `/imposters/${proxy}`)).body).stubs as { responses: { is: { body: string } }[] }[];
   assert.is(stubs.length, 2, JSON.stringify(stubs));
-  assert.equal(stubs.map((stub) => stub.responses.map((r) => r.is.body)), [['1. /first', '3. /first'], ['2. /second']]);
+  assert.equal(
+    stubs.map((stub) => stub.responses.map((r) => r.is.body)),
+    [['1. /first', '3. /first'], ['2. /second']],
+  );
 });
 
 test('rcfile: a missing or non-JSON rcfile still starts; SPEC keys apply; command-line flags win (rcfileTest)', async () => {
@@ -245,7 +315,10 @@ test('host: links, imposters, save and replay follow --host; localhost is refuse
   assert.ok(Object.values(links).length > 0);
   for (const { href } of Object.values(links)) assert.ok(href.startsWith(`http://${host}`), href);
 
-  const refused = await get(mb.port, '/', { host: '127.0.0.1' }).then(() => 'connected', (err: NodeJS.ErrnoException) => err.code);
+  const refused = await get(mb.port, '/', { host: '127.0.0.1' }).then(
+    () => 'connected',
+    (err: NodeJS.ErrnoException) => err.code,
+  );
   assert.is(refused, 'ECONNREFUSED', 'admin bound to the host only');
 
   const bare = { imposters: [{ protocol: 'http', port: origin, recordRequests: false, stubs: [] }] };
@@ -254,18 +327,26 @@ test('host: links, imposters, save and replay follow --host; localhost is refuse
   assert.is(saved.status, 0, saved.stderr);
   assert.equal(JSON.parse(readFileSync(join(mb.dir, 'svc.json'), 'utf8')), bare, 'save --host writes what was PUT');
 
-  await mb.admin('PUT', '/imposters', { imposters: [
-    { protocol: 'http', port: origin, stubs: [{ responses: [{ is: { body: 'ORIGIN' } }] }] },
-    { protocol: 'http', port: proxy, stubs: [{ responses: [{ proxy: { to: `http://${host}:${origin}`, mode: 'proxyAlways' } }] }] },
-  ] });
+  await mb.admin('PUT', '/imposters', {
+    imposters: [
+      { protocol: 'http', port: origin, stubs: [{ responses: [{ is: { body: 'ORIGIN' } }] }] },
+      { protocol: 'http', port: proxy, stubs: [{ responses: [{ proxy: { to: `http://${host}:${origin}`, mode: 'proxyAlways' } }] }] },
+    ],
+  });
   assert.is((await get(origin, '/', { host })).status, 200);
-  const imposterRefused = await get(origin, '/', { host: '127.0.0.1' }).then(() => 'connected', (err: NodeJS.ErrnoException) => err.code);
+  const imposterRefused = await get(origin, '/', { host: '127.0.0.1' }).then(
+    () => 'connected',
+    (err: NodeJS.ErrnoException) => err.code,
+  );
   assert.is(imposterRefused, 'ECONNREFUSED', 'imposters bound to the host only');
 
   await get(proxy, '/', { host });
   const replay = await mb.replay(['--host', host]);
   assert.is(replay.status, 0, replay.stderr);
-  const imposters = JSON.parse((await mb.admin('GET', '/imposters?replayable=true')).body).imposters as { port: number; stubs: { responses: { is: { body: string } }[] }[] }[];
+  const imposters = JSON.parse((await mb.admin('GET', '/imposters?replayable=true')).body).imposters as {
+    port: number;
+    stubs: { responses: { is: { body: string } }[] }[];
+  }[];
   const responses = imposters.find((imposter) => imposter.port === proxy)!.stubs[0]!.responses;
   assert.is(responses.length, 1);
   assert.is(responses[0]!.is.body, 'ORIGIN');

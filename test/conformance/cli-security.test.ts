@@ -16,22 +16,37 @@ import { networkInterfaces } from 'node:os';
 import { freePort, http, startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
 import { startPair, type Pair } from '../helpers/pair.js';
 
-interface Address { address: string; family: 4 | 6 }
+interface Address {
+  address: string;
+  family: 4 | 6;
+}
 
 /** The loopback interface's own addresses: what --localOnly serves. */
 function addresses(): Address[] {
-  return Object.values(networkInterfaces()).flatMap((list) => list ?? [])
+  return Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
     .filter((a) => a.internal)
-    .map((a) => ({ address: a.address, family: a.family === 'IPv4' ? 4 as const : 6 as const }));
+    .map((a) => ({ address: a.address, family: a.family === 'IPv4' ? (4 as const) : (6 as const) }));
 }
 
 /** POST /imposters (mountebank's probe) from a given local address to the loopback of its family. */
 function connectFrom(from: Address, port: number): Promise<string> {
   return new Promise((resolve) => {
-    const req = request({
-      host: from.family === 4 ? '127.0.0.1' : '::1', port, path: '/imposters', method: 'POST', localAddress: from.address,
-      headers: { 'content-type': 'application/json' }, agent: false,
-    }, (res) => { res.resume(); res.on('end', () => resolve(`answered ${res.statusCode}`)); });
+    const req = request(
+      {
+        host: from.family === 4 ? '127.0.0.1' : '::1',
+        port,
+        path: '/imposters',
+        method: 'POST',
+        localAddress: from.address,
+        headers: { 'content-type': 'application/json' },
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(`answered ${res.statusCode}`));
+      },
+    );
     req.setTimeout(5000, () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     req.end(JSON.stringify({ protocol: 'http' }));
@@ -56,7 +71,10 @@ test('without --allowInjection each scripted config is a 400 invalid injection, 
     for (const [name, imposter] of Object.entries(cases)) {
       for (const side of [pair.mb, pair.svc]) {
         const port = await freePort();
-        const res = await http('POST', `${side.admin}/imposters`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...imposter, port }) });
+        const res = await http('POST', `${side.admin}/imposters`, {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...imposter, port }),
+        });
         assert.is(res.status, 400, `${side.name}: ${name}: ${res.body}`);
         assert.is(JSON.parse(res.body).errors[0].code, 'invalid injection', `${side.name}: ${name}`);
       }
@@ -85,7 +103,10 @@ test('--apikey: admin calls without the key are 401 unauthorized; x-api-key (mou
       assert.is((await http('GET', url, { headers: { 'x-api-key': 'secret' } })).status, 200);
     }
     assert.is((await http('GET', `http://127.0.0.1:${svc.adminPort}/imposters`, { headers: { Authorization: 'secret' } })).status, 200);
-    const created = await http('POST', `http://127.0.0.1:${svc.adminPort}/imposters`, { headers: { 'x-api-key': 'secret' }, body: JSON.stringify({ protocol: 'http', port }) });
+    const created = await http('POST', `http://127.0.0.1:${svc.adminPort}/imposters`, {
+      headers: { 'x-api-key': 'secret' },
+      body: JSON.stringify({ protocol: 'http', port }),
+    });
     assert.is(created.status, 201);
     assert.is((await http('GET', `http://127.0.0.1:${port}/`)).status, 200, 'imposter ports are not gated');
   } finally {
@@ -102,7 +123,10 @@ async function withSvc(args: string[], run: (svc: RunningServer) => Promise<void
   }
 }
 
-const nonLocal: Address[] = [{ address: '127.0.0.2', family: 4 }, { address: '127.0.0.3', family: 4 }];
+const nonLocal: Address[] = [
+  { address: '127.0.0.2', family: 4 },
+  { address: '127.0.0.3', family: 4 },
+];
 const local = addresses();
 
 test('--localOnly: non-local peers are reset on the admin port and on imposters; local ones are served', async () => {
@@ -122,7 +146,8 @@ test('--localOnly: non-local peers are reset on the admin port and on imposters;
 test('without --localOnly every address is served; --ipWhitelist admits the listed ones only, unless --localOnly', async () => {
   const v4 = nonLocal.filter((a) => a.family === 4);
   await withSvc([], async (svc) => {
-    for (const from of [...local, ...nonLocal].filter((a) => a.family === 4)) assert.match(await connectFrom(from, svc.adminPort), /^answered 201/, from.address);
+    for (const from of [...local, ...nonLocal].filter((a) => a.family === 4))
+      assert.match(await connectFrom(from, svc.adminPort), /^answered 201/, from.address);
   });
   const allowed = v4[0]!;
   await withSvc(['--ipWhitelist', `127.0.0.1|${allowed.address}`], async (svc) => {

@@ -17,14 +17,19 @@ export class MbStyle {
   host = 'localhost';
   private running = false;
 
-  private constructor(readonly port: number, private readonly env: NodeJS.ProcessEnv) {}
+  private constructor(
+    readonly port: number,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
 
   /** The metrics port goes through the environment so the command line stays mountebank's. */
   static async create(): Promise<MbStyle> {
     return new MbStyle(await freePort(), { SVC_METRICS_PORT: String(await freePort()) });
   }
 
-  get pidfile(): string { return join(this.dir, 'test.pid'); }
+  get pidfile(): string {
+    return join(this.dir, 'test.pid');
+  }
 
   async start(args: string[] = []): Promise<CliRun> {
     const hostIndex = args.indexOf('--host');
@@ -44,10 +49,16 @@ export class MbStyle {
     if (run.status !== 0 || existsSync(this.pidfile)) throw new Error(`stop failed (${run.status}): ${run.stderr}`);
   }
 
-  save(args: string[] = []): Promise<CliRun> { return this.cli(['save', '--port', String(this.port), ...args]); }
-  replay(args: string[] = []): Promise<CliRun> { return this.cli(['replay', '--port', String(this.port), ...args]); }
+  save(args: string[] = []): Promise<CliRun> {
+    return this.cli(['save', '--port', String(this.port), ...args]);
+  }
+  replay(args: string[] = []): Promise<CliRun> {
+    return this.cli(['replay', '--port', String(this.port), ...args]);
+  }
 
-  cli(args: string[]): Promise<CliRun> { return runSvc(args, { cwd: this.dir, env: this.env }); }
+  cli(args: string[]): Promise<CliRun> {
+    return runSvc(args, { cwd: this.dir, env: this.env });
+  }
 
   /** An admin call as mb.js makes it: JSON body, to the host the server was started with. */
   admin(method: string, path: string, body?: unknown): Promise<HttpResponse> {
@@ -73,7 +84,9 @@ export function httpsGet(port: number, path: string, headers: Record<string, str
     const req = httpsRequest({ host: 'localhost', port, path, headers, rejectUnauthorized: false, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.setTimeout(30_000, () => req.destroy(new Error(`GET https://localhost:${port}${path} timed out`)));

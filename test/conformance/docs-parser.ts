@@ -62,8 +62,7 @@ function textContent(html: string): string {
 function codeText(html: string): string {
   const code = /<code\b[^>]*>([\s\S]*?)<\/code>/i.exec(html);
   if (!code) return '';
-  const changed = code[1]!.replace(/<change\b([^>]*)>[\s\S]*?<\/change>/gi,
-    (_whole, attrs: string) => (attributesOf(attrs).to ?? '').replace(/</g, '&lt;'));
+  const changed = code[1]!.replace(/<change\b([^>]*)>[\s\S]*?<\/change>/gi, (_whole, attrs: string) => (attributesOf(attrs).to ?? '').replace(/</g, '&lt;'));
   return textContent(changed).trim();
 }
 

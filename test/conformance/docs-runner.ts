@@ -280,10 +280,13 @@ function maskText(text: string, step: DocStep): string {
     const fragment = step.expected!.volatile.find((v) => line.includes(v))!;
     return line.trim().slice(0, line.trim().indexOf(fragment));
   });
-  return text.split('\n').map((line) => {
-    const prefix = patterns.find((p) => p && line.trim().startsWith(p));
-    return prefix === undefined ? line : `${prefix}<volatile>`;
-  }).join('\n');
+  return text
+    .split('\n')
+    .map((line) => {
+      const prefix = patterns.find((p) => p && line.trim().startsWith(p));
+      return prefix === undefined ? line : `${prefix}<volatile>`;
+    })
+    .join('\n');
 }
 
 /**
@@ -306,7 +309,10 @@ export function diffJson(mb: unknown, svc: unknown, path = '$'): string[] {
     const out: string[] = [];
     for (const [k, v] of Object.entries(m)) {
       // SPEC §2.9: a recorded request without a body omits `body`.
-      if (!(k in s)) { if (!(k === 'body' && v === '')) out.push(`${path}.${k}: missing in svc (mountebank ${JSON.stringify(v)})`); continue; }
+      if (!(k in s)) {
+        if (!(k === 'body' && v === '')) out.push(`${path}.${k}: missing in svc (mountebank ${JSON.stringify(v)})`);
+        continue;
+      }
       out.push(...diffJson(v, s[k], `${path}.${k}`));
     }
     for (const k of Object.keys(s)) if (!(k in m) && !svcExtraKeys.has(k)) out.push(`${path}.${k}: only in svc (${JSON.stringify(s[k])})`);
@@ -332,7 +338,10 @@ export function compareRuns(mb: StepResult[], svc: StepResult[]): string[] {
   for (const [i, m] of mb.entries()) {
     const s = svc[i];
     const where = `step ${m.index + 1} (${m.request})`;
-    if (!s) { out.push(`${where}: not run on svc`); continue; }
+    if (!s) {
+      out.push(`${where}: not run on svc`);
+      continue;
+    }
     if (m.status !== s.status) out.push(`${where}: status mountebank ${m.status}, svc ${s.status}`);
     const mh = JSON.stringify(m.headers);
     const sh = JSON.stringify(s.headers);

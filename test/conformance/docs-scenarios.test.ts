@@ -19,14 +19,21 @@ import { svcCommand } from '../cli/run-svc.js';
 import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario } from './docs-parser.js';
 import { compareRuns, framingDifferences, runScenario, scenarioPorts, skipReason, unservedPorts, type Target } from './docs-runner.js';
 
-interface Side { target: Target; server: RunningServer }
+interface Side {
+  target: Target;
+  server: RunningServer;
+}
 
 async function startSide(name: string, command: (port: number) => string[]): Promise<Side> {
   const adminPort = await freePort();
   const cwd = mkdtempSync(join(tmpdir(), `svc-docs-${name}-`));
   const [cmd, ...args] = command(adminPort);
   const server = await spawnServer({
-    command: cmd!, args, adminPort, readyPath: '/imposters', cwd,
+    command: cmd!,
+    args,
+    adminPort,
+    readyPath: '/imposters',
+    cwd,
     cleanup: () => rmSync(cwd, { recursive: true, force: true }),
   });
   return { target: { adminPort, cwd }, server };
@@ -40,10 +47,27 @@ let svc: Side | undefined;
 test.before(async () => {
   const metricsPort = await freePort();
   [mb, svc] = await Promise.all([
-    startSide('mountebank', (port) => [process.execPath, join(repoRoot, 'node_modules/mountebank/bin/mb'),
-      '--port', String(port), '--allowInjection', '--pidfile', 'mb.pid']),
-    startSide('svc', (port) => [...svcCommand, 'start', '--port', String(port), '--allowInjection',
-      '--metrics-port', String(metricsPort), '--pidfile', 'svc.pid', '--nologfile']),
+    startSide('mountebank', (port) => [
+      process.execPath,
+      join(repoRoot, 'node_modules/mountebank/bin/mb'),
+      '--port',
+      String(port),
+      '--allowInjection',
+      '--pidfile',
+      'mb.pid',
+    ]),
+    startSide('svc', (port) => [
+      ...svcCommand,
+      'start',
+      '--port',
+      String(port),
+      '--allowInjection',
+      '--metrics-port',
+      String(metricsPort),
+      '--pidfile',
+      'svc.pid',
+      '--nologfile',
+    ]),
   ]);
 });
 test.after(async () => {
@@ -61,12 +85,20 @@ const skippedSteps = scenarios.flatMap((scenario) => {
 
 /** Scenarios with nothing svc can run: tcp/smtp imposters driven by nc, an smtp client, or curl+nc. */
 const unrunnable = [
-  'api/behaviors/copy | copy-jsonpath', 'api/fault/connectionReset | tcp and example',
-  'api/fault/randomDataThenClose | tcp and example', 'api/mocks | example', 'api/predicates/and | tcp and example',
-  'api/predicates/contains | tcp contains example', 'api/predicates/endsWith | tcp endsWith example',
-  'api/predicates/inject | tcp inject example', 'api/predicates/matches | tcp matches example',
-  'api/predicates/not | tcp not example', 'api/predicates/or | tcp or example',
-  'api/predicates/startsWith | tcp startsWith example', 'gettingStarted | getting-started', 'protocols/tcp | tcp-binary',
+  'api/behaviors/copy | copy-jsonpath',
+  'api/fault/connectionReset | tcp and example',
+  'api/fault/randomDataThenClose | tcp and example',
+  'api/mocks | example',
+  'api/predicates/and | tcp and example',
+  'api/predicates/contains | tcp contains example',
+  'api/predicates/endsWith | tcp endsWith example',
+  'api/predicates/inject | tcp inject example',
+  'api/predicates/matches | tcp matches example',
+  'api/predicates/not | tcp not example',
+  'api/predicates/or | tcp or example',
+  'api/predicates/startsWith | tcp startsWith example',
+  'gettingStarted | getting-started',
+  'protocols/tcp | tcp-binary',
 ];
 
 function runnable(scenario: DocScenario): boolean {
@@ -79,7 +111,10 @@ test('the docs templates hold the scenarios this sweep expects; only tcp/smtp/sh
   const http = scenarios.flatMap((s) => s.steps).filter((s) => s.type === 'http');
   assert.ok(http.length >= 190, `only ${http.length} http steps parsed`);
   for (const line of skippedSteps) assert.match(line, /exec step|smtp step|tcp\/smtp imposter/);
-  assert.equal(scenarios.filter((s) => !runnable(s)).map((s) => `${s.page} | ${s.name}`), unrunnable);
+  assert.equal(
+    scenarios.filter((s) => !runnable(s)).map((s) => `${s.page} | ${s.name}`),
+    unrunnable,
+  );
 });
 
 /**
@@ -105,7 +140,10 @@ async function runBoth(scenario: DocScenario) {
   const svcRun = await runScenario(scenario, DOCS_ADMIN_PORT, svc!.target, portMap);
   await http('DELETE', `http://127.0.0.1:${svc!.target.adminPort}/imposters`);
   assert.ok(mbRun.length > 0, 'no step ran');
-  assert.ok(mbRun.every((step) => step.status > 0), `mountebank did not answer: ${JSON.stringify(mbRun.find((s) => s.status < 0))}`);
+  assert.ok(
+    mbRun.every((step) => step.status > 0),
+    `mountebank did not answer: ${JSON.stringify(mbRun.find((s) => s.status < 0))}`,
+  );
   return { mbRun, svcRun };
 }
 

@@ -13,7 +13,6 @@ import { call, createImposters, onBoth, dynamicPairForSuite, type Protocol } fro
 
 const test = suite('conformance: dynamic faults');
 
-
 const ready = dynamicPairForSuite(test);
 
 const faulty = (protocol: Protocol, fault: string) => (ports: number[]) => [{ protocol, port: ports[0], stubs: [{ responses: [{ fault }] }] }];

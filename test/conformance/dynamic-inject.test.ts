@@ -9,12 +9,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { svcIsMountebank } from '../helpers/pair.js';
-import {
-  admin, call, createImposters, onBoth, dynamicPairForSuite, view, type Protocol,
-} from './dynamic-support.js';
+import { admin, call, createImposters, onBoth, dynamicPairForSuite, view, type Protocol } from './dynamic-support.js';
 
 const test = suite('conformance: dynamic inject');
-
 
 const ready = dynamicPairForSuite(test);
 
@@ -29,11 +26,22 @@ for (const protocol of ['http', 'https'] as const) {
   ];
   for (const [name, fn] of predicates) {
     test(`${protocol}: ${name}`, async () => {
-      const { mb, svc } = await onBoth(ready(), 1, imposterOf(protocol, [{ predicates: [{ inject: fn }], responses: [{ is: { body: 'MATCHED' } }] }]),
-        async (_side, [port]) => view(await call({
-          protocol, port: port!, method: 'POST', path: '/test?key=value', body: 'BODY',
-          headers: { 'X-Test': 'test header', 'Content-Type': 'text/plain' },
-        })));
+      const { mb, svc } = await onBoth(
+        ready(),
+        1,
+        imposterOf(protocol, [{ predicates: [{ inject: fn }], responses: [{ is: { body: 'MATCHED' } }] }]),
+        async (_side, [port]) =>
+          view(
+            await call({
+              protocol,
+              port: port!,
+              method: 'POST',
+              path: '/test?key=value',
+              body: 'BODY',
+              headers: { 'X-Test': 'test header', 'Content-Type': 'text/plain' },
+            }),
+          ),
+      );
       assert.is(mb.body, 'MATCHED');
       assert.equal(svc, mb);
     });
@@ -41,10 +49,12 @@ for (const protocol of ['http', 'https'] as const) {
 
   test(`${protocol}: an inject predicate may change state (mountebank issue 495)`, async () => {
     const fn = 'config => { config.state.requests = config.state.requests || 0; config.state.requests += 1; return config.state.requests === 2; }';
-    const { mb, svc } = await onBoth(ready(), 1, imposterOf(protocol, [
-      { predicates: [{ inject: fn }], responses: [{ is: { body: 'MATCHED' } }] },
-      { responses: [{ is: { body: 'UNMATCHED' } }] },
-    ]), async (_side, [port]) => [(await get(port!)).body, (await get(port!)).body]);
+    const { mb, svc } = await onBoth(
+      ready(),
+      1,
+      imposterOf(protocol, [{ predicates: [{ inject: fn }], responses: [{ is: { body: 'MATCHED' } }] }, { responses: [{ is: { body: 'UNMATCHED' } }] }]),
+      async (_side, [port]) => [(await get(port!)).body, (await get(port!)).body],
+    );
     assert.equal(mb, ['UNMATCHED', 'MATCHED']);
     assert.equal(svc, mb);
   });
@@ -81,13 +91,21 @@ for (const protocol of ['http', 'https'] as const) {
   });
 
   const stateful: Array<[string, string]> = [
-    ['response inject state persists between requests (request, state)', '(request, state) => { if (!state.calls) { state.calls = 0; } state.calls += 1; return { body: state.calls.toString() }; }'],
-    ['response inject state persists between requests (config)', 'config => { if (!config.state.calls) { config.state.calls = 0; } config.state.calls += 1; return { body: config.state.calls.toString() }; }'],
+    [
+      'response inject state persists between requests (request, state)',
+      '(request, state) => { if (!state.calls) { state.calls = 0; } state.calls += 1; return { body: state.calls.toString() }; }',
+    ],
+    [
+      'response inject state persists between requests (config)',
+      'config => { if (!config.state.calls) { config.state.calls = 0; } config.state.calls += 1; return { body: config.state.calls.toString() }; }',
+    ],
   ];
   for (const [name, fn] of stateful) {
     test(`${protocol}: ${name}`, async () => {
-      const { mb, svc } = await onBoth(ready(), 1, imposterOf(protocol, [{ responses: [{ inject: fn }] }]),
-        async (_side, [port]) => [(await get(port!)).body, (await get(port!)).body]);
+      const { mb, svc } = await onBoth(ready(), 1, imposterOf(protocol, [{ responses: [{ inject: fn }] }]), async (_side, [port]) => [
+        (await get(port!)).body,
+        (await get(port!)).body,
+      ]);
       assert.equal(mb, ['1', '2']);
       assert.equal(svc, mb);
     });
@@ -107,14 +125,19 @@ for (const protocol of ['http', 'https'] as const) {
   ];
   for (const [name, predicate, response] of shared) {
     test(`${protocol}: ${name}, the predicate inside an and`, async () => {
-      const { mb, svc } = await onBoth(ready(), 1, imposterOf(protocol, [
-        { predicates: [{ and: [{ inject: predicate }, { equals: { path: '/' } }] }], responses: [{ is: { body: 'IS' } }] },
-        { responses: [{ inject: response }] },
-      ]), async (_side, [port]) => {
-        const bodies: string[] = [];
-        for (let i = 0; i < 3; i += 1) bodies.push((await get(port!)).body);
-        return bodies;
-      });
+      const { mb, svc } = await onBoth(
+        ready(),
+        1,
+        imposterOf(protocol, [
+          { predicates: [{ and: [{ inject: predicate }, { equals: { path: '/' } }] }], responses: [{ is: { body: 'IS' } }] },
+          { responses: [{ inject: response }] },
+        ]),
+        async (_side, [port]) => {
+          const bodies: string[] = [];
+          for (let i = 0; i < 3; i += 1) bodies.push((await get(port!)).body);
+          return bodies;
+        },
+      );
       assert.equal(mb, ['INJECT', 'INJECT', 'IS']);
       assert.equal(svc, mb);
     });
@@ -123,7 +146,10 @@ for (const protocol of ['http', 'https'] as const) {
   // SPEC: user JavaScript runs in a sandbox without Node's globals; mountebank runs it in Node.
   const nodeOnly: Array<[string, string]> = [
     ['the global process object', "() => ({ body: process.env.USER || 'test' })"],
-    ['require (an asynchronous origin call through http)', "(request, state, logger, callback) => { const http = require('http'); http.get('http://localhost:1/', () => callback({ body: 'late' })); }"],
+    [
+      'require (an asynchronous origin call through http)',
+      "(request, state, logger, callback) => { const http = require('http'); http.get('http://localhost:1/', () => callback({ body: 'late' })); }",
+    ],
   ];
   for (const [name, fn] of nodeOnly) {
     test(`${protocol}: ${name} is not available to svc's injects (400 invalid injection; mountebank runs it)`, async () => {

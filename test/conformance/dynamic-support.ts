@@ -75,23 +75,35 @@ export function call(spec: Call): Promise<Answer> {
   }
   const send = spec.protocol === 'https' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send({
-      host: 'localhost', port: spec.port, method: spec.method ?? 'GET', path: spec.path ?? '/', headers,
-      agent: agents[spec.protocol ?? 'http'], rejectUnauthorized: false,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const bodyBytes = Buffer.concat(chunks);
-        const body = bodyBytes.toString('utf8');
-        const answer: Answer = { status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, bodyBytes };
-        if ((res.headers['content-type'] ?? '').startsWith('application/json')) {
-          try { answer.json = JSON.parse(body); } catch { /* left as text */ }
-        }
-        resolve(answer);
-      });
-    });
+    const req = send(
+      {
+        host: 'localhost',
+        port: spec.port,
+        method: spec.method ?? 'GET',
+        path: spec.path ?? '/',
+        headers,
+        agent: agents[spec.protocol ?? 'http'],
+        rejectUnauthorized: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const bodyBytes = Buffer.concat(chunks);
+          const body = bodyBytes.toString('utf8');
+          const answer: Answer = { status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, bodyBytes };
+          if ((res.headers['content-type'] ?? '').startsWith('application/json')) {
+            try {
+              answer.json = JSON.parse(body);
+            } catch {
+              /* left as text */
+            }
+          }
+          resolve(answer);
+        });
+      },
+    );
     req.setTimeout(spec.timeoutMs ?? 60_000, () => req.destroy(new Error(`${spec.method ?? 'GET'} ${spec.path ?? '/'} timed out`)));
     req.on('error', reject);
     req.end(spec.body);
@@ -117,7 +129,11 @@ export async function admin(side: Side, method: string, path: string, body?: unk
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   let json: any;
-  try { json = JSON.parse(res.body); } catch { json = undefined; }
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, headers: res.headers as IncomingHttpHeaders, rawHeaders: res.rawHeaders, body: res.body, bodyBytes: res.bodyBytes, json };
 }
 

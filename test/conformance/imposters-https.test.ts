@@ -15,7 +15,9 @@ import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } fr
 const test = suite('conformance: https imposters');
 let pki: Pki;
 
-test.before(() => { pki = makePki(); });
+test.before(() => {
+  pki = makePki();
+});
 const ready = pairForSuite(test);
 
 interface Ctx {
@@ -28,7 +30,7 @@ interface Ctx {
 async function onBoth<T>(scenario: (ctx: Ctx) => Promise<T>): Promise<{ mb: any; svc: any }> {
   const p = ready();
   const run = async (side: Side) => {
-    const ports = await freePorts(3) as [number, number, number];
+    const ports = (await freePorts(3)) as [number, number, number];
     const [http, https] = [mbClient('http'), mbClient('https')];
     try {
       return normalizeAdmin(await scenario({ side, api: mbApi(side.server, http), ports, https }), side, ports);
@@ -57,7 +59,7 @@ function handshake(port: number, options: tls.ConnectionOptions = {}): Promise<{
   });
 }
 
-const fingerprintOf = (pem: unknown) => typeof pem === 'string' ? new X509Certificate(pem).fingerprint256 : `not a PEM: ${String(pem)}`;
+const fingerprintOf = (pem: unknown) => (typeof pem === 'string' ? new X509Certificate(pem).fingerprint256 : `not a PEM: ${String(pem)}`);
 
 test('key/cert given at creation: reported back and served', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, https }) => {
@@ -65,8 +67,11 @@ test('key/cert given at creation: reported back and served', async () => {
     const answer = await https.get('/', ports[0]);
     const served = await handshake(ports[0]);
     return {
-      status: created.status, key: created.body.key === pki.serverKey, cert: created.body.cert === pki.serverCert,
-      answer: answer.status, servesGivenCert: served.fingerprint === fingerprintOf(pki.serverCert),
+      status: created.status,
+      key: created.body.key === pki.serverKey,
+      cert: created.body.cert === pki.serverCert,
+      answer: answer.status,
+      servesGivenCert: served.fingerprint === fingerprintOf(pki.serverCert),
     };
   });
   assert.equal(svc, mb);
@@ -82,7 +87,9 @@ test('no key/cert: a default pair is served and reported with the TLS settings, 
     const settings = (body: Record<string, unknown>) => ({
       hasKey: typeof body.key === 'string' && body.key.includes('PRIVATE KEY'),
       reportsServedCert: fingerprintOf(body.cert) === served.fingerprint,
-      mutualAuth: body.mutualAuth, rejectUnauthorized: body.rejectUnauthorized, ca: body.ca,
+      mutualAuth: body.mutualAuth,
+      rejectUnauthorized: body.rejectUnauthorized,
+      ca: body.ca,
     });
     return { answer: answer.status, created: settings(created), replayable: settings(replayable) };
   });
@@ -107,8 +114,10 @@ test('mutualAuth with rejectUnauthorized and ca: only clients with a certificate
     const trusted = await https.request({ method: 'GET', path: '/', port: ports[0], key: pki.clientKey, cert: pki.clientCert });
     const anonymous = await failureCode(https.get('/', ports[0]));
     return {
-      status: created.status, settings: { mutualAuth: created.body.mutualAuth, rejectUnauthorized: created.body.rejectUnauthorized, ca: created.body.ca },
-      trusted: trusted.status, anonymousRefused: anonymous !== 'answered',
+      status: created.status,
+      settings: { mutualAuth: created.body.mutualAuth, rejectUnauthorized: created.body.rejectUnauthorized, ca: created.body.ca },
+      trusted: trusted.status,
+      anonymousRefused: anonymous !== 'answered',
     };
   });
   assert.equal(svc, mb);
@@ -138,9 +147,17 @@ test('unusable TLS settings (a key that is not PEM, an unknown cipher list) are 
 
 test('proxy to an origin requiring mutual auth, with the client key/cert on the proxy', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, https }) => {
-    await api.post('/imposters', { protocol: 'https', port: ports[1], name: 'origin', mutualAuth: true, stubs: [{ responses: [{ is: { body: 'origin server' } }] }] });
     await api.post('/imposters', {
-      protocol: 'https', port: ports[0], name: 'proxy',
+      protocol: 'https',
+      port: ports[1],
+      name: 'origin',
+      mutualAuth: true,
+      stubs: [{ responses: [{ is: { body: 'origin server' } }] }],
+    });
+    await api.post('/imposters', {
+      protocol: 'https',
+      port: ports[0],
+      name: 'proxy',
       stubs: [{ responses: [{ proxy: { to: `https://localhost:${ports[1]}`, key: pki.clientKey, cert: pki.clientCert } }] }],
     });
     return (await https.get('/', ports[0])).body;
@@ -153,7 +170,10 @@ test('an https client on a plain http imposter fails at once (400 and close), no
   const { mb, svc } = await onBoth(async ({ api, ports }) => {
     await api.post('/imposters', { protocol: 'http', port: ports[0] });
     const started = Date.now();
-    const error = await handshake(ports[0]).then(() => 'handshake succeeded', (err: NodeJS.ErrnoException) => err.code ?? err.message);
+    const error = await handshake(ports[0]).then(
+      () => 'handshake succeeded',
+      (err: NodeJS.ErrnoException) => err.code ?? err.message,
+    );
     return { error, fast: Date.now() - started < 2000 };
   });
   assert.equal(svc, mb);
@@ -167,7 +187,12 @@ test('PUT /imposters with a saved https config leaves the running imposter uncha
     const saved = (await api.get('/imposters?replayable=true')).body;
     const put = await api.put('/imposters', saved);
     const after = (await api.get(`/imposters/${ports[0]}`)).body;
-    return { put: put.status, savedHasKey: typeof saved.imposters[0].key === 'string', numberOfRequests: after.numberOfRequests, served: (await https.get('/', ports[0])).status };
+    return {
+      put: put.status,
+      savedHasKey: typeof saved.imposters[0].key === 'string',
+      numberOfRequests: after.numberOfRequests,
+      served: (await https.get('/', ports[0])).status,
+    };
   });
   // mountebank recreates every imposter on PUT; SPEC keeps an unchanged one with its recorded requests.
   assert.equal(mb, { put: 200, savedHasKey: true, numberOfRequests: 0, served: 200 });

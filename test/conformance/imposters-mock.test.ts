@@ -23,7 +23,7 @@ test.before(async () => {
     servers = { mb: mb.value, svc: svc.value };
     return;
   }
-  await Promise.all(started.map((s) => s.status === 'fulfilled' ? s.value.stop() : undefined));
+  await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
   const failed = (mb.status === 'rejected' ? mb : svc) as PromiseRejectedResult;
   servers = failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
 });
@@ -45,23 +45,32 @@ test('--mock: an imposter without recordRequests records its requests; recordReq
       const saved = await api.get(`/imposters/${ports[0]}/savedRequests`);
       await api.del('/imposters');
       const side: Side = { name, server, admin: `http://127.0.0.1:${server.adminPort}` };
-      return normalizeAdmin({
-        recordRequests: detail.recordRequests, numberOfRequests: detail.numberOfRequests,
-        requests: detail.requests.map((r: { method: string; path: string; query: unknown }) => ({ method: r.method, path: r.path, query: r.query })),
-        savedRequests: saved.status === 200 ? saved.body.length : saved.status,
-      }, side, ports);
+      return normalizeAdmin(
+        {
+          recordRequests: detail.recordRequests,
+          numberOfRequests: detail.numberOfRequests,
+          requests: detail.requests.map((r: { method: string; path: string; query: unknown }) => ({ method: r.method, path: r.path, query: r.query })),
+          savedRequests: saved.status === 200 ? saved.body.length : saved.status,
+        },
+        side,
+        ports,
+      );
     } finally {
       admin.close();
       imposters.close();
     }
   };
   const mb = await observe('mountebank', servers.mb);
-  const svc = await observe('svc', servers.svc) as { savedRequests: unknown };
+  const svc = (await observe('svc', servers.svc)) as { savedRequests: unknown };
   // savedRequests is an svc route (SPEC §4.4); mountebank 2.9.1 has no such endpoint.
   assert.equal(missingFrom({ ...(mb as object), savedRequests: undefined }, { ...svc, savedRequests: undefined }), []);
   assert.equal(mb, {
-    recordRequests: false, numberOfRequests: 2,
-    requests: [{ method: 'GET', path: '/first', query: {} }, { method: 'GET', path: '/second', query: { q: '1' } }],
+    recordRequests: false,
+    numberOfRequests: 2,
+    requests: [
+      { method: 'GET', path: '/first', query: {} },
+      { method: 'GET', path: '/second', query: { q: '1' } },
+    ],
     savedRequests: (mb as { savedRequests: unknown }).savedRequests,
   });
   if (!svcIsMountebank) assert.is(svc.savedRequests, 2);

@@ -27,7 +27,7 @@ interface Ctx {
 async function onBoth<T>(scenario: (ctx: Ctx) => Promise<T>): Promise<{ mb: any; svc: any; raw: [T, T] }> {
   const p = ready();
   const run = async (side: Side) => {
-    const ports = await freePorts(3) as [number, number, number];
+    const ports = (await freePorts(3)) as [number, number, number];
     const clients = { http: mbClient('http'), https: mbClient('https') };
     try {
       const value = await scenario({ side, api: mbApi(side.server, clients.http), ports, ...clients });
@@ -49,8 +49,7 @@ function assertContained(mb: unknown, svc: unknown, label: string): void {
 
 const PROTOCOLS = ['http', 'https'] as const;
 const PREFLIGHT = { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-Custom-Header', Origin: 'localhost:8080' };
-const corsHeaders = (headers: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith('access-control-')));
+const corsHeaders = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith('access-control-')));
 
 // ---------------------------------------------------------------- httpImposterTest
 
@@ -78,7 +77,9 @@ for (const protocol of PROTOCOLS) {
     });
     assert.equal(svc, mb);
     assert.equal(svc[1].cors, {
-      'access-control-allow-headers': 'X-Custom-Header', 'access-control-allow-methods': 'PUT', 'access-control-allow-origin': 'localhost:8080',
+      'access-control-allow-headers': 'X-Custom-Header',
+      'access-control-allow-methods': 'PUT',
+      'access-control-allow-origin': 'localhost:8080',
     });
     assert.equal([svc[0].cors, svc[2].cors], [{}, {}]);
   });
@@ -114,17 +115,24 @@ for (const protocol of PROTOCOLS) {
       return { status: detail.status, stubs: detail.body.stubs, unknown: unknown.status };
     });
     assertContained(mb, svc, 'stubs');
-    assert.equal(svc.stubs.map((s: { responses: unknown; _links: unknown }) => [s.responses, s._links]), [
-      [[{ is: { body: '1' } }], { self: { href: 'http://ADMIN/imposters/PORT0/stubs/0' } }],
-      [[{ is: { body: '2' } }], { self: { href: 'http://ADMIN/imposters/PORT0/stubs/1' } }],
-    ]);
+    assert.equal(
+      svc.stubs.map((s: { responses: unknown; _links: unknown }) => [s.responses, s._links]),
+      [
+        [[{ is: { body: '1' } }], { self: { href: 'http://ADMIN/imposters/PORT0/stubs/0' } }],
+        [[{ is: { body: '2' } }], { self: { href: 'http://ADMIN/imposters/PORT0/stubs/1' } }],
+      ],
+    );
     assert.is(svc.unknown, 404);
   });
 
   test(`${protocol}: DELETE /imposters/:port frees the port, pooled keep-alive sockets included; unknown port per SPEC`, async () => {
     const { mb, svc } = await onBoth(async ({ api, ports, ...ctx }) => {
       const client = ctx[protocol];
-      const created = await api.post('/imposters', { protocol, port: ports[0], stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' }, body: 'old' } }] }] });
+      const created = await api.post('/imposters', {
+        protocol,
+        port: ports[0],
+        stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' }, body: 'old' } }] }],
+      });
       const before = (await client.get('/', ports[0])).body;
       const deleted = await api.del(created.headers.location!);
       const again = await api.post('/imposters', { protocol, port: ports[0], stubs: [{ responses: [{ is: { body: 'new' } }] }] });
@@ -143,14 +151,19 @@ for (const protocol of PROTOCOLS) {
   test(`${protocol}: DELETE /imposters/:port?removeProxies=true&replayable=true`, async () => {
     const { mb, svc } = await onBoth(async ({ api, ports }) => {
       await api.post('/imposters', {
-        protocol: 'http', port: ports[0], name: 'impoter',
+        protocol: 'http',
+        port: ports[0],
+        name: 'impoter',
         stubs: [{ responses: [{ proxy: { to: 'http://www.google.com' } }, { is: { body: 'Hello, World!' } }] }],
       });
       const res = await api.del(`/imposters/${ports[0]}?removeProxies=true&replayable=true`);
       return { status: res.status, body: res.body };
     });
     assertContained(mb, svc, 'deleted');
-    assert.equal(mb, { status: 200, body: { protocol: 'http', port: 'PORT0', name: 'impoter', recordRequests: false, stubs: [{ responses: [{ is: { body: 'Hello, World!' } }] }] } });
+    assert.equal(mb, {
+      status: 200,
+      body: { protocol: 'http', port: 'PORT0', name: 'impoter', recordRequests: false, stubs: [{ responses: [{ is: { body: 'Hello, World!' } }] }] },
+    });
     assert.equal(Object.keys(svc.body).sort(), ['name', 'port', 'protocol', 'recordRequests', 'stubs']);
   });
 
@@ -162,7 +175,8 @@ for (const protocol of PROTOCOLS) {
       const cleared = await api.del(`/imposters/${ports[0]}/savedRequests`);
       const after = (await api.get(`/imposters/${ports[0]}`)).body;
       return {
-        before: before.requests.map((r: { path: string }) => r.path), cleared: cleared.status,
+        before: before.requests.map((r: { path: string }) => r.path),
+        cleared: cleared.status,
         clearedBody: { requests: cleared.body.requests, numberOfRequests: cleared.body.numberOfRequests },
         after: { requests: after.requests, numberOfRequests: after.numberOfRequests },
       };
@@ -179,7 +193,14 @@ test('POST /imposters: Location is _links.self.href and GET of it returns the cr
     const created = await api.post('/imposters', { protocol: 'http', port: ports[0] });
     const fetched = await api.get(created.headers.location!);
     const served = await http.get('/', ports[0]);
-    return { location: created.headers.location, self: created.body._links.self.href, status: fetched.status, created: created.body, fetched: fetched.body, served: served.status };
+    return {
+      location: created.headers.location,
+      self: created.body._links.self.href,
+      status: fetched.status,
+      created: created.body,
+      fetched: fetched.body,
+      served: served.status,
+    };
   });
   assertContained(mb, svc, 'hypermedia');
   assert.is(svc.location, 'http://ADMIN/imposters/PORT0');
@@ -225,7 +246,13 @@ test('POST /imposters: a JSON body sent as a form or text content type is still 
   const { mb, svc } = await onBoth(async ({ api, ports, http }) => {
     const statuses: number[] = [];
     for (const [i, type] of ['application/x-www-form-urlencoded', 'text/plain'].entries()) {
-      const res = await http.request({ method: 'POST', port: api.port, path: '/imposters', headers: { 'Content-Type': type }, body: JSON.stringify({ protocol: 'http', port: ports[i], stubs: [{ responses: [{ is: { body: 'ok' } }] }] }) });
+      const res = await http.request({
+        method: 'POST',
+        port: api.port,
+        path: '/imposters',
+        headers: { 'Content-Type': type },
+        body: JSON.stringify({ protocol: 'http', port: ports[i], stubs: [{ responses: [{ is: { body: 'ok' } }] }] }),
+      });
       statuses.push(res.status, (await http.get('/', ports[i]!)).status);
     }
     return statuses;
@@ -239,22 +266,43 @@ test('DELETE /imposters: empty list, replayable body, and keep-alive sockets clo
     const none = await api.del('/imposters');
     await api.post('/imposters', { protocol: 'http', port: ports[0], name: 'imposter 1' });
     // A stub that keeps the connection open, so the pooled socket must be closed by the delete.
-    await api.post('/imposters', { protocol: 'http', port: ports[1], name: 'imposter 1', stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' } } }] }] });
+    await api.post('/imposters', {
+      protocol: 'http',
+      port: ports[1],
+      name: 'imposter 1',
+      stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' } } }] }],
+    });
     await http.get('/', ports[0]);
     await http.get('/', ports[1]);
     const all = await api.del('/imposters');
     return {
-      none: { status: none.status, body: none.body }, all: { status: all.status, body: all.body },
-      after: await failureCode(http.get('/', ports[0])), afterKeepAlive: await failureCode(http.get('/', ports[1])),
+      none: { status: none.status, body: none.body },
+      all: { status: all.status, body: all.body },
+      after: await failureCode(http.get('/', ports[0])),
+      afterKeepAlive: await failureCode(http.get('/', ports[1])),
     };
   });
   assertContained(mb, svc, 'DELETE /imposters');
   assert.equal(svc.none, { status: 200, body: { imposters: [] } });
   // Replayable snapshots; svc's stubs also carry their generated id (SPEC §2.2).
-  assert.equal(missingFrom({ imposters: [
-    { protocol: 'http', port: 'PORT0', name: 'imposter 1', recordRequests: false, stubs: [] },
-    { protocol: 'http', port: 'PORT1', name: 'imposter 1', recordRequests: false, stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' } } }] }] },
-  ] }, svc.all.body), []);
+  assert.equal(
+    missingFrom(
+      {
+        imposters: [
+          { protocol: 'http', port: 'PORT0', name: 'imposter 1', recordRequests: false, stubs: [] },
+          {
+            protocol: 'http',
+            port: 'PORT1',
+            name: 'imposter 1',
+            recordRequests: false,
+            stubs: [{ responses: [{ is: { headers: { Connection: 'keep-alive' } } }] }],
+          },
+        ],
+      },
+      svc.all.body,
+    ),
+    [],
+  );
   assert.is(svc.after, 'ECONNREFUSED');
   assert.is(svc.afterKeepAlive, 'ECONNREFUSED');
 });
@@ -262,7 +310,12 @@ test('DELETE /imposters: empty list, replayable body, and keep-alive sockets clo
 test('DELETE /imposters?removeProxies=true&replayable=false: detail snapshots without proxy stubs', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports }) => {
     await api.post('/imposters', { protocol: 'http', port: ports[0], name: 'imposter-is', stubs: [{ responses: [{ is: { body: 'Hello, World!' } }] }] });
-    await api.post('/imposters', { protocol: 'http', port: ports[1], name: 'imposter-proxy', stubs: [{ responses: [{ proxy: { to: 'http://www.google.com' } }] }] });
+    await api.post('/imposters', {
+      protocol: 'http',
+      port: ports[1],
+      name: 'imposter-proxy',
+      stubs: [{ responses: [{ proxy: { to: 'http://www.google.com' } }] }],
+    });
     const res = await api.del('/imposters?removeProxies=true&replayable=false');
     return { status: res.status, body: res.body };
   });
@@ -285,7 +338,15 @@ test('PUT /imposters creates every imposter and overwrites the previous set', as
     return { status: put.status, names: put.body.imposters.map((i: { name: string }) => i.name), served };
   });
   assertContained(mb, svc, 'PUT /imposters');
-  assert.equal(svc, { status: 200, names: ['imposter 1', 'imposter 2', 'imposter 3'], served: [[200, ''], [200, ''], [200, '']] });
+  assert.equal(svc, {
+    status: 200,
+    names: ['imposter 1', 'imposter 2', 'imposter 3'],
+    served: [
+      [200, ''],
+      [200, ''],
+      [200, ''],
+    ],
+  });
 });
 
 test('null optional fields (as typed clients serialise unset ones) and a 0 statusCode are read as absent; a null repeat is still refused', async () => {
@@ -297,24 +358,44 @@ test('null optional fields (as typed clients serialise unset ones) and a 0 statu
     const statuses = [
       (await api.post('/imposters', { protocol: 'http', port: ports[0], name: null, recordRequests: null, stubs: [nullStub] })).status,
       (await api.post('/imposters', { protocol: 'https', port: ports[1], defaultResponse: null, key: null, cert: null })).status,
-      (await api.post('/imposters', {
-        protocol: 'http', port: ports[2], defaultResponse: { statusCode: null, headers: null, body: 'default' },
-        stubs: [{ predicates: [{ equals: { path: '/x' } }], responses: [{ is: { body: 'x' } }] }],
-      })).status,
+      (
+        await api.post('/imposters', {
+          protocol: 'http',
+          port: ports[2],
+          defaultResponse: { statusCode: null, headers: null, body: 'default' },
+          stubs: [{ predicates: [{ equals: { path: '/x' } }], responses: [{ is: { body: 'x' } }] }],
+        })
+      ).status,
     ];
     const served = [];
-    for (const [client, port] of [[http, ports[0]], [https, ports[1]], [http, ports[2]]] as const) {
+    for (const [client, port] of [
+      [http, ports[0]],
+      [https, ports[1]],
+      [http, ports[2]],
+    ] as const) {
       const res = await client.get('/', port);
       served.push([res.status, res.body]);
     }
     const repeat = await api.post(`/imposters/${ports[0]}/stubs`, { stub: { responses: [{ is: {}, repeat: null }] } });
     // A falsy statusCode is absent too (mountebank serves `statusCode || default`).
-    const zero = await api.post(`/imposters/${ports[2]}/stubs`, { index: 0, stub: { predicates: [{ equals: { path: '/zero' } }], responses: [{ is: { statusCode: 0, body: 'zero' } }] } });
+    const zero = await api.post(`/imposters/${ports[2]}/stubs`, {
+      index: 0,
+      stub: { predicates: [{ equals: { path: '/zero' } }], responses: [{ is: { statusCode: 0, body: 'zero' } }] },
+    });
     const zeroServed = await http.get('/zero', ports[2]);
     return { statuses, served, repeat: repeat.status, zero: [zero.status, zeroServed.status, zeroServed.body] };
   });
   assert.equal(svc, mb);
-  assert.equal(svc, { statuses: [201, 201, 201], served: [[200, ''], [200, ''], [200, 'default']], repeat: 400, zero: [200, 200, 'zero'] });
+  assert.equal(svc, {
+    statuses: [201, 201, 201],
+    served: [
+      [200, ''],
+      [200, ''],
+      [200, 'default'],
+    ],
+    repeat: 400,
+    zero: [200, 200, 'zero'],
+  });
 });
 
 test('GET /: every hypermedia link answers 200', async () => {
@@ -332,7 +413,8 @@ test('GET /: every hypermedia link answers 200', async () => {
 
 // ---------------------------------------------------------------- httpStubTest
 
-const GZIP_BASE64 = 'H4sIAAAAAAAEAO29B2AcSZYlJi9tynt/SvVK1+B0oQiAYBMk2JBAEOzBiM3mkuwdaUcjKasqgcplVmVdZhZAzO2dvPfee++999577733ujudTif33/8/XGZkAWz2zkrayZ4hgKrIHz9+fB8/In7xR8Xso0cfzab3p/vn053t/NPZbHt/cn5/++D+5N72pwefTnd2JtP8/CD7aPRR02btuqH2zXo6zZuGPpplbfbRo1/80arMlviZXWZFmU2Ksmiv8XdbLPIfVMucXsqb9vfPZy29VC3LAh/94o8WFb91XlcLarFz/9HODn3fVvTH3h7++CX015qbbmxzldMwbmjTztc3tjmvixvbNFnrt3mIj02bXfyBNutgXJE2v4RagWi//zRftnVWonlZXVALmpNFdpH//uuaPvxo3rar5tHdu9NFsz3LL8fL7JJIOivejafV4m5z3bT54u55UebN3d27/GIzXi0vqDei8VsPCMEI3gWadd5U65qm8qNH3/vFHy2zBVH6o5d1dVnM8jp9WtT5tK3qawLWg7PM2zH9n6C4F+dZvcim1+//YlUW0yJv0l+YUufTfLYmxG757vG6nVd18YOsLapl+rxowGC3efFZVS/WZXZ7JA1ZXuXneZ0vpzmh+0oJmH6+pu9ui/MJTU0xzUqM9qLOFrd9z9I1rc7Tb+dZ2c4BgtFq0mKZvsiv0t+nqt9uhPd9YnMa+8Cc5wugtJoX0/RsiXZC2Ff5L1qTAKeg2kboDtuTqqpnxVLeJ4Sf5Mv8vGib94JRZsXivd54WefbJ3ndFudEYe76xpeJINNqdV0XF3OSbPd72rR1sbxIdyGtv+T/AdOWKsArBQAA';
+const GZIP_BASE64 =
+  'H4sIAAAAAAAEAO29B2AcSZYlJi9tynt/SvVK1+B0oQiAYBMk2JBAEOzBiM3mkuwdaUcjKasqgcplVmVdZhZAzO2dvPfee++999577733ujudTif33/8/XGZkAWz2zkrayZ4hgKrIHz9+fB8/In7xR8Xso0cfzab3p/vn053t/NPZbHt/cn5/++D+5N72pwefTnd2JtP8/CD7aPRR02btuqH2zXo6zZuGPpplbfbRo1/80arMlviZXWZFmU2Ksmiv8XdbLPIfVMucXsqb9vfPZy29VC3LAh/94o8WFb91XlcLarFz/9HODn3fVvTH3h7++CX015qbbmxzldMwbmjTztc3tjmvixvbNFnrt3mIj02bXfyBNutgXJE2v4RagWi//zRftnVWonlZXVALmpNFdpH//uuaPvxo3rar5tHdu9NFsz3LL8fL7JJIOivejafV4m5z3bT54u55UebN3d27/GIzXi0vqDei8VsPCMEI3gWadd5U65qm8qNH3/vFHy2zBVH6o5d1dVnM8jp9WtT5tK3qawLWg7PM2zH9n6C4F+dZvcim1+//YlUW0yJv0l+YUufTfLYmxG757vG6nVd18YOsLapl+rxowGC3efFZVS/WZXZ7JA1ZXuXneZ0vpzmh+0oJmH6+pu9ui/MJTU0xzUqM9qLOFrd9z9I1rc7Tb+dZ2c4BgtFq0mKZvsiv0t+nqt9uhPd9YnMa+8Cc5wugtJoX0/RsiXZC2Ff5L1qTAKeg2kboDtuTqqpnxVLeJ4Sf5Mv8vGib94JRZsXivd54WefbJ3ndFudEYe76xpeJINNqdV0XF3OSbPd72rR1sbxIdyGtv+T/AdOWKsArBQAA';
 const PNG_MULTILINE_BASE64 = [
   'iVBORw0KGgoAAAANSUhEUgAAAGQAAAAyBAMAAABYG2ONAAAAFVBMVEUAAAD///9/f39fX1+fn58f',
   'Hx8/Pz8rYiDqAAAACXBIWXMAAA7EAAAOxAGVKw4bAAAAo0lEQVRIie2Qyw7CIBBFb2DwO5q+1o0L',
@@ -406,7 +488,13 @@ const STUB_CASES: StubCase[] = [
     observe: async (client, port) => {
       const headers = { 'X-One': 'Test', 'X-Two': 'Test', 'Content-Type': 'text/plain' };
       const send = (overrides: { path?: string; method?: string; headers?: Record<string, string>; body: string }) =>
-        client.request({ method: overrides.method ?? 'POST', port, path: overrides.path ?? '/test?key=value&next=true', headers: overrides.headers ?? headers, body: overrides.body });
+        client.request({
+          method: overrides.method ?? 'POST',
+          port,
+          path: overrides.path ?? '/test?key=value&next=true',
+          headers: overrides.headers ?? headers,
+          body: overrides.body,
+        });
       const { 'X-One': _dropped, ...withoutOne } = headers;
       const statuses: number[] = [];
       for (const spec of [
@@ -417,7 +505,8 @@ const STUB_CASES: StubCase[] = [
         { headers: { ...headers, 'X-Two': 'Testing' }, body: 'TEST' },
         { body: 'TESTing' },
         { body: 'TEST' },
-      ]) statuses.push((await send(spec)).status);
+      ])
+        statuses.push((await send(spec)).status);
       return statuses;
     },
     expected: [200, 200, 200, 200, 200, 200, 400],
@@ -429,13 +518,14 @@ const STUB_CASES: StubCase[] = [
       { responses: [{ is: { body: 'second stub' } }], predicates: [{ deepEquals: { query: { equals: 1 } } }] },
       { responses: [{ is: { body: 'third stub' } }], predicates: [{ deepEquals: { query: { equals: 'true', contains: false } } }] },
     ],
-    observe: (client, port) => bodies(client, port, ['/', '/?equals=something', '/?equals=1', '/?contains=false&equals=true', '/?contains=false&equals=true&matches=yes']),
+    observe: (client, port) =>
+      bodies(client, port, ['/', '/?equals=something', '/?equals=1', '/?contains=false&equals=true', '/?contains=false&equals=true&matches=yes']),
     expected: ['first stub', '', 'second stub', 'third stub', ''],
   },
   {
     name: 'binary response body',
     stubs: [{ responses: [{ is: { body: Buffer.from([0, 1, 2, 3]).toString('base64'), _mode: 'binary' } }] }],
-    observe: async (client, port) => [...(await client.request({ method: 'GET', port, path: '/', binary: true })).body as Buffer],
+    observe: async (client, port) => [...((await client.request({ method: 'GET', port, path: '/', binary: true })).body as Buffer)],
     expected: [0, 1, 2, 3],
   },
   {
@@ -462,7 +552,11 @@ const STUB_CASES: StubCase[] = [
       }
       return out;
     },
-    expected: [[404, 'Wrong address'], [500, 'Not found'], [404, 'Not found']],
+    expected: [
+      [404, 'Wrong address'],
+      [500, 'Not found'],
+      [404, 'Not found'],
+    ],
   },
   {
     name: 'defaultResponse header with an uppercase name (keep-alive)',
@@ -532,7 +626,14 @@ const STUB_CASES: StubCase[] = [
     name: 'predicates on a gzipped request body',
     stubs: [{ responses: [{ is: { body: 'SUCCESS' } }], predicates: JSON_BODY_PREDICATES }],
     observe: async (client, port) => {
-      const res = await client.request({ method: 'POST', port, path: '/', headers: { 'Content-Encoding': 'gzip' }, binary: true, body: gzipSync('{"key": "value", "arr": [3,2,1]}') });
+      const res = await client.request({
+        method: 'POST',
+        port,
+        path: '/',
+        headers: { 'Content-Encoding': 'gzip' },
+        binary: true,
+        body: gzipSync('{"key": "value", "arr": [3,2,1]}'),
+      });
       return (res.body as Buffer).toString();
     },
     expected: 'SUCCESS',
@@ -550,7 +651,12 @@ for (const protocol of PROTOCOLS) {
     const { mb, svc } = await onBoth(async ({ api, ports, ...ctx }) => {
       const out: Record<string, unknown> = {};
       for (const c of STUB_CASES) {
-        const created = await api.post('/imposters', { protocol, port: ports[0], stubs: c.stubs, ...(c.defaultResponse ? { defaultResponse: c.defaultResponse } : {}) });
+        const created = await api.post('/imposters', {
+          protocol,
+          port: ports[0],
+          stubs: c.stubs,
+          ...(c.defaultResponse ? { defaultResponse: c.defaultResponse } : {}),
+        });
         out[c.name] = created.status === 201 ? await c.observe(ctx[protocol], ports[0]) : `create failed ${created.status}: ${JSON.stringify(created.body)}`;
         await api.del(`/imposters/${ports[0]}`);
       }
@@ -575,9 +681,11 @@ for (const protocol of PROTOCOLS) {
       };
       const three = [first, { responses: [{ is: { body: 'SECOND' } }] }, { responses: [{ is: { body: 'third' } }] }];
       const two = [first, { responses: [{ is: { body: 'third' } }] }];
-      await step('replace all', [{ responses: [{ is: { body: 'ORIGINAL' } }] }], () => api.put(`/imposters/${ports[0]}/stubs`, {
-        stubs: [{ responses: [{ is: { body: 'FIRST' } }] }, { responses: [{ is: { body: 'ORIGINAL' } }] }, { responses: [{ is: { body: 'THIRD' } }] }],
-      }));
+      await step('replace all', [{ responses: [{ is: { body: 'ORIGINAL' } }] }], () =>
+        api.put(`/imposters/${ports[0]}/stubs`, {
+          stubs: [{ responses: [{ is: { body: 'FIRST' } }] }, { responses: [{ is: { body: 'ORIGINAL' } }] }, { responses: [{ is: { body: 'THIRD' } }] }],
+        }),
+      );
       await step('replace one', three, () => api.put(`/imposters/${ports[0]}/stubs/1`, { responses: [{ is: { body: 'CHANGED' } }] }));
       await step('delete one', three, () => api.del(`/imposters/${ports[0]}/stubs/1`));
       await step('insert at index', two, () => api.post(`/imposters/${ports[0]}/stubs`, { index: 1, stub: { responses: [{ is: { body: 'SECOND' } }] } }));
@@ -586,7 +694,11 @@ for (const protocol of PROTOCOLS) {
     });
     assertContained(mb, svc, 'stub changes');
     const view = (name: string) => {
-      const s = svc[name] as { status: number; stubs: Array<{ responses: Array<{ is: { body: string } }>; _links: { self: { href: string } } }>; served: string };
+      const s = svc[name] as {
+        status: number;
+        stubs: Array<{ responses: Array<{ is: { body: string } }>; _links: { self: { href: string } } }>;
+        served: string;
+      };
       return [s.status, s.stubs.map((stub) => `${stub.responses[0]!.is.body}@${stub._links.self.href.split('/').pop()}`), s.served];
     };
     assert.equal(view('replace all'), [200, ['FIRST@0', 'ORIGINAL@1', 'THIRD@2'], 'FIRST']);

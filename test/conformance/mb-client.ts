@@ -39,39 +39,51 @@ export interface MbClient {
 export function mbClient(protocol: 'http' | 'https'): MbClient {
   const driver = protocol === 'http' ? http : https;
   const agent = protocol === 'http' ? new http.Agent({ keepAlive: true }) : new https.Agent({ keepAlive: true, rejectUnauthorized: false });
-  const request = (spec: RequestSpec) => new Promise<MbResponse>((resolve, reject) => {
-    const headers: Record<string, string> = { ...spec.headers };
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept')) headers.accept = 'application/json';
-    if (spec.body !== undefined && spec.body !== '' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
-      headers['Content-Type'] = 'application/json';
-    }
-    const ownIdentity = spec.key !== undefined;
-    const req = driver.request({
-      hostname: 'localhost', port: spec.port, path: spec.path, method: spec.method, headers,
-      rejectUnauthorized: false,
-      agent: ownIdentity ? false : agent,
-      ...(ownIdentity ? { key: spec.key, cert: spec.cert } : {}),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        let body: unknown = spec.binary ? bytes : bytes.toString('utf8');
-        if ((res.headers['content-type'] ?? '').startsWith('application/json')) {
-          try { body = JSON.parse(bytes.toString('utf8')); } catch { body = `unparseable JSON: ${bytes.toString('utf8')}`; }
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
+  const request = (spec: RequestSpec) =>
+    new Promise<MbResponse>((resolve, reject) => {
+      const headers: Record<string, string> = { ...spec.headers };
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept')) headers.accept = 'application/json';
+      if (spec.body !== undefined && spec.body !== '' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+        headers['Content-Type'] = 'application/json';
+      }
+      const ownIdentity = spec.key !== undefined;
+      const req = driver.request(
+        {
+          hostname: 'localhost',
+          port: spec.port,
+          path: spec.path,
+          method: spec.method,
+          headers,
+          rejectUnauthorized: false,
+          agent: ownIdentity ? false : agent,
+          ...(ownIdentity ? { key: spec.key, cert: spec.cert } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            let body: unknown = spec.binary ? bytes : bytes.toString('utf8');
+            if ((res.headers['content-type'] ?? '').startsWith('application/json')) {
+              try {
+                body = JSON.parse(bytes.toString('utf8'));
+              } catch {
+                body = `unparseable JSON: ${bytes.toString('utf8')}`;
+              }
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+          });
+        },
+      );
+      req.setTimeout(30_000, () => req.destroy(new Error(`${spec.method} ${spec.path} on ${spec.port} timed out`)));
+      req.on('error', reject);
+      if (spec.body !== undefined) {
+        req.end(Buffer.isBuffer(spec.body) || typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
+      } else {
+        req.end();
+      }
     });
-    req.setTimeout(30_000, () => req.destroy(new Error(`${spec.method} ${spec.path} on ${spec.port} timed out`)));
-    req.on('error', reject);
-    if (spec.body !== undefined) {
-      req.end(Buffer.isBuffer(spec.body) || typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
-    } else {
-      req.end();
-    }
-  });
   return {
     request,
     get: (path, port) => request({ method: 'GET', path, port }),
@@ -93,7 +105,7 @@ export interface MbApi {
 
 export function mbApi(server: RunningServer, client: MbClient): MbApi {
   const port = server.adminPort;
-  const pathOf = (target: string) => target.startsWith('http') ? new URL(target).pathname + new URL(target).search : target;
+  const pathOf = (target: string) => (target.startsWith('http') ? new URL(target).pathname + new URL(target).search : target);
   const call = (method: string, target: string, body?: unknown) => client.request({ method, port, path: pathOf(target), body });
   return {
     port,

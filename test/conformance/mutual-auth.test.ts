@@ -19,7 +19,10 @@ const test = suite('https imposters: mutualAuth, rejectUnauthorized, ca');
 const dir = tempDirForSuite(test, 'svc-mutual-auth-');
 let svc: InProcessSvc;
 
-interface Identity { key: string; cert: string }
+interface Identity {
+  key: string;
+  cert: string;
+}
 type Presented = 'none' | 'selfSigned' | 'fromCa' | 'fromOtherCa';
 const identities = {} as Record<Exclude<Presented, 'none'>, Identity>;
 let caCert = '';
@@ -36,8 +39,23 @@ async function makeCa(name: string): Promise<void> {
 
 async function issue(name: string, ca: string): Promise<Identity> {
   await openssl('req', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
-  await openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial',
-    '-out', `${name}.crt`, '-days', '2', '-extfile', 'client.ext');
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-extfile',
+    'client.ext',
+  );
   return identityOf(name);
 }
 
@@ -56,8 +74,12 @@ test.before(async () => {
   identities.selfSigned = identityOf('self');
   caCert = identityOf('trusted-ca').cert;
 });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 /** The status node's https client gets, or `refused` when the connection fails. */
 function nodeStatus(port: number, presented: Presented): Promise<number | 'refused'> {
@@ -75,7 +97,8 @@ function nodeStatus(port: number, presented: Presented): Promise<number | 'refus
 
 /** The status curl gets, or `refused` when it fails (curl exits non-zero). */
 async function curlStatus(port: number, presented: Presented): Promise<number | 'refused'> {
-  const identity = presented === 'none' ? [] : ['--cert', join(dir.path, certFile(presented)), '--key', join(dir.path, certFile(presented).replace(/crt$/, 'key'))];
+  const identity =
+    presented === 'none' ? [] : ['--cert', join(dir.path, certFile(presented)), '--key', join(dir.path, certFile(presented).replace(/crt$/, 'key'))];
   try {
     const { stdout } = await run('curl', ['-sk', '--max-time', '10', '-o', '/dev/null', '-w', '%{http_code}', ...identity, `https://127.0.0.1:${port}/`]);
     return Number(stdout);

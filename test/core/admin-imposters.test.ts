@@ -9,9 +9,15 @@ import { freePort } from '../helpers/servers.js';
 const test = suite('admin: imposters');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 test('GET / links and /health', async () => {
   const root = await svc.admin('GET', '/');
@@ -84,12 +90,15 @@ test('port already used by an imposter is 400', async () => {
 
 test('injection gating: inject without --allowInjection is 400 invalid injection', async () => {
   const res = await svc.admin('POST', '/imposters', {
-    port: await freePort(), protocol: 'http', stubs: [{ responses: [{ inject: 'function (config) { return {}; }' }] }],
+    port: await freePort(),
+    protocol: 'http',
+    stubs: [{ responses: [{ inject: 'function (config) { return {}; }' }] }],
   });
   assert.is(res.status, 400);
   assert.is(res.json.errors[0].code, 'invalid injection');
   const predicate = await svc.admin('POST', '/imposters', {
-    port: await freePort(), protocol: 'http',
+    port: await freePort(),
+    protocol: 'http',
     stubs: [{ predicates: [{ inject: 'function (r) { return true; }' }], responses: [{ is: {} }] }],
   });
   assert.is(predicate.status, 400);
@@ -103,7 +112,10 @@ test('GET /imposters lists in ascending port order; list=true is the short form;
   await svc.admin('POST', '/imposters', { port: high, protocol: 'http', name: 'high' });
   await svc.admin('POST', '/imposters', { port: low, protocol: 'http', recordRequests: true, stubs: [{ id: 's1', responses: [{ is: { body: 'x' } }] }] });
   const all = await svc.admin('GET', '/imposters');
-  assert.equal(all.json.imposters.map((i: any) => i.port), [low, high]);
+  assert.equal(
+    all.json.imposters.map((i: any) => i.port),
+    [low, high],
+  );
   assert.is(all.json.imposters[0].stubCount, 1);
   assert.is(all.json.imposters[0].enabled, true);
   assert.is(all.json.imposters[0].recordRequests, true);
@@ -133,7 +145,10 @@ test('DELETE /imposters/{port} returns a snapshot and unbinds the port (keep-ali
   const missing = await svc.admin('GET', `/imposters/${port}`);
   assert.is(missing.status, 404);
   assert.is(missing.json.errors[0].code, 'no such resource');
-  const refused = await call(port, 'GET', '/').then(() => false, (err) => err.code === 'ECONNREFUSED');
+  const refused = await call(port, 'GET', '/').then(
+    () => false,
+    (err) => err.code === 'ECONNREFUSED',
+  );
   assert.ok(refused, 'port is unbound once DELETE returns');
 });
 
@@ -165,7 +180,12 @@ test('PUT /imposters reconciles: absent deleted, unchanged keeps recorded reques
 test('PUT /imposters validates the whole set first: duplicate port is 400 and nothing changes', async () => {
   const port = await freePort();
   await svc.admin('POST', '/imposters', { port, protocol: 'http' });
-  const res = await svc.admin('PUT', '/imposters', { imposters: [{ port: 1234, protocol: 'http' }, { port: 1234, protocol: 'http' }] });
+  const res = await svc.admin('PUT', '/imposters', {
+    imposters: [
+      { port: 1234, protocol: 'http' },
+      { port: 1234, protocol: 'http' },
+    ],
+  });
   assert.is(res.status, 400);
   assert.is((await svc.admin('GET', `/imposters/${port}`)).status, 200);
   const missing = await svc.admin('PUT', '/imposters', {});
@@ -174,7 +194,12 @@ test('PUT /imposters validates the whole set first: duplicate port is 400 and no
 
 test('disable serves the default response; enable restores stubs', async () => {
   const port = await freePort();
-  await svc.admin('POST', '/imposters', { port, protocol: 'http', defaultResponse: { statusCode: 418 }, stubs: [{ responses: [{ is: { statusCode: 201 } }] }] });
+  await svc.admin('POST', '/imposters', {
+    port,
+    protocol: 'http',
+    defaultResponse: { statusCode: 418 },
+    stubs: [{ responses: [{ is: { statusCode: 201 } }] }],
+  });
   assert.is((await call(port, 'GET', '/')).status, 201);
   assert.is((await svc.admin('POST', `/imposters/${port}/disable`)).status, 200);
   assert.is((await call(port, 'GET', '/')).status, 418);
@@ -185,7 +210,11 @@ test('disable serves the default response; enable restores stubs', async () => {
 
 test('gateway /__svc/{port}/path reaches the imposter with the URI rewritten; unknown port 404', async () => {
   const port = await freePort();
-  await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs: [{ predicates: [{ equals: { path: '/deep/path', query: { q: '1' } } }], responses: [{ is: { statusCode: 202, body: 'via gateway' } }] }] });
+  await svc.admin('POST', '/imposters', {
+    port,
+    protocol: 'http',
+    stubs: [{ predicates: [{ equals: { path: '/deep/path', query: { q: '1' } } }], responses: [{ is: { statusCode: 202, body: 'via gateway' } }] }],
+  });
   const res = await svc.admin('GET', `/__svc/${port}/deep/path?q=1`);
   assert.is(res.status, 202);
   assert.is(res.body, 'via gateway');
@@ -207,10 +236,23 @@ function rawExchange(port: number, bytes: string): Promise<string> {
 test('gateway over HTTP/1.1 takes any token method (curl -X FOO); other admin routes keep node:http answers', async () => {
   const port = await freePort();
   await svc.admin('POST', '/imposters', {
-    port, protocol: 'http', recordRequests: true,
+    port,
+    protocol: 'http',
+    recordRequests: true,
     stubs: [{ predicates: [{ equals: { method: 'FOO', path: '/x', body: 'ping' } }], responses: [{ is: { statusCode: 207, body: 'foo answered' } }] }],
   });
-  const { stdout } = await promisify(execFile)('curl', ['-s', '--max-time', '10', '-X', 'FOO', '--data', 'ping', '-w', '\n%{http_code}', `http://127.0.0.1:${svc.adminPort}/__svc/${port}/x`]);
+  const { stdout } = await promisify(execFile)('curl', [
+    '-s',
+    '--max-time',
+    '10',
+    '-X',
+    'FOO',
+    '--data',
+    'ping',
+    '-w',
+    '\n%{http_code}',
+    `http://127.0.0.1:${svc.adminPort}/__svc/${port}/x`,
+  ]);
   assert.is(stdout, 'foo answered\n207');
   const [recorded] = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
   assert.is(recorded.method, 'FOO');

@@ -11,8 +11,12 @@ import { freePort } from '../helpers/servers.js';
 const test = suite('admin: concurrent stub edits');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 
 const stub = (id: string) => ({ id, responses: [{ is: { body: id } }] });
 const ids = (detail: any): string[] => detail.stubs.map((s: any) => s.id);
@@ -35,9 +39,10 @@ test('40 POST stubs racing PUT stubs and PUT /imposters: every answer a serial s
     for (let n = 1; writing && n <= 200; n++) {
       const reset = [stub(`r${n}`)];
       // A changed header replaces the imposter (its port unbound and bound again) rather than patching its stubs.
-      const res = n % 2 === 0
-        ? await svc.admin('PUT', '/imposters', { imposters: [imposter(`n${n}`, reset)] })
-        : await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: reset });
+      const res =
+        n % 2 === 0
+          ? await svc.admin('PUT', '/imposters', { imposters: [imposter(`n${n}`, reset)] })
+          : await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: reset });
       assert.is(res.status, 200, JSON.stringify(res.json));
     }
   };

@@ -8,16 +8,24 @@ let svc: InProcessSvc;
 let port: number;
 
 const stub = (id: string, path: string, body: string) => ({
-  id, predicates: [{ equals: { path } }], responses: [{ is: { body } }],
+  id,
+  predicates: [{ equals: { path } }],
+  responses: [{ is: { body } }],
 });
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 test.before.each(async () => {
   port = await freePort();
   await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs: [stub('a', '/a', 'A'), stub('b', '/b', 'B')] });
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 test('GET stubs carries _links; GET by index and by id', async () => {
   const list = await svc.admin('GET', `/imposters/${port}/stubs`);
@@ -33,7 +41,10 @@ test('GET stubs carries _links; GET by index and by id', async () => {
 test('POST stub with index inserts; out-of-range index is 400; missing stub is 400', async () => {
   const res = await svc.admin('POST', `/imposters/${port}/stubs`, { index: 0, stub: stub('c', '/a', 'C') });
   assert.is(res.status, 200);
-  assert.equal(res.json.stubs.map((s: any) => s.id), ['c', 'a', 'b']);
+  assert.equal(
+    res.json.stubs.map((s: any) => s.id),
+    ['c', 'a', 'b'],
+  );
   assert.is((await call(port, 'GET', '/a')).body, 'C', 'inserted stub wins by index order');
   const bad = await svc.admin('POST', `/imposters/${port}/stubs`, { index: 9, stub: stub('d', '/d', 'D') });
   assert.is(bad.status, 400);
@@ -55,10 +66,16 @@ test('duplicate stub id is 400', async () => {
 
 test('PUT stubs replaces all; PUT by index and by id keep position', async () => {
   let res = await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [stub('n1', '/n', 'N1'), stub('n2', '/m', 'M')] });
-  assert.equal(res.json.stubs.map((s: any) => s.id), ['n1', 'n2']);
+  assert.equal(
+    res.json.stubs.map((s: any) => s.id),
+    ['n1', 'n2'],
+  );
   assert.is((await call(port, 'GET', '/a')).body, '', 'old stubs gone');
   res = await svc.admin('PUT', `/imposters/${port}/stubs/1`, stub('n3', '/m', 'M3'));
-  assert.equal(res.json.stubs.map((s: any) => s.id), ['n1', 'n3']);
+  assert.equal(
+    res.json.stubs.map((s: any) => s.id),
+    ['n1', 'n3'],
+  );
   assert.is((await call(port, 'GET', '/m')).body, 'M3');
   res = await svc.admin('PUT', `/imposters/${port}/stubs/by-id/n1`, { predicates: [{ equals: { path: '/n' } }], responses: [{ is: { body: 'N9' } }] });
   assert.is(res.json.stubs[0].id, 'n1', 'by-id replacement keeps the id and position');
@@ -69,7 +86,10 @@ test('PUT stubs replaces all; PUT by index and by id keep position', async () =>
 
 test('DELETE by index and by id compact the list', async () => {
   let res = await svc.admin('DELETE', `/imposters/${port}/stubs/0`);
-  assert.equal(res.json.stubs.map((s: any) => s.id), ['b']);
+  assert.equal(
+    res.json.stubs.map((s: any) => s.id),
+    ['b'],
+  );
   res = await svc.admin('DELETE', `/imposters/${port}/stubs/by-id/b`);
   assert.equal(res.json.stubs, []);
   assert.is((await svc.admin('DELETE', `/imposters/${port}/stubs/by-id/b`)).status, 404);
@@ -83,11 +103,15 @@ test('stub routes on an unknown imposter are 404', async () => {
 
 test('response cycling wraps around and honours repeat (response-level wins over _behaviors)', async () => {
   await svc.admin('PUT', `/imposters/${port}/stubs`, {
-    stubs: [{ responses: [
-      { is: { body: 'one' }, repeat: 2, _behaviors: { repeat: 5 } },
-      { is: { body: 'two' }, _behaviors: { repeat: 2 } },
-      { is: { body: 'three' } },
-    ] }],
+    stubs: [
+      {
+        responses: [
+          { is: { body: 'one' }, repeat: 2, _behaviors: { repeat: 5 } },
+          { is: { body: 'two' }, _behaviors: { repeat: 2 } },
+          { is: { body: 'three' } },
+        ],
+      },
+    ],
   });
   const bodies: string[] = [];
   for (let i = 0; i < 7; i += 1) bodies.push((await call(port, 'GET', '/')).body);

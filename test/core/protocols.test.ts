@@ -10,21 +10,37 @@ import { freePort } from '../helpers/servers.js';
 const test = suite('imposter protocols: h2c, https, ALPN, malformed input');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
-const stubs = [{ predicates: [{ equals: { path: '/p', headers: { 'x-k': 'v' } } }], responses: [{ is: { statusCode: 203, headers: { 'X-Out': 'o' }, body: 'matched' } }] }];
+const stubs = [
+  { predicates: [{ equals: { path: '/p', headers: { 'x-k': 'v' } } }], responses: [{ is: { statusCode: 203, headers: { 'X-Out': 'o' }, body: 'matched' } }] },
+];
 
-function h2Get(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders; alpn?: string }> {
+function h2Get(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders; alpn?: string }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(url, { rejectUnauthorized: false });
     session.on('error', reject);
     const stream = session.request({ ':path': path, ...headers });
     let body = '';
     let responseHeaders: http2.IncomingHttpHeaders = {};
-    stream.on('response', (h) => { responseHeaders = h; });
-    stream.on('data', (d) => { body += d; });
+    stream.on('response', (h) => {
+      responseHeaders = h;
+    });
+    stream.on('data', (d) => {
+      body += d;
+    });
     stream.on('end', () => {
       const alpn = (session.socket as unknown as { alpnProtocol?: string }).alpnProtocol;
       session.close();
@@ -50,11 +66,15 @@ test('https imposter with the default certificate serves HTTP/1.1 and ALPN h2', 
   const created = await svc.admin('POST', '/imposters', { port, protocol: 'https', stubs });
   assert.is(created.status, 201);
   const h1 = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    https.get({ host: '127.0.0.1', port, path: '/p', headers: { 'x-k': 'v' }, rejectUnauthorized: false, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject);
+    https
+      .get({ host: '127.0.0.1', port, path: '/p', headers: { 'x-k': 'v' }, rejectUnauthorized: false, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
   });
   assert.is(h1.status, 203);
   assert.is(h1.body, 'matched');
@@ -70,7 +90,9 @@ test('malformed request line and bad chunk framing get 400 and the listener keep
     const reply = await new Promise<string>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => socket.write(raw));
       let data = '';
-      socket.on('data', (d) => { data += d.toString('latin1'); });
+      socket.on('data', (d) => {
+        data += d.toString('latin1');
+      });
       socket.on('close', () => resolve(data));
       socket.on('error', () => resolve(data));
     });

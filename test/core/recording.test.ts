@@ -7,19 +7,27 @@ const test = suite('recording, savedRequests, verify');
 let svc: InProcessSvc;
 let port: number;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 test.before.each(async () => {
   port = await freePort();
   await svc.admin('POST', '/imposters', {
-    port, protocol: 'http', recordRequests: true,
+    port,
+    protocol: 'http',
+    recordRequests: true,
     stubs: [
       { id: 'orders', predicates: [{ equals: { path: '/orders', method: 'POST' } }], responses: [{ is: { statusCode: 201 } }] },
       { id: 'other', predicates: [{ equals: { path: '/other' } }], responses: [{ is: { statusCode: 202, headers: { Connection: 'keep-alive' } } }] },
     ],
   });
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 test('recorded request fields, status/latency and matchOutcome', async () => {
   await call(port, 'POST', '/orders?x=1&x=2', { body: '{"a":1}', headers: { 'X-Trace': 't1', 'Content-Type': 'application/json' } });
@@ -38,13 +46,17 @@ test('recorded request fields, status/latency and matchOutcome', async () => {
   assert.type(hit.latencyMs, 'number');
   assert.equal(hit.matchOutcome, { matched: true, stubIndex: 0, stubId: 'orders' });
   assert.is(miss.body, undefined, 'no body field when the request had none');
-  assert.equal(miss.matchOutcome, {
-    matched: false,
-    tried: [
-      { stubIndex: 0, stubId: 'orders', why: { reason: 'failedPredicate', predicateIndex: 0 } },
-      { stubIndex: 1, stubId: 'other', why: { reason: 'failedPredicate', predicateIndex: 0 } },
-    ],
-  }, 'stubs the literal index rules out are still reported');
+  assert.equal(
+    miss.matchOutcome,
+    {
+      matched: false,
+      tried: [
+        { stubIndex: 0, stubId: 'orders', why: { reason: 'failedPredicate', predicateIndex: 0 } },
+        { stubIndex: 1, stubId: 'other', why: { reason: 'failedPredicate', predicateIndex: 0 } },
+      ],
+    },
+    'stubs the literal index rules out are still reported',
+  );
   const detail = await svc.admin('GET', `/imposters/${port}`);
   assert.is(detail.json.numberOfRequests, 2);
   assert.is(detail.json.requests.length, 2);
@@ -116,7 +128,10 @@ test('clearing keeps indices; DELETE with match clears only matching', async () 
   const cleared = await svc.admin('DELETE', `/imposters/${port}/savedRequests?match=method=POST`);
   assert.is(cleared.status, 200);
   let left = await svc.admin('GET', `/imposters/${port}/savedRequests`);
-  assert.equal(left.json.map((r: any) => r.method), ['GET']);
+  assert.equal(
+    left.json.map((r: any) => r.method),
+    ['GET'],
+  );
   await svc.admin('DELETE', `/imposters/${port}/requests`);
   await call(port, 'GET', '/other');
   left = await svc.admin('GET', `/imposters/${port}/savedRequests?since=2`);
@@ -159,11 +174,19 @@ test('journal keeps the newest 10,000 with x-svc-truncated for unseen evictions'
     socket.on('data', (d) => {
       buffered += d.toString('latin1');
       let at: number;
-      while ((at = buffered.indexOf('HTTP/1.1 ')) !== -1) { seen += 1; buffered = buffered.slice(at + 9); }
-      if (seen >= total) { socket.destroy(); resolve(); }
+      while ((at = buffered.indexOf('HTTP/1.1 ')) !== -1) {
+        seen += 1;
+        buffered = buffered.slice(at + 9);
+      }
+      if (seen >= total) {
+        socket.destroy();
+        resolve();
+      }
     });
     socket.on('error', reject);
-    socket.on('close', () => { if (seen < total) reject(new Error(`connection closed after ${seen} responses`)); });
+    socket.on('close', () => {
+      if (seen < total) reject(new Error(`connection closed after ${seen} responses`));
+    });
     const one = 'GET /other HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n';
     socket.write(one.repeat(total));
   });

@@ -5,14 +5,22 @@ import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.j
 const test = suite('imposter: is responses');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 
 test('header arrays become repeated header lines; JSON body pretty-printed with 4 spaces', async () => {
-  const port = await imposter({ stubs: [{ responses: [{ is: { statusCode: 201, headers: { 'X-Multi': ['1', '2'], 'Content-Type': 'application/json' }, body: { a: [1, 2] } } }] }] });
+  const port = await imposter({
+    stubs: [{ responses: [{ is: { statusCode: 201, headers: { 'X-Multi': ['1', '2'], 'Content-Type': 'application/json' }, body: { a: [1, 2] } } }] }],
+  });
   const res = await call(port, 'GET', '/');
   assert.is(res.status, 201);
   const values = res.rawHeaders.filter((_, i) => i % 2 === 1 && res.rawHeaders[i - 1] === 'X-Multi');
@@ -58,7 +66,9 @@ test('Content-Length given in a stub is recomputed; Connection: keep-alive keeps
 
 test('allowCORS answers a preflight with mirrored Allow headers', async () => {
   const port = await imposter({ allowCORS: true });
-  const res = await call(port, 'OPTIONS', '/', { headers: { Origin: 'http://a.example', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-Token' } });
+  const res = await call(port, 'OPTIONS', '/', {
+    headers: { Origin: 'http://a.example', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-Token' },
+  });
   assert.is(res.headers['access-control-allow-origin'], 'http://a.example');
   assert.is(res.headers['access-control-allow-methods'], 'PUT');
   assert.is(res.headers['access-control-allow-headers'], 'X-Token');
@@ -67,11 +77,16 @@ test('allowCORS answers a preflight with mirrored Allow headers', async () => {
 });
 
 test('top-level fault resets the connection; unknown fault is 500 plain text', async () => {
-  const port = await imposter({ stubs: [
-    { predicates: [{ equals: { path: '/reset' } }], responses: [{ fault: 'CONNECTION_RESET_BY_PEER' }] },
-    { predicates: [{ equals: { path: '/odd' } }], responses: [{ fault: 'NOPE' }] },
-  ] });
-  const err = await call(port, 'GET', '/reset').then(() => undefined, (e) => e.code);
+  const port = await imposter({
+    stubs: [
+      { predicates: [{ equals: { path: '/reset' } }], responses: [{ fault: 'CONNECTION_RESET_BY_PEER' }] },
+      { predicates: [{ equals: { path: '/odd' } }], responses: [{ fault: 'NOPE' }] },
+    ],
+  });
+  const err = await call(port, 'GET', '/reset').then(
+    () => undefined,
+    (e) => e.code,
+  );
   assert.is(err, 'ECONNRESET');
   const odd = await call(port, 'GET', '/odd');
   assert.is(odd.status, 500);
@@ -79,7 +94,10 @@ test('top-level fault resets the connection; unknown fault is 500 plain text', a
 });
 
 test('a single-valued header named twice in different cases is a 400 naming it; multi-valued names may repeat', async () => {
-  const twice = await svc.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [{ is: { headers: { 'Content-Type': 'a', 'content-type': 'b' } } }] }] });
+  const twice = await svc.admin('POST', '/imposters', {
+    protocol: 'http',
+    stubs: [{ responses: [{ is: { headers: { 'Content-Type': 'a', 'content-type': 'b' } } }] }],
+  });
   assert.is(twice.status, 400);
   assert.is(twice.json.errors[0].type, 'bad_data');
   assert.match(twice.json.errors[0].message, /'stubs\[0\]\.responses\[0\]\.is\.headers' repeats the header 'Content-Type' as 'content-type'/);
@@ -88,7 +106,10 @@ test('a single-valued header named twice in different cases is a 400 naming it; 
   assert.match(inDefault.json.errors[0].message, /'defaultResponse\.headers' repeats the header 'X-Id' as 'X-ID'/);
   const port = await imposter({ stubs: [{ responses: [{ is: { headers: { 'Set-Cookie': 'a=1', 'set-cookie': 'b=2' } } }] }] });
   const res = await call(port, 'GET', '/');
-  assert.equal(res.rawHeaders.filter((_, i) => i % 2 === 1 && res.rawHeaders[i - 1].toLowerCase() === 'set-cookie'), ['a=1', 'b=2']);
+  assert.equal(
+    res.rawHeaders.filter((_, i) => i % 2 === 1 && res.rawHeaders[i - 1].toLowerCase() === 'set-cookie'),
+    ['a=1', 'b=2'],
+  );
   const added = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ is: { headers: { ETag: '1', etag: '2' } } }] } });
   assert.is(added.status, 400);
   assert.match(added.json.errors[0].message, /repeats the header 'ETag' as 'etag'/);

@@ -6,9 +6,15 @@ import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.j
 const test = suite('imposter: answersStatically');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess({ allowInjection: true }); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess({ allowInjection: true });
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const is = { is: { statusCode: 200, body: 'hello' } };
 
@@ -19,7 +25,9 @@ async function answersStatically(config: Record<string, unknown>): Promise<boole
 
 test('static is responses with plain predicates (and no stubs at all) answer statically', async () => {
   assert.ok(await answersStatically({}));
-  assert.ok(await answersStatically({ stubs: [{ predicates: [{ equals: { path: '/a' } }], responses: [is, { is: { statusCode: 404 } }] }, { responses: [is] }] }));
+  assert.ok(
+    await answersStatically({ stubs: [{ predicates: [{ equals: { path: '/a' } }], responses: [is, { is: { statusCode: 404 } }] }, { responses: [is] }] }),
+  );
 });
 
 test('anything needing the main thread does not', async () => {

@@ -54,23 +54,28 @@ const url = (path: string) => `http://127.0.0.1:${svc.adminPort}${path}`;
  */
 function sendMany(port: number, count: number, connections = 8): Promise<void> {
   let next = 0;
-  const lane = () => new Promise<void>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.setEncoding('latin1');
-    const send = () => {
-      if (next >= count) {
-        socket.destroy();
-        resolve();
-        return;
-      }
-      socket.write(`GET /bulk?n=${next++} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-    };
-    // Chunked answers end with the zero-size chunk.
-    socket.on('data', (chunk: string) => { if (chunk.endsWith('0\r\n\r\n')) send(); });
-    socket.on('error', reject);
-    socket.on('close', () => { if (next < count) reject(new Error('imposter closed the connection')); });
-    socket.on('connect', send);
-  });
+  const lane = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.setEncoding('latin1');
+      const send = () => {
+        if (next >= count) {
+          socket.destroy();
+          resolve();
+          return;
+        }
+        socket.write(`GET /bulk?n=${next++} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      };
+      // Chunked answers end with the zero-size chunk.
+      socket.on('data', (chunk: string) => {
+        if (chunk.endsWith('0\r\n\r\n')) send();
+      });
+      socket.on('error', reject);
+      socket.on('close', () => {
+        if (next < count) reject(new Error('imposter closed the connection'));
+      });
+      socket.on('connect', send);
+    });
   return Promise.all(Array.from({ length: connections }, lane)).then(() => undefined);
 }
 
@@ -125,11 +130,14 @@ test('disable and delete from the page take effect on the imposter port', async 
   assert.not.equal((await http('GET', `http://127.0.0.1:${port}/health`)).body, 'up');
   await row.locator('button:text("Delete")').click(WAIT);
   await row.waitFor({ state: 'detached', ...WAIT });
-  const refused = await http('GET', `http://127.0.0.1:${port}/health`, { timeoutMs: 5000 }).then(() => undefined, (err: NodeJS.ErrnoException) => err.code);
+  const refused = await http('GET', `http://127.0.0.1:${port}/health`, { timeoutMs: 5000 }).then(
+    () => undefined,
+    (err: NodeJS.ErrnoException) => err.code,
+  );
   assert.is(refused, 'ECONNREFUSED');
 });
 
-test('create from pasted JSON shows the server\'s errors next to the field path', async () => {
+test("create from pasted JSON shows the server's errors next to the field path", async () => {
   await page.goto(url('/imposters'));
   await page.locator('summary:text("Create an imposter")').click(WAIT);
   await page.locator('#create-json').fill(JSON.stringify({ protocol: 'http', stubs: [{ responses: [{ is: { statusCode: 'abc' } }] }] }));
@@ -174,11 +182,17 @@ test('the live tail reconnects and fetches what it missed with since=, without d
 
 test('scenarios, spaces and flow state of an imposter', async () => {
   const port = await svc.createImposter({
-    name: 'flows', recordRequests: true,
+    name: 'flows',
+    recordRequests: true,
     _svc: { flowState: { backend: 'inmemory' } },
     stubs: [
-      { scenarioName: 'checkout', requiredScenarioState: 'Started', newScenarioState: 'paid', predicates: [{ equals: { path: '/pay' } }],
-        responses: [{ is: { body: 'paid' }, _svc: { stateOps: [{ op: 'increment', key: 'payments' }] } }] },
+      {
+        scenarioName: 'checkout',
+        requiredScenarioState: 'Started',
+        newScenarioState: 'paid',
+        predicates: [{ equals: { path: '/pay' } }],
+        responses: [{ is: { body: 'paid' }, _svc: { stateOps: [{ op: 'increment', key: 'payments' }] } }],
+      },
     ],
   });
   const space = await svc.admin('POST', `/imposters/${port}/spaces/tenant-a/stubs`, { responses: [{ is: { body: 'a' } }] });
@@ -192,8 +206,16 @@ test('scenarios, spaces and flow state of an imposter', async () => {
   await page.locator('.panel:has(h2:text("Spaces")) p:has-text("1 stubs")').waitFor(WAIT);
   const flowPanel = page.locator('.panel:has(h2:text("Flow state"))');
   await flowPanel.locator('tbody tr:has-text("payments")').waitFor(WAIT);
-  assert.match(await flowPanel.locator('tbody tr:has-text("payments")').innerText(), /^\s*payments\s+1\s*$/, 'the key a stub\'s stateOps set, listed without being named');
-  assert.match(await flowPanel.locator('tbody tr:has-text("__scenario:checkout")').innerText(), /__scenario:checkout\s+"paid"/, 'scenario state is a reserved key of the flow');
+  assert.match(
+    await flowPanel.locator('tbody tr:has-text("payments")').innerText(),
+    /^\s*payments\s+1\s*$/,
+    "the key a stub's stateOps set, listed without being named",
+  );
+  assert.match(
+    await flowPanel.locator('tbody tr:has-text("__scenario:checkout")').innerText(),
+    /__scenario:checkout\s+"paid"/,
+    'scenario state is a reserved key of the flow',
+  );
   assert.is(await flowPanel.locator('tbody tr').count(), 2);
   const put = await svc.admin('PUT', `/admin/imposters/${port}/flow-state/${port}/cart`, { value: { items: ['book'] } });
   assert.is(put.status, 200, put.body);
@@ -225,7 +247,8 @@ test('stays fast with 100 imposters and 10,000 recorded requests', async () => {
   for (let i = 0; i < 99; i += 1) bulk.push({ port: await freePort(), protocol: 'http', name: `bulk-${i}` });
   assert.is((await svc.admin('PUT', '/imposters', { imposters: bulk })).status, 200);
   const busy = await svc.createImposter({
-    name: 'busy', recordRequests: true,
+    name: 'busy',
+    recordRequests: true,
     stubs: [{ predicates: [{ equals: { path: '/bulk' } }], responses: [{ is: { headers: { Connection: 'keep-alive' }, body: 'up' } }] }, ...ordersStubs],
   });
   await sendMany(busy, 10_000);

@@ -34,8 +34,12 @@ unit.run();
 const plane = suite('dashboard: admin routes under negotiation');
 let svc: InProcessSvc;
 
-plane.before(async () => { svc = await startInProcess(); });
-plane.after(async () => { await svc.stop(); });
+plane.before(async () => {
+  svc = await startInProcess();
+});
+plane.after(async () => {
+  await svc.stop();
+});
 
 const get = (path: string, headers: Record<string, string> = {}) => http('GET', `http://127.0.0.1:${svc.adminPort}${path}`, { headers });
 
@@ -115,8 +119,12 @@ plane.run();
 const keyed = suite('dashboard: with an API key');
 let locked: InProcessSvc;
 
-keyed.before(async () => { locked = await startInProcess({ apiKey: 'sesame' }); });
-keyed.after(async () => { await locked.stop(); });
+keyed.before(async () => {
+  locked = await startInProcess({ apiKey: 'sesame' });
+});
+keyed.after(async () => {
+  await locked.stop();
+});
 
 keyed('the page and its files need no key; every API read still does', async () => {
   const page = await http('GET', `http://127.0.0.1:${locked.adminPort}/imposters`, { headers: { Accept: BROWSER_ACCEPT } });
@@ -136,7 +144,9 @@ let running: RunningServer;
 binary.before(async () => {
   running = await startSvc({ args: ['--metrics-port', String(await freePort())] });
 });
-binary.after(async () => { await running.stop(); });
+binary.after(async () => {
+  await running.stop();
+});
 
 binary('the started server answers a browser with the page and its files', async () => {
   const page = await http('GET', `http://127.0.0.1:${running.adminPort}/`, { headers: { Accept: BROWSER_ACCEPT } });

@@ -23,27 +23,39 @@ test('a predicate is named by its operator and fields', () => {
 });
 
 test('a miss names the failing predicate of each visited stub and the stubs the index ruled out', () => {
-  const lines = outcomeSentences({
-    matched: false,
-    tried: [
-      { stubIndex: 1, stubId: 'b', why: { reason: 'failedPredicate', predicateIndex: 1 } },
-      { stubIndex: 2, stubId: 'c', why: { reason: 'skippedSpace' } },
-      { stubIndex: 3, stubId: 'd', why: { reason: 'skippedScenarioState' } },
+  const lines = outcomeSentences(
+    {
+      matched: false,
+      tried: [
+        { stubIndex: 1, stubId: 'b', why: { reason: 'failedPredicate', predicateIndex: 1 } },
+        { stubIndex: 2, stubId: 'c', why: { reason: 'skippedSpace' } },
+        { stubIndex: 3, stubId: 'd', why: { reason: 'skippedScenarioState' } },
+      ],
+    },
+    stubs,
+  );
+  assert.equal(
+    lines.map((l: { text: string }) => l.text),
+    [
+      'matched no stub',
+      'stub 1: predicate 1 failed: contains body',
+      'stub 2: skipped: it belongs to space "tenant-a"',
+      'stub 3: skipped: scenario "checkout" is not in state "paid"',
+      'stub 0: ruled out by the request index before its predicates ran',
     ],
-  }, stubs);
-  assert.equal(lines.map((l: { text: string }) => l.text), [
-    'matched no stub',
-    'stub 1: predicate 1 failed: contains body',
-    'stub 2: skipped: it belongs to space "tenant-a"',
-    'stub 3: skipped: scenario "checkout" is not in state "paid"',
-    'stub 0: ruled out by the request index before its predicates ran',
-  ]);
+  );
 });
 
 test('a hit, a capped list and a missing outcome', () => {
   assert.equal(outcomeSentences({ matched: true, stubIndex: 1, stubId: 'b' }, stubs), [{ kind: 'match', text: 'matched stub 1' }]);
-  const capped = outcomeSentences({ matched: false, tried: [{ stubIndex: 0, why: { reason: 'failedPredicate', predicateIndex: 0 } }], triedOmitted: 30 }, stubs);
-  assert.equal(capped.map((l: { text: string }) => l.text), ['matched no stub', 'stub 0: predicate 0 failed: equals path', '… and 30 more candidates']);
+  const capped = outcomeSentences(
+    { matched: false, tried: [{ stubIndex: 0, why: { reason: 'failedPredicate', predicateIndex: 0 } }], triedOmitted: 30 },
+    stubs,
+  );
+  assert.equal(
+    capped.map((l: { text: string }) => l.text),
+    ['matched no stub', 'stub 0: predicate 0 failed: equals path', '… and 30 more candidates'],
+  );
   assert.equal(outcomeSentences(undefined, stubs), [{ kind: 'none', text: 'no match outcome recorded' }]);
   const none = outcomeSentences({ matched: false }, stubs);
   assert.is(none[1].text, 'stubs 0, 1, 2, 3: ruled out by the request index before their predicates ran');

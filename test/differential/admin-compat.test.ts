@@ -105,12 +105,17 @@ test('errors: no type, and the same codes and messages', async () => {
   assertExactJson(await both(sides, 'PUT', '/imposters/{port}/stubs/9', { value: { responses: [{ is: {} }] } }), sides, 'replace out of range');
 });
 
-test('a missing imposter: DELETE answers 200 {}, every other route mountebank\'s 404', async () => {
+test("a missing imposter: DELETE answers 200 {}, every other route mountebank's 404", async () => {
   const answer = assertExactJson(await both(null, 'DELETE', '/imposters/1'), null, 'DELETE missing imposter');
   assert.equal(answer, {});
   const routes: Array<[string, string]> = [
-    ['GET', '/imposters/1'], ['PUT', '/imposters/1/stubs'], ['POST', '/imposters/1/stubs'], ['PUT', '/imposters/1/stubs/0'],
-    ['DELETE', '/imposters/1/stubs/0'], ['DELETE', '/imposters/1/savedRequests'], ['DELETE', '/imposters/1/savedProxyResponses'],
+    ['GET', '/imposters/1'],
+    ['PUT', '/imposters/1/stubs'],
+    ['POST', '/imposters/1/stubs'],
+    ['PUT', '/imposters/1/stubs/0'],
+    ['DELETE', '/imposters/1/stubs/0'],
+    ['DELETE', '/imposters/1/savedRequests'],
+    ['DELETE', '/imposters/1/savedProxyResponses'],
   ];
   for (const [method, path] of routes) {
     const body = method === 'GET' || method === 'DELETE' ? undefined : { value: { stubs: [], stub: { responses: [{ is: {} }] }, responses: [{ is: {} }] } };
@@ -133,9 +138,17 @@ test('stubs: add, insert, replace one, replace all, delete keep mountebank JSON 
 test('PUT /imposters, DELETE /imposters/:port (with its requests) and DELETE /imposters', async () => {
   const sides = await createOnBoth(ready(), recorded, plain);
   // Each side puts its own ports in.
-  const perSide = async (side: SideImposters) => postJson(`${side.side.admin}/imposters`, {
-    imposters: [{ ...recorded, port: side.ports[0] }, { ...plain, port: side.ports[1] }],
-  }, 'PUT');
+  const perSide = async (side: SideImposters) =>
+    postJson(
+      `${side.side.admin}/imposters`,
+      {
+        imposters: [
+          { ...recorded, port: side.ports[0] },
+          { ...plain, port: side.ports[1] },
+        ],
+      },
+      'PUT',
+    );
   assertExactJson([await perSide(sides[0]), await perSide(sides[1])], sides, 'PUT /imposters');
   for (const side of sides) await send(side, 'GET', '/a');
   assertExactJson(await both(sides, 'DELETE', '/imposters/{port}'), sides, 'DELETE /imposters/:port');
@@ -146,7 +159,9 @@ test('DELETE /imposters/:port/requests clears saved proxy responses; savedReques
   const p = ready();
   const [originMb, originSvc] = await createOnBoth(p, { protocol: 'http', stubs: [{ responses: [{ is: { body: 'origin' } }] }] });
   const proxy = (origin: SideImposters) => ({
-    protocol: 'http', recordRequests: true, stubs: [{ responses: [{ proxy: { to: `http://127.0.0.1:${origin.ports[0]}`, mode: 'proxyOnce' } }] }],
+    protocol: 'http',
+    recordRequests: true,
+    stubs: [{ responses: [{ proxy: { to: `http://127.0.0.1:${origin.ports[0]}`, mode: 'proxyOnce' } }] }],
   });
   const sides: [SideImposters, SideImposters] = [
     { ...originMb, ports: [originMb.ports[0]!, 0] },

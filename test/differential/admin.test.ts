@@ -49,7 +49,12 @@ type Json = Record<string, unknown>;
  * mountebank's JSON where SPEC deliberately departs from it (each use cites the section); it is
  * skipped when both sides are mountebank.
  */
-function assertSameJson([mb, svc]: [HttpResponse, HttpResponse], sides: [SideImposters, SideImposters] | null, label: string, specified?: (expected: Json) => void): void {
+function assertSameJson(
+  [mb, svc]: [HttpResponse, HttpResponse],
+  sides: [SideImposters, SideImposters] | null,
+  label: string,
+  specified?: (expected: Json) => void,
+): void {
   const p = ready();
   assert.is(svc.status, mb.status, `${label}: status`);
   const expected = normalizeAdmin(parse(mb, `${label} (mountebank)`), p.mb, sides?.[0].ports ?? []) as Json;
@@ -139,7 +144,12 @@ test('stubs: add, insert at index, replace one, replace all, delete, out-of-rang
   const sides = await createOnBoth(ready(), plain);
   const steps: Array<[string, string, string, Body]> = [
     ['append', 'POST', '/imposters/{port}/stubs', { value: { stub: { predicates: [{ equals: { path: '/two' } }], responses: [{ is: { body: 'two' } }] } } }],
-    ['insert at 0', 'POST', '/imposters/{port}/stubs', { value: { index: 0, stub: { predicates: [{ equals: { path: '/zero' } }], responses: [{ is: { body: 'zero' } }] } } }],
+    [
+      'insert at 0',
+      'POST',
+      '/imposters/{port}/stubs',
+      { value: { index: 0, stub: { predicates: [{ equals: { path: '/zero' } }], responses: [{ is: { body: 'zero' } }] } } },
+    ],
     ['replace index 1', 'PUT', '/imposters/{port}/stubs/1', { value: { predicates: [{ equals: { path: '/one' } }], responses: [{ is: { body: 'one' } }] } }],
     ['delete index 0', 'DELETE', '/imposters/{port}/stubs/0', undefined],
   ];

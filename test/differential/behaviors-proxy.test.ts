@@ -14,9 +14,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createOnBoth, deleteAll, missingFrom, normalizeAdmin, send, startPair, view, type Pair, type SideImposters,
-} from '../helpers/pair.js';
+import { createOnBoth, deleteAll, missingFrom, normalizeAdmin, send, startPair, view, type Pair, type SideImposters } from '../helpers/pair.js';
 import { http, type HttpOptions } from '../helpers/servers.js';
 import { jsonHandler, startUpstream, type Upstream } from '../proxy/upstream.js';
 
@@ -45,7 +43,11 @@ function ready(): Pair {
   return pair;
 }
 
-interface Req { method: string; path: string; options?: HttpOptions }
+interface Req {
+  method: string;
+  path: string;
+  options?: HttpOptions;
+}
 
 /** Sends the requests in order to both sides' first imposter; every answer must look the same. */
 async function sameAnswers(sides: [SideImposters, SideImposters], requests: Req[], label: string): Promise<string[]> {
@@ -77,11 +79,13 @@ function masked(value: unknown): unknown {
 }
 
 async function sameAdminJson(sides: [SideImposters, SideImposters], path: string, label: string, method = 'GET'): Promise<Json> {
-  const docs = await Promise.all(sides.map(async (s) => {
-    const res = await http(method, `${s.side.admin}${path.replace('{port}', String(s.ports[0]))}`);
-    assert.is(res.status, 200, `${label} (${s.side.name}): ${res.body}`);
-    return masked(normalizeAdmin(JSON.parse(res.body), s.side, s.ports)) as Json;
-  }));
+  const docs = await Promise.all(
+    sides.map(async (s) => {
+      const res = await http(method, `${s.side.admin}${path.replace('{port}', String(s.ports[0]))}`);
+      assert.is(res.status, 200, `${label} (${s.side.name}): ${res.body}`);
+      return masked(normalizeAdmin(JSON.parse(res.body), s.side, s.ports)) as Json;
+    }),
+  );
   const missing = missingFrom(docs[0], docs[1]);
   assert.equal(missing, [], `${label}: mountebank's JSON is not contained in svc's`);
   return docs[0];
@@ -93,24 +97,32 @@ const post = (path: string, body: string, headers: Record<string, string> = {}):
 test('copy: regex with groups, jsonpath and xpath, from path, query, headers and body', async () => {
   const sides = await createOnBoth(ready(), {
     protocol: 'http',
-    stubs: [{
-      responses: [{
-        is: { statusCode: 200, headers: { 'X-Path': '${P}' }, body: { path: '${P}', id: '${P}[1]', q: '${Q}', h: '${H}', j: '${J}', x: '${X}' } },
-        behaviors: [
-          { copy: { from: 'path', into: '${P}', using: { method: 'regex', selector: '/items/(\\d+)' } } },
-          { copy: { from: { query: 'Q' }, into: '${Q}', using: { method: 'regex', selector: '\\w+' } } },
-          { copy: { from: { headers: 'x-tenant' }, into: '${H}', using: { method: 'regex', selector: 'acme', options: { ignoreCase: true } } } },
-          { copy: { from: 'body', into: '${J}', using: { method: 'jsonpath', selector: '$.order.id' } } },
-          { copy: { from: 'body', into: '${X}', using: { method: 'xpath', selector: '//id' } } },
+    stubs: [
+      {
+        responses: [
+          {
+            is: { statusCode: 200, headers: { 'X-Path': '${P}' }, body: { path: '${P}', id: '${P}[1]', q: '${Q}', h: '${H}', j: '${J}', x: '${X}' } },
+            behaviors: [
+              { copy: { from: 'path', into: '${P}', using: { method: 'regex', selector: '/items/(\\d+)' } } },
+              { copy: { from: { query: 'Q' }, into: '${Q}', using: { method: 'regex', selector: '\\w+' } } },
+              { copy: { from: { headers: 'x-tenant' }, into: '${H}', using: { method: 'regex', selector: 'acme', options: { ignoreCase: true } } } },
+              { copy: { from: 'body', into: '${J}', using: { method: 'jsonpath', selector: '$.order.id' } } },
+              { copy: { from: 'body', into: '${X}', using: { method: 'xpath', selector: '//id' } } },
+            ],
+          },
         ],
-      }],
-    }],
+      },
+    ],
   });
-  const bodies = await sameAnswers(sides, [
-    get('/items/42?q=alpha', { 'X-Tenant': 'The-ACME-co' }),
-    post('/items/7', JSON.stringify({ order: { id: 99 } })),
-    post('/nothing', '<order><id>5</id></order>'),
-  ], 'copy');
+  const bodies = await sameAnswers(
+    sides,
+    [
+      get('/items/42?q=alpha', { 'X-Tenant': 'The-ACME-co' }),
+      post('/items/7', JSON.stringify({ order: { id: 99 } })),
+      post('/nothing', '<order><id>5</id></order>'),
+    ],
+    'copy',
+  );
   assert.match(bodies[0], /"id": "42"/);
   assert.match(bodies[1], /"j": "99"/);
   assert.match(bodies[2], /"x": "5"/);
@@ -121,15 +133,31 @@ test('lookup: CSV rows by key, quoted tokens, missing rows and files', async () 
   writeFileSync(csv, 'id,name,city\n1,Ann,"Paris, FR"\n2,Bob,Oslo\n');
   const sides = await createOnBoth(ready(), {
     protocol: 'http',
-    stubs: [{
-      responses: [{
-        is: { body: 'name=${ROW}["name"] city=${ROW}[\'city\'] bare=${ROW}[name] none=${MISSING}["x"]' },
-        behaviors: [
-          { lookup: { key: { from: 'path', using: { method: 'regex', selector: '\\d+' } }, fromDataSource: { csv: { path: csv, keyColumn: 'id' } }, into: '${ROW}' } },
-          { lookup: { key: { from: 'path', using: { method: 'regex', selector: '\\d+' } }, fromDataSource: { csv: { path: join(dir, 'nope.csv'), keyColumn: 'id' } }, into: '${MISSING}' } },
+    stubs: [
+      {
+        responses: [
+          {
+            is: { body: 'name=${ROW}["name"] city=${ROW}[\'city\'] bare=${ROW}[name] none=${MISSING}["x"]' },
+            behaviors: [
+              {
+                lookup: {
+                  key: { from: 'path', using: { method: 'regex', selector: '\\d+' } },
+                  fromDataSource: { csv: { path: csv, keyColumn: 'id' } },
+                  into: '${ROW}',
+                },
+              },
+              {
+                lookup: {
+                  key: { from: 'path', using: { method: 'regex', selector: '\\d+' } },
+                  fromDataSource: { csv: { path: join(dir, 'nope.csv'), keyColumn: 'id' } },
+                  into: '${MISSING}',
+                },
+              },
+            ],
+          },
         ],
-      }],
-    }],
+      },
+    ],
   });
   const bodies = await sameAnswers(sides, [get('/people/1'), get('/people/2'), get('/people/3')], 'lookup');
   assert.is(bodies[0], 'name=Ann city=Paris, FR bare=Ann none=${MISSING}["x"]');
@@ -137,13 +165,16 @@ test('lookup: CSV rows by key, quoted tokens, missing rows and files', async () 
 
 test('shellTransform: a pipeline of commands reading MB_REQUEST / MB_RESPONSE', async () => {
   const script = join(dir, 'transform.cjs');
-  writeFileSync(script, [
-    'const req = JSON.parse(process.env.MB_REQUEST);',
-    'const res = JSON.parse(process.env.MB_RESPONSE);',
-    'res.body = `${res.body}|${req.method} ${req.path} ${req.query.a}`;',
-    'res.headers = { "X-Shell": String(process.argv.length) };',
-    'process.stdout.write(JSON.stringify(res));',
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      'const req = JSON.parse(process.env.MB_REQUEST);',
+      'const res = JSON.parse(process.env.MB_RESPONSE);',
+      'res.body = `${res.body}|${req.method} ${req.path} ${req.query.a}`;',
+      'res.headers = { "X-Shell": String(process.argv.length) };',
+      'process.stdout.write(JSON.stringify(res));',
+    ].join('\n'),
+  );
   const sides = await createOnBoth(ready(), {
     protocol: 'http',
     stubs: [{ responses: [{ is: { body: 'base' }, behaviors: [{ shellTransform: `node ${script}` }, { shellTransform: `node ${script}` }] }] }],
@@ -156,7 +187,13 @@ test('wait and behaviors on defaultResponse fallbacks answer alike', async () =>
   const sides = await createOnBoth(ready(), {
     protocol: 'http',
     defaultResponse: { statusCode: 203, headers: { 'X-Default': 'yes' } },
-    stubs: [{ responses: [{ is: { body: 'waited ${P}' }, behaviors: [{ wait: 50 }, { copy: { from: 'path', into: '${P}', using: { method: 'regex', selector: '\\w+' } } }] }] }],
+    stubs: [
+      {
+        responses: [
+          { is: { body: 'waited ${P}' }, behaviors: [{ wait: 50 }, { copy: { from: 'path', into: '${P}', using: { method: 'regex', selector: '\\w+' } } }] },
+        ],
+      },
+    ],
   });
   await sameAnswers(sides, [get('/w')], 'wait');
 });
@@ -167,9 +204,20 @@ test('decorate (both signatures) and a function wait answer alike', async () => 
     stubs: [
       {
         predicates: [{ equals: { path: '/config' } }],
-        responses: [{ is: { body: 'a' }, behaviors: [{ wait: 'function () { return 20; }' }, { decorate: 'function (config) { config.response.body += config.request.query.x; config.response.statusCode = 201; }' }] }],
+        responses: [
+          {
+            is: { body: 'a' },
+            behaviors: [
+              { wait: 'function () { return 20; }' },
+              { decorate: 'function (config) { config.response.body += config.request.query.x; config.response.statusCode = 201; }' },
+            ],
+          },
+        ],
       },
-      { predicates: [{ equals: { path: '/old' } }], responses: [{ is: { body: 'b' }, behaviors: [{ decorate: 'function (request, response) { response.headers = { "X-Old": request.path }; }' }] }] },
+      {
+        predicates: [{ equals: { path: '/old' } }],
+        responses: [{ is: { body: 'b' }, behaviors: [{ decorate: 'function (request, response) { response.headers = { "X-Old": request.path }; }' }] }],
+      },
       { responses: [{ is: { body: 'c' }, behaviors: [{ decorate: 'function (config) { return { body: JSON.stringify({ m: config.request.method }) }; }' }] }] },
     ],
   });
@@ -181,19 +229,28 @@ test('behavior validation errors: same status and messages', async () => {
   const p = ready();
   const invalid = {
     protocol: 'http',
-    stubs: [{
-      responses: [{
-        is: {},
-        behaviors: [
-          { wait: -1 }, { wait: true }, { copy: { from: { a: 1, b: 2 }, into: 3, using: { method: 'css', selector: 'x' } } },
-          { lookup: { key: { from: 'path' }, fromDataSource: { db: {} }, into: '${R}' } }, { shellTransform: ['x'] },
-          { sparkle: 1 }, { wait: 1, decorate: 'function () {}' },
+    stubs: [
+      {
+        responses: [
+          {
+            is: {},
+            behaviors: [
+              { wait: -1 },
+              { wait: true },
+              { copy: { from: { a: 1, b: 2 }, into: 3, using: { method: 'css', selector: 'x' } } },
+              { lookup: { key: { from: 'path' }, fromDataSource: { db: {} }, into: '${R}' } },
+              { shellTransform: ['x'] },
+              { sparkle: 1 },
+              { wait: 1, decorate: 'function () {}' },
+            ],
+          },
         ],
-      }],
-    }],
+      },
+    ],
   };
-  const [mb, svc] = await Promise.all([p.mb, p.svc].map((side) =>
-    http('POST', `${side.admin}/imposters`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(invalid) })));
+  const [mb, svc] = await Promise.all(
+    [p.mb, p.svc].map((side) => http('POST', `${side.admin}/imposters`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(invalid) })),
+  );
   assert.is(svc.status, mb.status);
   const messages = (body: string) => JSON.parse(body).errors.map((e: { code: string; message: string }) => `${e.code}: ${e.message}`);
   assert.equal(messages(svc.body), messages(mb.body));
@@ -204,8 +261,9 @@ test('proxy validation: missing to, a path in to', async () => {
   const p = ready();
   for (const proxy of [{}, { to: 'http://localhost:1/abc' }]) {
     const imposter = { protocol: 'http', stubs: [{ responses: [{ proxy }] }] };
-    const [mb, svc] = await Promise.all([p.mb, p.svc].map((side) =>
-      http('POST', `${side.admin}/imposters`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(imposter) })));
+    const [mb, svc] = await Promise.all(
+      [p.mb, p.svc].map((side) => http('POST', `${side.admin}/imposters`, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(imposter) })),
+    );
     assert.is(svc.status, mb.status);
     assert.is(JSON.parse(svc.body).errors[0].message, JSON.parse(mb.body).errors[0].message);
   }
@@ -214,19 +272,23 @@ test('proxy validation: missing to, a path in to', async () => {
 test('proxyOnce: same answers, same recorded stub JSON, replayed alike once the origin changes', async () => {
   const sides = await createOnBoth(ready(), {
     protocol: 'http',
-    stubs: [{
-      responses: [{
-        proxy: {
-          to: upstream.origin,
-          addWaitBehavior: true,
-          predicateGenerators: [
-            { matches: { method: true, path: true, query: { q: true } }, caseSensitive: true },
-            { matches: { body: true }, jsonpath: { selector: '$.id' } },
-            { matches: { query: true }, ignore: { query: 'ts' } },
-          ],
-        },
-      }],
-    }],
+    stubs: [
+      {
+        responses: [
+          {
+            proxy: {
+              to: upstream.origin,
+              addWaitBehavior: true,
+              predicateGenerators: [
+                { matches: { method: true, path: true, query: { q: true } }, caseSensitive: true },
+                { matches: { body: true }, jsonpath: { selector: '$.id' } },
+                { matches: { query: true }, ignore: { query: 'ts' } },
+              ],
+            },
+          },
+        ],
+      },
+    ],
   });
   const requests = [post('/orders?q=A&ts=1', JSON.stringify({ id: 3 }), { 'content-type': 'application/json' })];
   await sameAnswers(sides, requests, 'proxyOnce first');
@@ -234,10 +296,11 @@ test('proxyOnce: same answers, same recorded stub JSON, replayed alike once the 
   assert.is((doc.stubs as unknown[]).length, 2);
   upstream.handler = jsonHandler({ greeting: 'changed' });
   // `ignore` drops ts from the recorded deepEquals, so only a request without ts replays the recording.
-  const replays = await sameAnswers(sides, [
-    post('/orders?q=A', JSON.stringify({ id: 3, extra: true }), { 'content-type': 'application/json' }),
-    ...requests,
-  ], 'proxyOnce replay');
+  const replays = await sameAnswers(
+    sides,
+    [post('/orders?q=A', JSON.stringify({ id: 3, extra: true }), { 'content-type': 'application/json' }), ...requests],
+    'proxyOnce replay',
+  );
   assert.match(replays[0], /hello/);
   assert.match(replays[1], /changed/);
   await sameAdminJson(sides, '/imposters/{port}?replayable=true', 'replayable');
@@ -282,7 +345,10 @@ test('proxyTransparent with injectHeaders: the origin sees the same request from
 test('an https origin with a self-signed certificate is proxied and recorded alike', async () => {
   const secure = await startUpstream('https', jsonHandler({ secure: true }));
   try {
-    const sides = await createOnBoth(ready(), { protocol: 'http', stubs: [{ responses: [{ proxy: { to: secure.origin, predicateGenerators: [{ matches: { path: true } }] } }] }] });
+    const sides = await createOnBoth(ready(), {
+      protocol: 'http',
+      stubs: [{ responses: [{ proxy: { to: secure.origin, predicateGenerators: [{ matches: { path: true } }] } }] }],
+    });
     await sameAnswers(sides, [get('/s'), get('/s'), get('/t')], 'https origin');
     assert.is(secure.seen.length, 4, 'each side proxied /s once and /t once');
     await sameAdminJson(sides, '/imposters/{port}', 'https recordings');

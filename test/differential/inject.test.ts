@@ -25,12 +25,16 @@ const inject = (source: string, extra: object = {}) => ({ protocol: 'http', stub
 const cases: Case[] = [
   {
     name: 'config form: status, headers and a string body',
-    imposter: inject('function (config) { return { statusCode: 201, headers: { "X-Path": config.request.path, "Content-Type": "text/plain" }, body: "made " + config.request.method }; }'),
+    imposter: inject(
+      'function (config) { return { statusCode: 201, headers: { "X-Path": config.request.path, "Content-Type": "text/plain" }, body: "made " + config.request.method }; }',
+    ),
     requests: [{ method: 'POST', path: '/things', expect: 'made POST' }],
   },
   {
     name: 'legacy form with a synchronous callback',
-    imposter: inject('function (request, state, logger, callback) { logger.info("legacy %s", request.path); callback({ statusCode: 202, body: request.method + " " + request.path }); }'),
+    imposter: inject(
+      'function (request, state, logger, callback) { logger.info("legacy %s", request.path); callback({ statusCode: 202, body: request.method + " " + request.path }); }',
+    ),
     requests: [{ method: 'DELETE', path: '/x', expect: 'DELETE /x' }],
   },
   {
@@ -54,12 +58,25 @@ const cases: Case[] = [
       const r = config.request;
       return { body: { q: r.query.q, list: r.query.tag, trace: r.headers["X-Trace"], order: JSON.parse(r.body).order, method: r.method, path: r.path } };
     }`),
-    requests: [{ method: 'POST', path: '/orders?q=1&tag=a&tag=b', options: { headers: { 'X-Trace': 't-1', 'content-type': 'application/json' }, body: JSON.stringify({ order: 42 }) } }],
+    requests: [
+      {
+        method: 'POST',
+        path: '/orders?q=1&tag=a&tag=b',
+        options: { headers: { 'X-Trace': 't-1', 'content-type': 'application/json' }, body: JSON.stringify({ order: 42 }) },
+      },
+    ],
   },
   {
     name: 'form fields of a urlencoded body',
     imposter: inject('function (config) { return { body: JSON.stringify(config.request.form) }; }'),
-    requests: [{ method: 'POST', path: '/', options: { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=two' }, expect: '{"a":"1","b":"two"}' }],
+    requests: [
+      {
+        method: 'POST',
+        path: '/',
+        options: { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=two' },
+        expect: '{"a":"1","b":"two"}',
+      },
+    ],
   },
   {
     name: 'object body is pretty-printed; headers kept',
@@ -95,7 +112,11 @@ const cases: Case[] = [
         { predicates: [{ inject: 'function (request) { return request.path.indexOf("/pub") === 0; }' }], responses: [{ is: { body: 'public' } }] },
       ],
     },
-    requests: [{ path: '/x', options: { headers: { 'X-Role': 'admin' } }, expect: 'admin' }, { path: '/pub/1', expect: 'public' }, { path: '/no', expect: '' }],
+    requests: [
+      { path: '/x', options: { headers: { 'X-Role': 'admin' } }, expect: 'admin' },
+      { path: '/pub/1', expect: 'public' },
+      { path: '/no', expect: '' },
+    ],
   },
   {
     name: 'inject predicate AND-ed with a regular predicate; state shared with the response inject',
@@ -108,7 +129,11 @@ const cases: Case[] = [
         },
       ],
     },
-    requests: [{ method: 'POST', expect: 'posts 1' }, { method: 'GET', expect: '' }, { method: 'POST', expect: 'posts 2' }],
+    requests: [
+      { method: 'POST', expect: 'posts 1' },
+      { method: 'GET', expect: '' },
+      { method: 'POST', expect: 'posts 2' },
+    ],
   },
   {
     name: 'mixed cycle of is and inject responses',

@@ -35,7 +35,10 @@ test('binds an OS-assigned port, gates routes with the API key, and wait() resol
   await running.shutdown();
   await waited;
   await running.join();
-  const refused = await http('GET', `${base}/imposters`).then(() => 'answered', () => 'refused');
+  const refused = await http('GET', `${base}/imposters`).then(
+    () => 'answered',
+    () => 'refused',
+  );
   assert.is(refused, 'refused');
 });
 
@@ -46,8 +49,10 @@ test('a blank API key is refused', () => {
 test('a file config source is loaded at bind and re-read by POST /admin/reload', async () => {
   const port = await freePort();
   const file = dir.file('imposters.json', JSON.stringify({ imposters: [{ protocol: 'http', port, stubs: [{ responses: [{ is: { body: 'one' } }] }] }] }));
-  const running = await new AdminApiServer({ host: '127.0.0.1', port: 0 }, manager).withLogger(log)
-    .withConfigSource({ kind: 'file', path: file, noParse: false }).bind();
+  const running = await new AdminApiServer({ host: '127.0.0.1', port: 0 }, manager)
+    .withLogger(log)
+    .withConfigSource({ kind: 'file', path: file, noParse: false })
+    .bind();
   try {
     assert.is((await http('GET', `http://127.0.0.1:${port}/`)).body, 'one');
     dir.file('imposters.json', JSON.stringify({ imposters: [{ protocol: 'http', port, stubs: [{ responses: [{ is: { body: 'two' } }] }] }] }));
@@ -77,9 +82,19 @@ test('a dir config source persists runtime imposters and removes their files on 
 
 test('withAllowInjection(false): a scripted config source fails bind and frees the port', async () => {
   const adminPort = await freePort();
-  const file = dir.file('scripted.json', JSON.stringify({ imposters: [{ protocol: 'http', port: await freePort(), stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }));
-  const server = () => new AdminApiServer({ host: '127.0.0.1', port: adminPort }, manager).withLogger(log).withConfigSource({ kind: 'file', path: file, noParse: false });
-  const failure = await server().withAllowInjection(false).bind().then(() => undefined, (err: unknown) => err);
+  const file = dir.file(
+    'scripted.json',
+    JSON.stringify({ imposters: [{ protocol: 'http', port: await freePort(), stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }),
+  );
+  const server = () =>
+    new AdminApiServer({ host: '127.0.0.1', port: adminPort }, manager).withLogger(log).withConfigSource({ kind: 'file', path: file, noParse: false });
+  const failure = await server()
+    .withAllowInjection(false)
+    .bind()
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    );
   assert.ok(failure, 'bind must fail');
   const running = await server().withAllowInjection(true).bind();
   assert.is(running.localAddr.port, adminPort);
@@ -91,8 +106,12 @@ test.run();
 
 const metrics = suite('metrics plane');
 let metricsManager: ImposterManager;
-metrics.before(() => { metricsManager = new ImposterManager({ allowInjection: false, log }); });
-metrics.after(async () => { await metricsManager.close(); });
+metrics.before(() => {
+  metricsManager = new ImposterManager({ allowInjection: false, log });
+});
+metrics.after(async () => {
+  await metricsManager.close();
+});
 
 metrics('bindMetricsServer: port 0 is OS-assigned, GET /metrics answers, join resolves after shutdown', async () => {
   const running = await bindMetricsServer('127.0.0.1:0', metricsManager);
@@ -111,7 +130,10 @@ metrics('runMetricsServer serves until its signal aborts', async () => {
   const run = runMetricsServer({ host: '127.0.0.1', port }, metricsManager, stop.signal);
   let answered = false;
   for (let attempt = 0; attempt < 50 && !answered; attempt += 1) {
-    answered = await http('GET', `http://127.0.0.1:${port}/metrics`).then((r) => r.status === 200, () => false);
+    answered = await http('GET', `http://127.0.0.1:${port}/metrics`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (!answered) await new Promise((done) => setTimeout(done, 20));
   }
   assert.ok(answered, 'the metrics server answered');
@@ -125,10 +147,19 @@ const lifecycle = suite('plane lifecycle');
 
 lifecycle('the accept-loop error goes to the first waiter only; later waits resolve', async () => {
   const plane = new PlaneLifecycle();
-  const first = plane.wait().then(() => 'resolved', (err: Error) => err.message);
+  const first = plane.wait().then(
+    () => 'resolved',
+    (err: Error) => err.message,
+  );
   plane.fail(new Error('accept loop died'));
   assert.is(await first, 'accept loop died');
-  assert.is(await plane.wait().then(() => 'resolved', () => 'rejected'), 'resolved');
+  assert.is(
+    await plane.wait().then(
+      () => 'resolved',
+      () => 'rejected',
+    ),
+    'resolved',
+  );
 });
 
 lifecycle('a fatal accept error stops the server and ends the plane; transient ones do not', async () => {
@@ -145,7 +176,10 @@ lifecycle('a fatal accept error stops the server and ends the plane; transient o
   assert.not.ok(plane.isEnded);
   assert.ok((server.address() as AddressInfo).port > 0);
   server.emit('error', Object.assign(new Error('bad fd'), { code: 'EBADF' }));
-  const outcome = await plane.wait().then(() => 'resolved', (err: Error) => err.message);
+  const outcome = await plane.wait().then(
+    () => 'resolved',
+    (err: Error) => err.message,
+  );
   assert.is(outcome, 'bad fd');
   assert.is(stops, 1);
   assert.is(server.listening, false);

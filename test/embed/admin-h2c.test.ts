@@ -26,10 +26,21 @@ function h2(port: number, method: string, path: string, body?: string): Promise<
     let headers: http2.IncomingHttpHeaders = {};
     let text = '';
     stream.setEncoding('utf8');
-    stream.on('response', (h) => { headers = h; status = Number(h[':status']); });
-    stream.on('data', (chunk: string) => { text += chunk; });
-    stream.on('end', () => { session.close(); resolve({ status, headers, body: text }); });
-    stream.on('error', (err) => { session.destroy(); reject(err); });
+    stream.on('response', (h) => {
+      headers = h;
+      status = Number(h[':status']);
+    });
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, headers, body: text });
+    });
+    stream.on('error', (err) => {
+      session.destroy();
+      reject(err);
+    });
     stream.end(body);
   });
 }
@@ -44,7 +55,10 @@ function h2FirstEvent(port: number, path: string): Promise<{ status: number; hea
     let headers: http2.IncomingHttpHeaders = {};
     let text = '';
     stream.setEncoding('utf8');
-    stream.on('response', (h) => { headers = h; status = Number(h[':status']); });
+    stream.on('response', (h) => {
+      headers = h;
+      status = Number(h[':status']);
+    });
     stream.on('data', (chunk: string) => {
       text += chunk;
       const end = text.indexOf('\n\n');
@@ -80,7 +94,10 @@ test('JSON admin routes answer over h2c, with absolute links from :authority', a
   assert.match(root.headers['content-type'] ?? '', 'application/json');
   assert.is(JSON.parse(root.body)._links.imposters.href, `http://127.0.0.1:${svc.adminPort}/imposters`);
   const list = await h2(svc.adminPort, 'GET', '/imposters');
-  assert.equal(JSON.parse(list.body).imposters.map((i: { port: number }) => i.port), [imposterPort]);
+  assert.equal(
+    JSON.parse(list.body).imposters.map((i: { port: number }) => i.port),
+    [imposterPort],
+  );
 });
 
 test('a POST body arrives over h2c', async () => {
@@ -106,11 +123,16 @@ test('the gateway relays an imposter answer over h2c without its HTTP/1-only hea
 
 test('gateway TCP faults over h2c end the request without an answer, and the admin plane serves on', async () => {
   const faulty = await svc.createImposter({
-    stubs: ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE', 'MALFORMED_RESPONSE_CHUNK']
-      .map((fault) => ({ predicates: [{ equals: { path: `/${fault}` } }], responses: [{ fault }] })),
+    stubs: ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE', 'MALFORMED_RESPONSE_CHUNK'].map((fault) => ({
+      predicates: [{ equals: { path: `/${fault}` } }],
+      responses: [{ fault }],
+    })),
   });
   for (const fault of ['CONNECTION_RESET_BY_PEER', 'EMPTY_RESPONSE', 'RANDOM_DATA_THEN_CLOSE', 'MALFORMED_RESPONSE_CHUNK']) {
-    const outcome = await h2(svc.adminPort, 'GET', `/__svc/${faulty}/${fault}`).then((answer) => `answered ${answer.status}`, () => 'no answer');
+    const outcome = await h2(svc.adminPort, 'GET', `/__svc/${faulty}/${fault}`).then(
+      (answer) => `answered ${answer.status}`,
+      () => 'no answer',
+    );
     assert.ok(outcome === 'no answer' || outcome === 'answered 0', `${fault}: ${outcome}`);
   }
   assert.is((await h2(svc.adminPort, 'GET', '/imposters')).status, 200);
@@ -135,7 +157,10 @@ test('GET /metrics over h2c on the admin plane and on the metrics server', async
 test('a client resetting before its first byte does not take the process down', async () => {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     await new Promise<void>((resolve, reject) => {
-      const socket = net.connect(svc.adminPort, '127.0.0.1', () => { socket.resetAndDestroy(); resolve(); });
+      const socket = net.connect(svc.adminPort, '127.0.0.1', () => {
+        socket.resetAndDestroy();
+        resolve();
+      });
       socket.on('error', reject);
     });
   }
@@ -174,7 +199,10 @@ disabled.after(async () => {
 
 disabled('an h2c client is refused, HTTP/1 is served', async () => {
   for (const port of [plain.adminPort, plainMetrics.port]) {
-    const outcome = await h2(port, 'GET', '/metrics').then((answer) => `answered ${answer.status}`, () => 'refused');
+    const outcome = await h2(port, 'GET', '/metrics').then(
+      (answer) => `answered ${answer.status}`,
+      () => 'refused',
+    );
     assert.is(outcome, 'refused', `h2c on port ${port}`);
   }
   assert.is((await plain.admin('GET', '/imposters')).status, 200);

@@ -50,7 +50,12 @@ test('stopServer: SIGTERMs the running process, waits for it, removes the file',
 test('saveImposters writes the replayable configuration; a refused call writes nothing', async () => {
   const svc = await startInProcess({ apiKey: 'key' });
   try {
-    const created = await svc.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:9' } }] }] }, { Authorization: 'key' });
+    const created = await svc.admin(
+      'POST',
+      '/imposters',
+      { protocol: 'http', stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:9' } }] }] },
+      { Authorization: 'key' },
+    );
     assert.is(created.status, 201);
     const file = join(dir.path, 'saved.json');
     await saveImposters({ host: '127.0.0.1', port: svc.adminPort, apiKey: 'key' }, file);
@@ -61,7 +66,10 @@ test('saveImposters writes the replayable configuration; a refused call writes n
     await saveImposters({ host: '127.0.0.1', port: svc.adminPort, apiKey: 'key' }, withoutProxies, true);
     assert.equal(JSON.parse(readFileSync(withoutProxies, 'utf8')).imposters[0].stubs, []);
     const refused = join(dir.path, 'refused.json');
-    const failure = await saveImposters({ host: '127.0.0.1', port: svc.adminPort }, refused).then(() => undefined, (err: Error) => err.message);
+    const failure = await saveImposters({ host: '127.0.0.1', port: svc.adminPort }, refused).then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
     assert.match(failure ?? '', /^401/);
     assert.not.ok(existsSync(refused));
   } finally {
@@ -76,7 +84,10 @@ test('applyRcfileDefaults fills only the options still at their defaults, and wa
   assert.is(options.port, 3000, 'explicit port wins');
   assert.is(options.host, '127.0.0.2');
   assert.is(options.allowInjection, true);
-  assert.ok(options.warnings.some((w) => w.includes("unknown key 'colour'")), options.warnings.join('; '));
+  assert.ok(
+    options.warnings.some((w) => w.includes("unknown key 'colour'")),
+    options.warnings.join('; '),
+  );
 });
 
 test.run();

@@ -23,14 +23,20 @@ test.after.each(async () => {
 
 test('inline config is applied and served, with the metrics server on an OS-assigned port', async () => {
   const port = await freePort();
-  const options = parseServeAdminOptions({ metricsPort: 0, config: { imposters: [{ protocol: 'http', port, stubs: [{ responses: [{ is: { body: 'inline' } }] }] }] } });
+  const options = parseServeAdminOptions({
+    metricsPort: 0,
+    config: { imposters: [{ protocol: 'http', port, stubs: [{ responses: [{ is: { body: 'inline' } }] }] }] },
+  });
   const served = await serveAdmin(manager, options, { version: 'test', log });
   try {
     assert.match(served.adminUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.ok(served.adminPort > 0);
     assert.ok(typeof served.metricsPort === 'number' && served.metricsPort > 0);
     const list = JSON.parse((await http('GET', `${served.adminUrl}/imposters`)).body);
-    assert.equal(list.imposters.map((i: { port: number }) => i.port), [port]);
+    assert.equal(
+      list.imposters.map((i: { port: number }) => i.port),
+      [port],
+    );
     assert.is((await http('GET', `http://127.0.0.1:${port}/`)).body, 'inline');
     assert.is((await http('GET', `http://127.0.0.1:${served.metricsPort}/metrics`)).status, 200);
     const config = JSON.parse((await http('GET', `${served.adminUrl}/config`)).body);
@@ -54,9 +60,14 @@ test('apiKey gates the admin routes; metricsPort null without a metrics port', a
 test('a scripted configFile without allowInjection fails and leaves nothing bound or applied', async () => {
   const port = await freePort();
   const adminPort = await freePort();
-  const file = dir.file('scripted.json', JSON.stringify({ imposters: [{ protocol: 'http', port, stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }));
-  const failure = await serveAdmin(manager, parseServeAdminOptions({ port: adminPort, configFile: file }), { version: 'test', log })
-    .then(() => undefined, (err: unknown) => err);
+  const file = dir.file(
+    'scripted.json',
+    JSON.stringify({ imposters: [{ protocol: 'http', port, stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }] }),
+  );
+  const failure = await serveAdmin(manager, parseServeAdminOptions({ port: adminPort, configFile: file }), { version: 'test', log }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   assert.ok(isSvcError(failure), String(failure));
   assert.is(manager.list().length, 0);
   const again = await serveAdmin(manager, parseServeAdminOptions({ port: adminPort }), { version: 'test', log });
@@ -77,7 +88,15 @@ test('options are validated at the edge', () => {
   assert.is(refused({ apiKey: ' ' }), 400);
   assert.is(refused({ configFile: 'a.json', config: { imposters: [] } }), 400);
   assert.is(refused({ allowInjection: 'yes' }), 400);
-  assert.equal(parseServeAdminOptions(null), { host: '127.0.0.1', port: 0, apiKey: undefined, metricsPort: undefined, configFile: undefined, config: undefined, allowInjection: false });
+  assert.equal(parseServeAdminOptions(null), {
+    host: '127.0.0.1',
+    port: 0,
+    apiKey: undefined,
+    metricsPort: undefined,
+    configFile: undefined,
+    config: undefined,
+    allowInjection: false,
+  });
 });
 
 test.run();

@@ -21,7 +21,10 @@ function occupy(): Promise<Server> {
 
 test('fromCli(...).start(): OS-assigned admin and metrics ports, config file loaded; shutdown ends wait() and closes the imposters', async () => {
   const imposterPort = await freePort();
-  const file = dir.file('imposters.json', JSON.stringify({ imposters: [{ protocol: 'http', port: imposterPort, stubs: [{ responses: [{ is: { body: 'built' } }] }] }] }));
+  const file = dir.file(
+    'imposters.json',
+    JSON.stringify({ imposters: [{ protocol: 'http', port: imposterPort, stubs: [{ responses: [{ is: { body: 'built' } }] }] }] }),
+  );
   const options = parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--configfile', file], {});
   const server = await ServerBuilder.fromCli(options).logger(log).version('9.9.9').start();
   const admin = server.adminAddr();
@@ -36,17 +39,26 @@ test('fromCli(...).start(): OS-assigned admin and metrics ports, config file loa
   const waited = server.wait();
   await server.shutdown();
   await waited;
-  const after = await http('GET', `http://127.0.0.1:${imposterPort}/`).then(() => 'answered', () => 'refused');
+  const after = await http('GET', `http://127.0.0.1:${imposterPort}/`).then(
+    () => 'answered',
+    () => 'refused',
+  );
   assert.is(after, 'refused', 'the builder-made manager is closed');
 });
 
-test('.manager(m): the injected manager is served and stays the caller\'s after shutdown', async () => {
+test(".manager(m): the injected manager is served and stays the caller's after shutdown", async () => {
   const manager = new ImposterManager({ allowInjection: false, log });
   try {
     const imposter = await manager.createImposter({ protocol: 'http', port: await freePort(), stubs: [{ responses: [{ is: { body: 'mine' } }] }] });
-    const server = await ServerBuilder.fromCli(parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0'], {})).logger(log).manager(manager).start();
+    const server = await ServerBuilder.fromCli(parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0'], {}))
+      .logger(log)
+      .manager(manager)
+      .start();
     const list = JSON.parse((await http('GET', `http://127.0.0.1:${server.adminAddr().port}/imposters`)).body);
-    assert.equal(list.imposters.map((i: { port: number }) => i.port), [imposter.port]);
+    assert.equal(
+      list.imposters.map((i: { port: number }) => i.port),
+      [imposter.port],
+    );
     await server.shutdown();
     assert.is((await http('GET', `http://127.0.0.1:${imposter.port}/`)).body, 'mine');
   } finally {
@@ -73,7 +85,10 @@ test('a busy admin port fails start() and run() with a StartupFailure naming it'
     const port = (busy.address() as AddressInfo).port;
     const options = parseCliOptions(['--port', String(port), '--host', '127.0.0.1', '--metrics-port', '0'], {});
     for (const attempt of [() => ServerBuilder.fromCli(options).logger(log).start(), () => ServerBuilder.fromCli(options).logger(log).run()]) {
-      const failure = await attempt().then(() => undefined, (err: unknown) => err);
+      const failure = await attempt().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       assert.instance(failure, StartupFailure);
       assert.match((failure as Error).message, `cannot bind admin port ${port}`);
     }

@@ -8,9 +8,15 @@ import { clientRequest, createImposter, rawExchange, stubAt, withSeed } from './
 const test = suite('faults: latency, error and their precedence');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const OK = { body: 'fine' };
 const faulty = (path: string, fault: Record<string, unknown>) => stubAt(path, { is: OK, _svc: { fault } });
@@ -27,7 +33,10 @@ test('latency range: each request waits at least its seeded draw in [minMs, maxM
   const [minMs, maxMs] = [30, 120];
   const random = seededRandom('range');
   const expected = Array.from({ length: 6 }, () => minMs + random() * (maxMs - minMs));
-  assert.ok(expected.some((ms) => ms > minMs + 10), 'the draws spread over the range');
+  assert.ok(
+    expected.some((ms) => ms > minMs + 10),
+    'the draws spread over the range',
+  );
   await withSeed('range', async () => {
     const port = await createImposter(svc, 'http', [faulty('/', { latency: { minMs, maxMs } })]);
     for (const ms of expected) {
@@ -42,7 +51,10 @@ test('a delayed request blocks neither other stubs nor other imposters', async (
   const port = await createImposter(svc, 'http', [faulty('/slow', { latency: { ms: 600 } }), stubAt('/fast', { is: OK })]);
   const other = await createImposter(svc, 'http', [stubAt('/', { is: OK })]);
   const order: string[] = [];
-  const slow = clientRequest('http', port, '/slow').then((res) => { order.push('slow'); return res; });
+  const slow = clientRequest('http', port, '/slow').then((res) => {
+    order.push('slow');
+    return res;
+  });
   const fast = await clientRequest('http', port, '/fast');
   order.push('fast');
   const elsewhere = await clientRequest('http', other, '/');
@@ -92,8 +104,12 @@ test('latency and error faults keep HTTP/2 (h2c) and work over it', async () => 
       const stream = session.request({ ':path': '/' });
       let status = 0;
       let body = '';
-      stream.on('response', (headers) => { status = Number(headers[':status']); });
-      stream.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      stream.on('response', (headers) => {
+        status = Number(headers[':status']);
+      });
+      stream.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
       stream.on('end', () => resolve({ status, body }));
       stream.on('error', reject);
       stream.end();
@@ -141,9 +157,13 @@ test('a block on a top-level fault response: latency, then the fault', async () 
 });
 
 test('a block whose members never fire leaves the response alone', async () => {
-  const port = await createImposter(svc, 'http', [faulty('/', {
-    latency: { probability: 0, ms: 1000 }, tcp: { probability: 0, type: 'reset' }, error: { probability: 0, status: 503 },
-  })]);
+  const port = await createImposter(svc, 'http', [
+    faulty('/', {
+      latency: { probability: 0, ms: 1000 },
+      tcp: { probability: 0, type: 'reset' },
+      error: { probability: 0, status: 503 },
+    }),
+  ]);
   const res = await clientRequest('http', port, '/');
   assert.is(res.status, 200);
   assert.is(res.body, 'fine');

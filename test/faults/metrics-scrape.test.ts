@@ -25,9 +25,12 @@ async function scrape(): Promise<Map<string, Family>> {
 }
 
 function sample(families: Map<string, Family>, name: string, labels: Record<string, string>, suffix = ''): number | undefined {
-  return families.get(name)?.samples.find((s) => s.name === name + suffix
-    && Object.keys(s.labels).length === Object.keys(labels).length
-    && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  return families
+    .get(name)
+    ?.samples.find(
+      (s) =>
+        s.name === name + suffix && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    )?.value;
 }
 
 test('latency, error and tcp faults appear in svc_faults_injected_total, svc_latency_injected_ms, svc_error_status_total', async () => {

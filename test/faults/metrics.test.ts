@@ -23,8 +23,12 @@ test.before.each(() => {
   events = [];
   latencies = [];
 });
-test.after.each(async () => { await manager.deleteAll({ baseUrl: '' }); });
-test.after(async () => { await manager.close(); });
+test.after.each(async () => {
+  await manager.deleteAll({ baseUrl: '' });
+});
+test.after(async () => {
+  await manager.close();
+});
 
 const OK = { is: { body: 'fine' } };
 
@@ -42,11 +46,7 @@ test('latency and error faults report type, rule id (stub id), source, latency m
 });
 
 test('tcp faults: rule id <port>:<stubIndex> without a stub id; source fault for the top-level response', async () => {
-  const port = await imposter([
-    stubAt('/ok', OK),
-    stubAt('/svc', { ...OK, _svc: { fault: { tcp: 'reset' } } }),
-    stubAt('/top', { fault: 'EMPTY_RESPONSE' }),
-  ]);
+  const port = await imposter([stubAt('/ok', OK), stubAt('/svc', { ...OK, _svc: { fault: { tcp: 'reset' } } }), stubAt('/top', { fault: 'EMPTY_RESPONSE' })]);
   assert.is((await rawExchange('http', port, '/svc')).errorCode, 'ECONNRESET');
   await rawExchange('http', port, '/top');
   assert.is((await clientRequest('http', port, '/ok')).status, 200);

@@ -7,9 +7,15 @@ import { createImposter, pipelinedStatuses, stubAt, withSeed } from './support.j
 const test = suite('faults: probabilities drawn from a seedable source');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const KEEP_ALIVE = { Connection: 'keep-alive' };
 

@@ -50,11 +50,14 @@ export function rawExchange(protocol: Protocol, port: number, path: string, keep
     const chunks: Buffer[] = [];
     let errorCode: string | null = null;
     const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${keepAlive ? '' : 'Connection: close\r\n'}\r\n`;
-    const socket: net.Socket = protocol === 'https'
-      ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => socket.write(request))
-      : net.connect(port, '127.0.0.1', () => socket.write(request));
+    const socket: net.Socket =
+      protocol === 'https'
+        ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => socket.write(request))
+        : net.connect(port, '127.0.0.1', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (error: NodeJS.ErrnoException) => { errorCode = error.code ?? error.message; });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      errorCode = error.code ?? error.message;
+    });
     socket.on('close', () => resolve({ data: Buffer.concat(chunks), errorCode }));
     socket.setTimeout(5000, () => {
       socket.destroy();
@@ -81,9 +84,14 @@ export function clientRequest(protocol: Protocol, port: number, path: string): P
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', (error: NodeJS.ErrnoException) => resolve({ errorCode: error.code ?? error.message, elapsedMs: performance.now() - started }));
-      res.on('end', () => resolve({
-        status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), elapsedMs: performance.now() - started,
-      }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          elapsedMs: performance.now() - started,
+        }),
+      );
     });
     req.setTimeout(30_000, () => req.destroy(new Error('timed out')));
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ errorCode: error.code ?? error.message, elapsedMs: performance.now() - started }));
@@ -124,8 +132,7 @@ export function pipelinedStatuses(port: number, path: string, count: number): Pr
         if (end === -1) break;
         const head = buffer.toString('latin1', at, end);
         const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-        const next = length ? end + 4 + Number(length[1])
-          : /\r\ntransfer-encoding: *chunked/i.test(head) ? chunkedEnd(buffer, end + 4) : undefined;
+        const next = length ? end + 4 + Number(length[1]) : /\r\ntransfer-encoding: *chunked/i.test(head) ? chunkedEnd(buffer, end + 4) : undefined;
         if (next === undefined) {
           socket.destroy();
           reject(new Error(`answer without framing: ${head}`));

@@ -11,8 +11,17 @@ const withTcp = (tcp: unknown) => ({ ...OK, _svc: { fault: { tcp } } });
 /** Every TCP fault spelling, as `_svc.fault.tcp` and as mountebank's top-level `fault`. */
 const stubs = [
   stubAt('/ok', OK),
-  ...['reset', 'CONNECTION_RESET_BY_PEER', 'empty', 'EMPTY_RESPONSE', 'random', 'garbage', 'RANDOM_DATA_THEN_CLOSE', 'malformed', 'MALFORMED_RESPONSE_CHUNK']
-    .flatMap((name) => [stubAt(`/svc/${name}`, withTcp(name)), stubAt(`/top/${name}`, { fault: name })]),
+  ...[
+    'reset',
+    'CONNECTION_RESET_BY_PEER',
+    'empty',
+    'EMPTY_RESPONSE',
+    'random',
+    'garbage',
+    'RANDOM_DATA_THEN_CLOSE',
+    'malformed',
+    'MALFORMED_RESPONSE_CHUNK',
+  ].flatMap((name) => [stubAt(`/svc/${name}`, withTcp(name)), stubAt(`/top/${name}`, { fault: name })]),
   stubAt('/object/reset', withTcp({ probability: 1, type: 'reset' })),
   stubAt('/object/never', withTcp({ probability: 0, type: 'reset' })),
   stubAt('/unknown/string', withTcp('SLOW_LORIS')),
@@ -29,7 +38,9 @@ for (const protocol of ['http', 'https'] as const) {
     svc = await startInProcess();
     port = await createImposter(svc, protocol, stubs);
   });
-  test.after(async () => { await svc.stop(); });
+  test.after(async () => {
+    await svc.stop();
+  });
 
   const exchange = (path: string) => rawExchange(protocol, port, path);
 
@@ -95,7 +106,11 @@ for (const protocol of ['http', 'https'] as const) {
     }
   });
 
-  for (const [path, name] of [['/unknown/string', 'SLOW_LORIS'], ['/unknown/object', 'nope'], ['/unknown/top', 'NOPE']]) {
+  for (const [path, name] of [
+    ['/unknown/string', 'SLOW_LORIS'],
+    ['/unknown/object', 'nope'],
+    ['/unknown/top', 'NOPE'],
+  ]) {
     test(`unknown fault ${name} (${path}): 500 plain text, the connection is not faulted`, async () => {
       const res = await clientRequest(protocol, port, path);
       assert.is(res.status, 500);
@@ -109,9 +124,15 @@ for (const protocol of ['http', 'https'] as const) {
 
 const h1 = suite('faults: an imposter using a TCP fault serves HTTP/1 only');
 let svc: InProcessSvc;
-h1.before(async () => { svc = await startInProcess(); });
-h1.after(async () => { await svc.stop(); });
-h1.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+h1.before(async () => {
+  svc = await startInProcess();
+});
+h1.after(async () => {
+  await svc.stop();
+});
+h1.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const PREFACE = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
 /** Frame type byte of an HTTP/2 SETTINGS frame (RFC 9113 §6.5), the first thing an h2 server sends. */
@@ -149,7 +170,11 @@ const configs: Record<string, Record<string, unknown>> = {
   'top-level fault': { fault: 'CONNECTION_RESET_BY_PEER' },
 };
 const h2Expected: Record<string, boolean> = {
-  'no fault': true, 'latency-only _svc.fault': true, '_svc.fault.tcp string': false, '_svc.fault.tcp object': false, 'top-level fault': false,
+  'no fault': true,
+  'latency-only _svc.fault': true,
+  '_svc.fault.tcp string': false,
+  '_svc.fault.tcp object': false,
+  'top-level fault': false,
 };
 
 for (const [label, response] of Object.entries(configs)) {

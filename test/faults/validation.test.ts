@@ -6,9 +6,15 @@ import { freePort } from '../helpers/servers.js';
 const test = suite('faults: _svc.fault validation (400 bad data at create)');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const withFault = (fault: unknown) => ({ is: { body: 'x' }, _svc: { fault } });
 
@@ -36,8 +42,11 @@ const rejected: Array<[string, unknown, string]> = [
   ['body not a string', { error: { body: { a: 1 } } }, "'_svc.fault.error.body' must be a string"],
   ['headers not an object', { error: { headers: ['X-A'] } }, "'_svc.fault.error.headers' must be an object"],
   ['header value an object', { error: { headers: { 'X-A': { b: 1 } } } }, "'_svc.fault.error.headers.X-A' must be a string"],
-  ['single-valued header in two cases', { error: { headers: { 'Content-Type': 'text/plain', 'content-type': 'application/json' } } },
-    "repeats the header 'Content-Type' as 'content-type'"],
+  [
+    'single-valued header in two cases',
+    { error: { headers: { 'Content-Type': 'text/plain', 'content-type': 'application/json' } } },
+    "repeats the header 'Content-Type' as 'content-type'",
+  ],
   ['tcp a number', { tcp: 3 }, "'_svc.fault.tcp' must be a fault name or {probability, type}"],
   ['tcp object without probability', { tcp: { type: 'reset' } }, "'_svc.fault.tcp.probability' is required in the object form"],
   ['tcp object without type', { tcp: { probability: 0.5 } }, "'_svc.fault.tcp.type' must be a string naming a TCP fault"],
@@ -88,11 +97,16 @@ test('a valid block reads back exactly as written (tcp string and object forms)'
   ];
   const port = await freePort();
   const res = await svc.admin('POST', '/imposters', {
-    port, protocol: 'http', stubs: blocks.map((fault) => ({ responses: [withFault(fault)] })),
+    port,
+    protocol: 'http',
+    stubs: blocks.map((fault) => ({ responses: [withFault(fault)] })),
   });
   assert.is(res.status, 201, JSON.stringify(res.json));
   const read = await svc.admin('GET', `/imposters/${port}`);
-  assert.equal(read.json.stubs.map((s: any) => s.responses[0]._svc.fault), blocks);
+  assert.equal(
+    read.json.stubs.map((s: any) => s.responses[0]._svc.fault),
+    blocks,
+  );
 });
 
 test.run();

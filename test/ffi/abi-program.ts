@@ -23,10 +23,26 @@ export function buildAbiProgram(outDir: string): string {
   requireGcc();
   execFileSync(process.execPath, [join(repoRoot, 'ffi', 'build.mjs')], { stdio: 'ignore' });
   const program = join(outDir, 'abi');
-  execFileSync('gcc', [
-    '-std=c11', '-Wall', '-Wextra', '-Werror', '-pthread', '-o', program, join(repoRoot, 'test', 'ffi', 'abi.c'),
-    '-I', join(repoRoot, 'ffi', 'include'), '-L', buildDir, '-lsvc_ffi', `-Wl,-rpath,${buildDir}`,
-  ], { stdio: 'inherit' });
+  execFileSync(
+    'gcc',
+    [
+      '-std=c11',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      '-pthread',
+      '-o',
+      program,
+      join(repoRoot, 'test', 'ffi', 'abi.c'),
+      '-I',
+      join(repoRoot, 'ffi', 'include'),
+      '-L',
+      buildDir,
+      '-lsvc_ffi',
+      `-Wl,-rpath,${buildDir}`,
+    ],
+    { stdio: 'inherit' },
+  );
   return program;
 }
 
@@ -66,11 +82,15 @@ export class AbiRun {
       this.lines.push(...parts);
       this.waiting?.();
     });
-    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { this.stderr += chunk; });
-    this.exited = new Promise((resolve) => this.child.on('close', (code) => {
-      this.waiting?.();
-      resolve(code);
-    }));
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr += chunk;
+    });
+    this.exited = new Promise((resolve) =>
+      this.child.on('close', (code) => {
+        this.waiting?.();
+        resolve(code);
+      }),
+    );
   }
 
   /** The next line's result for `label` (lines must arrive in this order). */

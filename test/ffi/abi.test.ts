@@ -16,7 +16,12 @@ function viaProxy(proxyPort: number, url: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: proxyPort, path: url, headers: { Host: new URL(url).host }, agent: false }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve(body));
+      res
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => {
+          body += chunk;
+        })
+        .on('end', () => resolve(body));
     });
     req.setTimeout(30_000, () => req.destroy(new Error(`GET ${url} via proxy timed out`)));
     req.on('error', reject);
@@ -59,7 +64,10 @@ test('every C ABI function, checked from outside at each pause', async () => {
     assert.is(await run.next('add_stub_at_0'), '0');
     assert.match(await run.sentinel('add_stub_bad_index'), /'index' must be between 0/);
     const warnings = await run.json('stub_warnings_after_add');
-    assert.equal(warnings.map((w: { warningType: string }) => w.warningType), ['catch_all']);
+    assert.equal(
+      warnings.map((w: { warningType: string }) => w.warningType),
+      ['catch_all'],
+    );
     const appended = await run.json('get_stub_index');
     assert.equal(appended, { responses: [{ is: { statusCode: 404, body: 'fallback' } }] }, 'add_stub generates no id');
     assert.is((await run.json('get_stub_id')).id, 'hello');
@@ -69,7 +77,10 @@ test('every C ABI function, checked from outside at each pause', async () => {
     assert.is(await run.next('update_stub'), '0');
     assert.equal((await run.json('get_stub_after_update')).responses, [{ is: { body: 'updated' } }]);
     const list = await run.json('list_imposters');
-    assert.equal(list.imposters.map((i: { port: number }) => i.port), [port, auto].sort((a, b) => a - b));
+    assert.equal(
+      list.imposters.map((i: { port: number }) => i.port),
+      [port, auto].sort((a, b) => a - b),
+    );
     assert.is(list.imposters.find((i: { port: number }) => i.port === port).numberOfRequests, 1);
     assert.not.ok('_links' in list.imposters[0]);
     const replayableList = await run.json('list_imposters_replayable');
@@ -116,13 +127,19 @@ test('every C ABI function, checked from outside at each pause', async () => {
     assert.match(await run.sentinel('serve_admin_again'), /already serving/);
     await run.pause('admin');
     const overHttp = JSON.parse((await http('GET', `${served.adminUrl}/imposters`)).body);
-    assert.equal(overHttp.imposters.map((i: { port: number }) => i.port), [port, port2].sort((a, b) => a - b));
+    assert.equal(
+      overHttp.imposters.map((i: { port: number }) => i.port),
+      [port, port2].sort((a, b) => a - b),
+    );
     const third = await freePort();
     const created = await http('POST', `${served.adminUrl}/imposters`, { body: JSON.stringify({ port: third, protocol: 'http' }) });
     assert.is(created.status, 201);
     run.resume();
     const after = await run.json('list_after_http_create');
-    assert.ok(after.imposters.some((i: { port: number }) => i.port === third), 'an imposter created over HTTP is seen through the ABI');
+    assert.ok(
+      after.imposters.some((i: { port: number }) => i.port === third),
+      'an imposter created over HTTP is seen through the ABI',
+    );
 
     assert.is(await run.next('flow_state_put'), '0');
     assert.match(await run.sentinel('flow_state_put_bad_json'), /Unable to parse body as JSON/);
@@ -146,7 +163,10 @@ test('every C ABI function, checked from outside at each pause', async () => {
     assert.match(await run.sentinel('space_add_stub_envelope'), /bare stub/);
     const space = await run.json('space_list_stubs');
     assert.is(space.space, 'tenant-a');
-    assert.equal(space.stubs.map((stub: { responses: unknown }) => stub.responses), [[{ is: { body: 'tenant' } }]]);
+    assert.equal(
+      space.stubs.map((stub: { responses: unknown }) => stub.responses),
+      [[{ is: { body: 'tenant' } }]],
+    );
     assert.equal(await run.json('space_recorded'), []);
     assert.is(await run.next('space_delete'), '0');
     assert.equal((await run.json('space_list_after_delete')).stubs, []);
@@ -211,9 +231,12 @@ test('two threads share a handle; each keeps its own last error', async () => {
 });
 
 test('serve_admin: apiKey, metrics port, injection gating of configFile, inline config ungated', async () => {
-  const scripted = temp.file('scripted.json', JSON.stringify({
-    imposters: [{ port: await freePort(), protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
-  }));
+  const scripted = temp.file(
+    'scripted.json',
+    JSON.stringify({
+      imposters: [{ port: await freePort(), protocol: 'http', stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
+    }),
+  );
   const gated = new AbiRun(abiProgram(), ['serve', JSON.stringify({ configFile: scripted })]);
   try {
     assert.match(await gated.sentinel('serve_admin'), /injection/i);
@@ -227,7 +250,9 @@ test('serve_admin: apiKey, metrics port, injection gating of configFile, inline 
 
   const inlinePort = await freePort();
   const options = {
-    port: await freePort(), metricsPort: await freePort(), apiKey: 'secret',
+    port: await freePort(),
+    metricsPort: await freePort(),
+    apiKey: 'secret',
     config: { imposters: [{ port: inlinePort, protocol: 'http', stubs: [{ responses: [{ inject: "function () { return { body: 'inline' }; }" }] }] }] },
   };
   const serving = new AbiRun(abiProgram(), ['serve', JSON.stringify(options)]);
@@ -280,7 +305,9 @@ test('the build leaves the release artifact, its sha256 and ffi-manifest.json (S
   assert.is(manifest.artifacts.length, 1);
   const [artifact] = manifest.artifacts;
   assert.match(artifact.file, /^libsvc_ffi-[a-z0-9]+-[a-z0-9_]+\.(so|dylib|dll)$/);
-  const digest = createHash('sha256').update(readFileSync(join(buildDir, artifact.file))).digest('hex');
+  const digest = createHash('sha256')
+    .update(readFileSync(join(buildDir, artifact.file)))
+    .digest('hex');
   assert.is(artifact.sha256, digest);
   assert.is(readFileSync(join(buildDir, `${artifact.file}.sha256`), 'utf8'), `${digest}  ${artifact.file}\n`);
   assert.is(artifact.url, `./${artifact.file}`);

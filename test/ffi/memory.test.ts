@@ -14,9 +14,13 @@ const abiProgram = lazyAbiProgram(temp);
 function memcheck(args: string[]): string {
   const probe = spawnSync('valgrind', ['--version']);
   if (probe.error) throw new Error('the memory check needs valgrind: install valgrind (e.g. apt-get install valgrind) and run again');
-  const result = spawnSync('valgrind', [
-    '--leak-check=full', '--errors-for-leak-kinds=definite,indirect', '--error-exitcode=9', abiProgram(), ...args,
-  ], { cwd: repoRoot, env: sourceHostEnv(), input: '\n'.repeat(16), encoding: 'utf8', timeout: 120000 });
+  const result = spawnSync('valgrind', ['--leak-check=full', '--errors-for-leak-kinds=definite,indirect', '--error-exitcode=9', abiProgram(), ...args], {
+    cwd: repoRoot,
+    env: sourceHostEnv(),
+    input: '\n'.repeat(16),
+    encoding: 'utf8',
+    timeout: 120000,
+  });
   assert.is(result.status, 0, `valgrind found problems:\n${result.stderr}`);
   return result.stderr;
 }

@@ -18,8 +18,22 @@ function checker(): string {
     throw new Error('the msgpack check needs gcc: install gcc (e.g. apt-get install gcc) and run again');
   }
   const program = join(temp.path, 'msgpack-check');
-  execFileSync('gcc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-o', program, join(repoRoot, 'test', 'ffi', 'msgpack-check.c'),
-    join(repoRoot, 'ffi', 'src', 'msgpack.c'), '-I', join(repoRoot, 'ffi', 'src')], { stdio: 'inherit' });
+  execFileSync(
+    'gcc',
+    [
+      '-std=c11',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      '-o',
+      program,
+      join(repoRoot, 'test', 'ffi', 'msgpack-check.c'),
+      join(repoRoot, 'ffi', 'src', 'msgpack.c'),
+      '-I',
+      join(repoRoot, 'ffi', 'src'),
+    ],
+    { stdio: 'inherit' },
+  );
   built = program;
   return program;
 }
@@ -41,7 +55,15 @@ test('what the C encoder writes, @msgpack/msgpack reads back (every width it use
   assert.equal(Array.from(bin as Uint8Array), [1, 2, 3]);
   assert.equal(rest, []);
   const strings = decoded.splice(8, 4) as string[];
-  assert.equal(strings.map((s) => [s.length, new Set(s).size]), [[5, 4], [40, 1], [300, 1], [70000, 1]]);
+  assert.equal(
+    strings.map((s) => [s.length, new Set(s).size]),
+    [
+      [5, 4],
+      [40, 1],
+      [300, 1],
+      [70000, 1],
+    ],
+  );
   assert.is(strings[0], 'hello');
   assert.equal(decoded, [null, true, false, 5, -3, 300, -70000, 1099511627776, { a: Array.from({ length: 20 }, (_, i) => i) }]);
 });
@@ -76,7 +98,11 @@ test('FrameReader returns each frame once complete, however the stream is split'
     for (let at = 0; at < stream.length; at += size) {
       for (const payload of reader.push(stream.subarray(at, at + size))) got.push(payload.toString());
     }
-    assert.equal(got, payloads.map((p) => p.toString()), `chunks of ${size}`);
+    assert.equal(
+      got,
+      payloads.map((p) => p.toString()),
+      `chunks of ${size}`,
+    );
   }
 });
 

@@ -15,7 +15,9 @@ import { AbiRun, buildDir } from './abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-copy-');
 
-interface Manifest { engine?: { file: string; sha256: string; files?: Array<{ file: string; sha256: string }> } }
+interface Manifest {
+  engine?: { file: string; sha256: string; files?: Array<{ file: string; sha256: string }> };
+}
 
 const manifest = (): Manifest => JSON.parse(readFileSync(join(buildDir, 'ffi-manifest.json'), 'utf8')) as Manifest;
 
@@ -33,10 +35,26 @@ function copiedLibrary(): { lib: string; program: string } {
     copyFileSync(join(buildDir, file), join(lib, file));
   }
   const program = join(temp.path, 'abi');
-  execFileSync('gcc', [
-    '-std=c11', '-Wall', '-Wextra', '-Werror', '-pthread', '-o', program, join(repoRoot, 'test', 'ffi', 'abi.c'),
-    '-I', join(repoRoot, 'ffi', 'include'), '-L', lib, '-lsvc_ffi', `-Wl,-rpath,${lib}`,
-  ], { stdio: 'inherit' });
+  execFileSync(
+    'gcc',
+    [
+      '-std=c11',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      '-pthread',
+      '-o',
+      program,
+      join(repoRoot, 'test', 'ffi', 'abi.c'),
+      '-I',
+      join(repoRoot, 'ffi', 'include'),
+      '-L',
+      lib,
+      '-lsvc_ffi',
+      `-Wl,-rpath,${lib}`,
+    ],
+    { stdio: 'inherit' },
+  );
   copied = { lib, program };
   return copied;
 }
@@ -65,12 +83,21 @@ test('a copied ffi/build/ runs inject, JavaScript predicates and _svc.script in 
   const script = (engine: string, code: string) => ({ _svc: { script: { engine, code } } });
   const onPath = (path: string) => [{ equals: { path } }];
   const imposter = {
-    port, protocol: 'http',
+    port,
+    protocol: 'http',
     stubs: [
       { predicates: [{ inject: "function (config) { return config.request.path === '/predicate'; }" }], responses: [{ is: { body: 'js predicate' } }] },
-      { predicates: onPath('/inject'), responses: [{ inject: "function (config) { return { statusCode: 201, body: 'injected ' + config.request.method }; }" }] },
+      {
+        predicates: onPath('/inject'),
+        responses: [{ inject: "function (config) { return { statusCode: 201, body: 'injected ' + config.request.method }; }" }],
+      },
       // A loop: the sandbox bounds it through acorn, which the worker bundle carries.
-      { predicates: onPath('/js'), responses: [script('javascript', "function respond(ctx) { let n = 0; for (let i = 0; i < 3; i++) n += ctx.state.incr('js'); return http(202, 'js ' + n); }")] },
+      {
+        predicates: onPath('/js'),
+        responses: [
+          script('javascript', "function respond(ctx) { let n = 0; for (let i = 0; i < 3; i++) n += ctx.state.incr('js'); return http(202, 'js ' + n); }"),
+        ],
+      },
       { predicates: onPath('/rhai'), responses: [script('rhai', 'let n = ctx.state.incr("rhai"); http(203, "rhai " + ctx.request.path + " " + n)')] },
     ],
   };
@@ -99,11 +126,22 @@ test('a copied ffi/build/ runs inject, JavaScript predicates and _svc.script in 
 test('the release manifest lists the engine bundle, its workers and their wasm with digests', () => {
   const engine = manifest().engine;
   assert.is(engine?.file, 'svc-engine.mjs');
-  const digest = (file: string) => createHash('sha256').update(readFileSync(join(buildDir, file))).digest('hex');
+  const digest = (file: string) =>
+    createHash('sha256')
+      .update(readFileSync(join(buildDir, file)))
+      .digest('hex');
   assert.is(engine?.sha256, digest('svc-engine.mjs'));
   const files = engine?.files ?? [];
-  for (const expected of ['svc-engine.mjs', 'svc-engine/engine/script/js/worker.mjs', 'svc-engine/engine/script/js/emscripten-module.wasm', 'svc-engine/engine/script/svc/worker.mjs']) {
-    assert.ok(files.some((listed) => listed.file === expected), `${expected} listed`);
+  for (const expected of [
+    'svc-engine.mjs',
+    'svc-engine/engine/script/js/worker.mjs',
+    'svc-engine/engine/script/js/emscripten-module.wasm',
+    'svc-engine/engine/script/svc/worker.mjs',
+  ]) {
+    assert.ok(
+      files.some((listed) => listed.file === expected),
+      `${expected} listed`,
+    );
   }
   for (const listed of files) assert.is(listed.sha256, digest(listed.file), listed.file);
 });

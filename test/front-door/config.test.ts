@@ -34,10 +34,13 @@ test('a routes block on a single-imposter document is an error', async () => {
 
 test('--validate lists route problems with the imposter ones, and counts routes of a valid table', async () => {
   const bad = tmp.file('validate-bad.json', JSON.stringify({ imposters: [{ port: 4545, protocol: 'smtp' }], routes: badTable }));
-  const good = tmp.file('validate-good.json', JSON.stringify({
-    imposters: [{ port: 4545, protocol: 'http' }],
-    routes: { web: { match: { path_prefix: '/web' }, target: { port: 4545, strip_prefix: true } }, off: { enabled: false, target: { port: 1 } } },
-  }));
+  const good = tmp.file(
+    'validate-good.json',
+    JSON.stringify({
+      imposters: [{ port: 4545, protocol: 'http' }],
+      routes: { web: { match: { path_prefix: '/web' }, target: { port: 4545, strip_prefix: true } }, off: { enabled: false, target: { port: 1 } } },
+    }),
+  );
   const [notOk, ok] = await Promise.all([runSvc(['--validate', bad]), runSvc(['--validate', good])]);
   assert.is(notOk.status, 1);
   const lines = notOk.stderr.trim().split('\n');

@@ -26,7 +26,9 @@ let configPath = '';
 
 function imposter(port: number, name: string): Record<string, unknown> {
   return {
-    port, protocol: 'http', recordRequests: true,
+    port,
+    protocol: 'http',
+    recordRequests: true,
     stubs: [
       { predicates: [{ equals: { path: '/boom' } }], responses: [{ is: { body: 'never' }, _svc: { fault: { tcp: 'reset' } } }] },
       // keep-alive: mountebank's default answer closes the connection, which would hide pipelining.
@@ -66,8 +68,16 @@ test.before(async () => {
   configPath = join(tmp.path, 'config.json');
   writeConfig(firstRoutes());
   svc = await startSvc({
-    args: ['--configfile', configPath, '--front-door', `127.0.0.1:${doorPort}`,
-      '--metrics-port', String(await freePort()), '--pidfile', join(tmp.path, 'svc.pid')],
+    args: [
+      '--configfile',
+      configPath,
+      '--front-door',
+      `127.0.0.1:${doorPort}`,
+      '--metrics-port',
+      String(await freePort()),
+      '--pidfile',
+      join(tmp.path, 'svc.pid'),
+    ],
   });
   admin = `http://127.0.0.1:${svc.adminPort}`;
   door = `http://127.0.0.1:${doorPort}`;
@@ -146,7 +156,10 @@ test('a route whose target port has no imposter answers 404 without the no-route
 });
 
 test('faults work through the front door: a tcp reset resets the front-door connection', async () => {
-  const outcome = await onDoor('GET', '/boom', { Host: 'alpha.test' }).then(() => 'answered', (err: NodeJS.ErrnoException) => err.code);
+  const outcome = await onDoor('GET', '/boom', { Host: 'alpha.test' }).then(
+    () => 'answered',
+    (err: NodeJS.ErrnoException) => err.code,
+  );
   assert.is(outcome, 'ECONNRESET');
 });
 
@@ -163,7 +176,10 @@ test('keep-alive and pipelining: two requests for two imposters on one connectio
     });
     socket.on('error', reject);
     socket.on('close', () => reject(new Error(`closed after ${JSON.stringify(text)}`)));
-    socket.setTimeout(5000, () => { socket.destroy(); reject(new Error(`timed out with ${JSON.stringify(text)}`)); });
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      reject(new Error(`timed out with ${JSON.stringify(text)}`));
+    });
     socket.write('GET /a HTTP/1.1\r\nHost: alpha.test\r\n\r\nGET /b HTTP/1.1\r\nHost: x.beta.test\r\n\r\n');
   });
   assert.ok(answers.indexOf('alpha') < answers.indexOf('beta'), answers);
@@ -175,7 +191,9 @@ test('cleartext HTTP/2 with prior knowledge routes by :authority like HTTP/1 by 
     const answer = await new Promise<string>((resolve, reject) => {
       const stream = client.request({ ':path': '/h2', ':authority': 'eu.beta.test' });
       let body = '';
-      stream.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      stream.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
       stream.on('end', () => resolve(body));
       stream.on('error', reject);
       stream.end();
@@ -199,13 +217,19 @@ test('reload swaps the table as a unit; an invalid table fails the reload and th
   const failed = await http('POST', `${admin}/admin/reload`);
   assert.is(failed.status, 400);
   const messages = JSON.parse(failed.body).errors.map((e: { message: string }) => e.message);
-  assert.ok(messages.some((m: string) => m.includes('route "bad-one"') && m.includes('path_prefix')), failed.body);
+  assert.ok(
+    messages.some((m: string) => m.includes('route "bad-one"') && m.includes('path_prefix')),
+    failed.body,
+  );
   assert.is((await onDoor('GET', '/x', { Host: 'alpha.test' })).body, 'alpha', 'the old table still routes');
 
   writeConfig([{ id: 'swapped', match: { host: 'alpha.test' }, target: { port: beta } }]);
   const reloaded = await http('POST', `${admin}/admin/reload`);
   assert.is(reloaded.status, 200, reloaded.body);
-  assert.equal(JSON.parse(reloaded.body).unchanged, [alpha, beta].sort((a, b) => a - b));
+  assert.equal(
+    JSON.parse(reloaded.body).unchanged,
+    [alpha, beta].sort((a, b) => a - b),
+  );
   assert.is((await onDoor('GET', '/x', { Host: 'alpha.test' })).body, 'beta', 'the new table routes');
   assert.is((await onDoor('GET', '/api/x', { Host: 'front.test' })).headers['x-svc-front-door'], 'no-route', 'old routes are gone');
 

@@ -11,11 +11,16 @@ const tmp = tempDirForSuite(test, 'svc-front-door-listen-');
 
 test('--front-door :port listens on every interface and serves the table; routes without it are only warned about', async () => {
   const [imposterPort, doorPort] = [await freePort(), await freePort()];
-  const config = tmp.file('colon.json', JSON.stringify({
-    imposters: [{ port: imposterPort, protocol: 'http', stubs: [{ responses: [{ is: { body: 'routed' } }] }] }],
-    routes: [{ id: 'all', target: { port: imposterPort } }],
-  }));
-  const svc = await startSvc({ args: ['--configfile', config, '--front-door', `:${doorPort}`, '--metrics-port', String(await freePort()), '--pidfile', join(tmp.path, 'colon.pid')] });
+  const config = tmp.file(
+    'colon.json',
+    JSON.stringify({
+      imposters: [{ port: imposterPort, protocol: 'http', stubs: [{ responses: [{ is: { body: 'routed' } }] }] }],
+      routes: [{ id: 'all', target: { port: imposterPort } }],
+    }),
+  );
+  const svc = await startSvc({
+    args: ['--configfile', config, '--front-door', `:${doorPort}`, '--metrics-port', String(await freePort()), '--pidfile', join(tmp.path, 'colon.pid')],
+  });
   try {
     assert.is((await http('GET', `http://127.0.0.1:${doorPort}/anything`)).body, 'routed');
     const settings = JSON.parse((await http('GET', `http://127.0.0.1:${svc.adminPort}/config`)).body);
@@ -28,7 +33,10 @@ test('--front-door :port listens on every interface and serves the table; routes
     const settings = JSON.parse((await http('GET', `http://127.0.0.1:${plain.adminPort}/config`)).body);
     assert.is(settings.serveOptions.frontDoor, null);
     const logs = JSON.parse((await http('GET', `http://127.0.0.1:${plain.adminPort}/logs`)).body).logs;
-    assert.ok(logs.some((entry: { message: string }) => /1 front-door route\(s\) loaded, but no --front-door listener serves them/.test(entry.message)), JSON.stringify(logs));
+    assert.ok(
+      logs.some((entry: { message: string }) => /1 front-door route\(s\) loaded, but no --front-door listener serves them/.test(entry.message)),
+      JSON.stringify(logs),
+    );
   } finally {
     await plain.stop();
   }
@@ -38,7 +46,17 @@ test('a busy front-door port stops startup with a message', async () => {
   const doorPort = await freePort();
   const holder = await startSvc({ args: ['--metrics-port', String(await freePort()), '--pidfile', join(tmp.path, 'holder.pid')], adminPort: doorPort });
   try {
-    const run = await runSvc(['start', '--port', '0', '--front-door', `127.0.0.1:${doorPort}`, '--metrics-port', String(await freePort()), '--pidfile', join(tmp.path, 'busy.pid')]);
+    const run = await runSvc([
+      'start',
+      '--port',
+      '0',
+      '--front-door',
+      `127.0.0.1:${doorPort}`,
+      '--metrics-port',
+      String(await freePort()),
+      '--pidfile',
+      join(tmp.path, 'busy.pid'),
+    ]);
     assert.is(run.status, 1);
     assert.match(run.stdout + run.stderr, new RegExp(`cannot start the front door on 127\\.0\\.0\\.1:${doorPort}: .*EADDRINUSE`));
   } finally {

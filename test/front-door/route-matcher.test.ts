@@ -70,7 +70,18 @@ test('prefixMatches and hostOf, directly', () => {
 });
 
 test('header clauses: names case-insensitive, values case-sensitive, every clause needed', () => {
-  const routes = [{ id: 'h', match: { headers: [{ name: 'X-Tenant', value: 'Blue' }, { name: 'x-env', value: 'qa' }] }, target }];
+  const routes = [
+    {
+      id: 'h',
+      match: {
+        headers: [
+          { name: 'X-Tenant', value: 'Blue' },
+          { name: 'x-env', value: 'qa' },
+        ],
+      },
+      target,
+    },
+  ];
   assert.is(resolved(routes, request('GET', '/', { 'x-tenant': 'Blue', 'X-ENV': 'qa' })), 'h');
   assert.is(resolved(routes, request('GET', '/', { 'x-tenant': 'blue', 'x-env': 'qa' })), null);
   assert.is(resolved(routes, request('GET', '/', { 'x-tenant': 'Blue' })), null);
@@ -95,31 +106,119 @@ test('an empty match matches everything; every declared clause must hold', () =>
 });
 
 test('disabled routes are ignored', () => {
-  const routes = [{ id: 'off', enabled: false, priority: 9, target }, { id: 'on', match: { method: 'GET' }, target }];
+  const routes = [
+    { id: 'off', enabled: false, priority: 9, target },
+    { id: 'on', match: { method: 'GET' }, target },
+  ];
   assert.is(resolved(routes, request('GET', '/')), 'on');
   assert.is(resolved(routes, request('PUT', '/')), null);
-  assert.equal(new RouteMatcher(parseRoutes(routes)).order.map((r) => r.id), ['on']);
+  assert.equal(
+    new RouteMatcher(parseRoutes(routes)).order.map((r) => r.id),
+    ['on'],
+  );
   assert.is(new RouteMatcher(parseRoutes(routes)).size, 2);
 });
 
 const all = { Host: 'x.a.b', 'x-a': '1', 'x-b': '2' };
 const orderCases: Array<[string, unknown[], string]> = [
-  ['higher priority wins over specificity', [
-    { id: 'specific', match: { host: 'x.a.b', path_prefix: '/long/path' }, target },
-    { id: 'loose', priority: 1, target },
-  ], 'loose'],
-  ['exact host over wildcard', [{ id: 'a-wild', match: { host: '*.a.b' }, target }, { id: 'b-exact', match: { host: 'x.a.b' }, target }], 'b-exact'],
-  ['wildcard host over none', [{ id: 'a-none', match: { path_prefix: '/long' }, target }, { id: 'b-wild', match: { host: '*.a.b' }, target }], 'b-wild'],
-  ['host over a longer prefix', [{ id: 'a-prefix', match: { path_prefix: '/long/path' }, target }, { id: 'b-host', match: { host: '*.a.b', path_prefix: '/long' }, target }], 'b-host'],
-  ['longer prefix over shorter', [{ id: 'a-short', match: { path_prefix: '/long' }, target }, { id: 'b-long', match: { path_prefix: '/long/path' }, target }], 'b-long'],
-  ['prefix over headers', [{ id: 'a-headers', match: { headers: [{ name: 'x-a', value: '1' }, { name: 'x-b', value: '2' }] }, target }, { id: 'b-prefix', match: { path_prefix: '/long', headers: [] }, target }], 'b-prefix'],
-  ['more header clauses over fewer', [
-    { id: 'a-one', match: { headers: [{ name: 'x-a', value: '1' }] }, target },
-    { id: 'b-two', match: { headers: [{ name: 'x-a', value: '1' }, { name: 'x-b', value: '2' }] }, target },
-  ], 'b-two'],
-  ['a method clause adds no specificity: id ascending decides', [{ id: 'c', match: { method: 'GET' }, target }, { id: 'b', target }], 'b'],
-  ['id ascending among equals', [{ id: 'zeta', match: { method: 'GET' }, target }, { id: 'alpha', match: { headers: [] }, target }], 'alpha'],
-  ['a negative priority comes last', [{ id: 'neg', priority: -1, match: { host: 'x.a.b' }, target }, { id: 'zero', target }], 'zero'],
+  [
+    'higher priority wins over specificity',
+    [
+      { id: 'specific', match: { host: 'x.a.b', path_prefix: '/long/path' }, target },
+      { id: 'loose', priority: 1, target },
+    ],
+    'loose',
+  ],
+  [
+    'exact host over wildcard',
+    [
+      { id: 'a-wild', match: { host: '*.a.b' }, target },
+      { id: 'b-exact', match: { host: 'x.a.b' }, target },
+    ],
+    'b-exact',
+  ],
+  [
+    'wildcard host over none',
+    [
+      { id: 'a-none', match: { path_prefix: '/long' }, target },
+      { id: 'b-wild', match: { host: '*.a.b' }, target },
+    ],
+    'b-wild',
+  ],
+  [
+    'host over a longer prefix',
+    [
+      { id: 'a-prefix', match: { path_prefix: '/long/path' }, target },
+      { id: 'b-host', match: { host: '*.a.b', path_prefix: '/long' }, target },
+    ],
+    'b-host',
+  ],
+  [
+    'longer prefix over shorter',
+    [
+      { id: 'a-short', match: { path_prefix: '/long' }, target },
+      { id: 'b-long', match: { path_prefix: '/long/path' }, target },
+    ],
+    'b-long',
+  ],
+  [
+    'prefix over headers',
+    [
+      {
+        id: 'a-headers',
+        match: {
+          headers: [
+            { name: 'x-a', value: '1' },
+            { name: 'x-b', value: '2' },
+          ],
+        },
+        target,
+      },
+      { id: 'b-prefix', match: { path_prefix: '/long', headers: [] }, target },
+    ],
+    'b-prefix',
+  ],
+  [
+    'more header clauses over fewer',
+    [
+      { id: 'a-one', match: { headers: [{ name: 'x-a', value: '1' }] }, target },
+      {
+        id: 'b-two',
+        match: {
+          headers: [
+            { name: 'x-a', value: '1' },
+            { name: 'x-b', value: '2' },
+          ],
+        },
+        target,
+      },
+    ],
+    'b-two',
+  ],
+  [
+    'a method clause adds no specificity: id ascending decides',
+    [
+      { id: 'c', match: { method: 'GET' }, target },
+      { id: 'b', target },
+    ],
+    'b',
+  ],
+  [
+    'id ascending among equals',
+    [
+      { id: 'zeta', match: { method: 'GET' }, target },
+      { id: 'alpha', match: { headers: [] }, target },
+    ],
+    'alpha',
+  ],
+  [
+    'a negative priority comes last',
+    [
+      { id: 'neg', priority: -1, match: { host: 'x.a.b' }, target },
+      { id: 'zero', target },
+    ],
+    'zero',
+  ],
 ];
 for (const [name, routes, winner] of orderCases) {
   test(`order: ${name}`, () => {
@@ -128,13 +227,18 @@ for (const [name, routes, winner] of orderCases) {
 }
 
 test('order: the sorted table is precomputed and falls through to the next match', () => {
-  const matcher = new RouteMatcher(parseRoutes([
-    { id: 'c', target },
-    { id: 'b', match: { path_prefix: '/api' }, target },
-    { id: 'a', match: { host: 'a.test', path_prefix: '/api' }, target },
-    { id: 'd', priority: 2, match: { method: 'PUT' }, target },
-  ]));
-  assert.equal(matcher.order.map((r) => r.id), ['d', 'a', 'b', 'c']);
+  const matcher = new RouteMatcher(
+    parseRoutes([
+      { id: 'c', target },
+      { id: 'b', match: { path_prefix: '/api' }, target },
+      { id: 'a', match: { host: 'a.test', path_prefix: '/api' }, target },
+      { id: 'd', priority: 2, match: { method: 'PUT' }, target },
+    ]),
+  );
+  assert.equal(
+    matcher.order.map((r) => r.id),
+    ['d', 'a', 'b', 'c'],
+  );
   assert.is(matcher.resolve(request('GET', '/api/x', { Host: 'b.test' }))?.id, 'b');
   assert.is(matcher.resolve(request('GET', '/other', { Host: 'a.test' }))?.id, 'c');
 });

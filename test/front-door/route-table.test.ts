@@ -22,13 +22,35 @@ function rejection(routes: unknown): string[] {
 }
 
 const invalid: Array<[string, unknown[], RegExp]> = [
-  ['duplicate id', [{ id: 'a', target }, { id: 'a', match: { method: 'GET' }, target }], /^route "a": duplicate id$/],
-  ['identical match at one priority', [
-    { id: 'one', match: { host: 'a.test', path_prefix: '/x' }, target },
-    { id: 'two', match: { host: 'a.test', path_prefix: '/x' }, target: { port: 4546 } },
-  ], /^route "two": same priority \(0\) and identical match as route "one"$/],
-  ['two empty matches (absent and {}) at one priority', [{ id: 'a', target }, { id: 'b', match: {}, target }], /route "b": .*identical match as route "a"/],
-  ['strip_prefix without path_prefix', [{ id: 's', match: { host: 'a.test' }, target: { port: 1, strip_prefix: true } }], /route "s": 'target.strip_prefix' needs 'match.path_prefix'/],
+  [
+    'duplicate id',
+    [
+      { id: 'a', target },
+      { id: 'a', match: { method: 'GET' }, target },
+    ],
+    /^route "a": duplicate id$/,
+  ],
+  [
+    'identical match at one priority',
+    [
+      { id: 'one', match: { host: 'a.test', path_prefix: '/x' }, target },
+      { id: 'two', match: { host: 'a.test', path_prefix: '/x' }, target: { port: 4546 } },
+    ],
+    /^route "two": same priority \(0\) and identical match as route "one"$/,
+  ],
+  [
+    'two empty matches (absent and {}) at one priority',
+    [
+      { id: 'a', target },
+      { id: 'b', match: {}, target },
+    ],
+    /route "b": .*identical match as route "a"/,
+  ],
+  [
+    'strip_prefix without path_prefix',
+    [{ id: 's', match: { host: 'a.test' }, target: { port: 1, strip_prefix: true } }],
+    /route "s": 'target.strip_prefix' needs 'match.path_prefix'/,
+  ],
   ['* inside a label', [{ id: 'h1', match: { host: 'a*.test' }, target }], /route "h1": 'match.host' "a\*.test" may use '\*' only as one leading '\*.' label/],
   ['* as a later label', [{ id: 'h2', match: { host: 'a.*.test' }, target }], /route "h2": .*only as one leading/],
   ['two wildcard labels', [{ id: 'h3', match: { host: '*.*.test' }, target }], /route "h3": .*only as one leading/],
@@ -37,12 +59,20 @@ const invalid: Array<[string, unknown[], RegExp]> = [
   ['*. with nothing after', [{ id: 'h6', match: { host: '*.' }, target }], /route "h6": 'match.host' "\*\." is not a host name/],
   ['host with a port', [{ id: 'h7', match: { host: 'a.test:80' }, target }], /route "h7": 'match.host' .*not a host name/],
   ['empty host', [{ id: 'h8', match: { host: '' }, target }], /route "h8": 'match.host' must be a non-empty string/],
-  ['path_prefix without /', [{ id: 'p', match: { path_prefix: 'api' }, target }], /route "p": 'match.path_prefix' must be a string starting with '\/', got "api"/],
+  [
+    'path_prefix without /',
+    [{ id: 'p', match: { path_prefix: 'api' }, target }],
+    /route "p": 'match.path_prefix' must be a string starting with '\/', got "api"/,
+  ],
   ['path_prefix with a query', [{ id: 'q', match: { path_prefix: '/api?x=1' }, target }], /route "q": 'match.path_prefix' .*path only/],
   ['method with a space', [{ id: 'm1', match: { method: 'GE T' }, target }], /route "m1": 'match.method' "GE T" is not a valid HTTP method/],
   ['empty method', [{ id: 'm2', match: { method: '' }, target }], /route "m2": 'match.method' "" is not a valid HTTP method/],
   ['method not a string', [{ id: 'm3', match: { method: 7 }, target }], /route "m3": 'match.method' 7/],
-  ['header clause without value', [{ id: 'hd', match: { headers: [{ name: 'x-a' }] }, target }], /route "hd": 'match.headers\[0\]' must be \{name: string, value: string\}/],
+  [
+    'header clause without value',
+    [{ id: 'hd', match: { headers: [{ name: 'x-a' }] }, target }],
+    /route "hd": 'match.headers\[0\]' must be \{name: string, value: string\}/,
+  ],
   ['headers as an object', [{ id: 'ho', match: { headers: { 'x-a': '1' } }, target }], /route "ho": 'match.headers' must be a list/],
   ['bad header name', [{ id: 'hn', match: { headers: [{ name: 'x a', value: '1' }] }, target }], /route "hn": .*not a valid header name/],
   ['missing id', [{ target }], /^route #1: 'id' must be a non-empty string$/],
@@ -58,28 +88,50 @@ const invalid: Array<[string, unknown[], RegExp]> = [
 for (const [name, routes, message] of invalid) {
   test(`rejected: ${name}`, () => {
     const messages = rejection(routes);
-    assert.ok(messages.some((m) => message.test(m)), `${message} not in ${JSON.stringify(messages)}`);
+    assert.ok(
+      messages.some((m) => message.test(m)),
+      `${message} not in ${JSON.stringify(messages)}`,
+    );
   });
 }
 
 test('accepted: same match at different priorities, or with one route disabled', () => {
   const match = { path_prefix: '/x' };
-  assert.is(parseRoutes([{ id: 'a', match, target }, { id: 'b', priority: 1, match, target }]).length, 2);
-  assert.is(parseRoutes([{ id: 'a', match, target }, { id: 'b', enabled: false, match, target }]).length, 2);
+  assert.is(
+    parseRoutes([
+      { id: 'a', match, target },
+      { id: 'b', priority: 1, match, target },
+    ]).length,
+    2,
+  );
+  assert.is(
+    parseRoutes([
+      { id: 'a', match, target },
+      { id: 'b', enabled: false, match, target },
+    ]).length,
+    2,
+  );
 });
 
 test('accepted: a full route reads back typed, with defaults', () => {
   const [full, bare] = parseRoutes([
     {
-      id: 'full', priority: 5, enabled: true,
+      id: 'full',
+      priority: 5,
+      enabled: true,
       match: { host: '*.Example.TEST', path_prefix: '/api', headers: [{ name: 'X-Tenant', value: 'Blue' }], method: 'PATCH' },
       target: { port: 4545, strip_prefix: true, set_host: 'backend:8080' },
     },
     { id: 'bare', target: { port: 1 } },
   ]);
   assert.equal(full, {
-    id: 'full', priority: 5, enabled: true, hostSuffix: '.example.test', pathPrefix: '/api',
-    headers: [{ name: 'x-tenant', value: 'Blue' }], method: 'PATCH',
+    id: 'full',
+    priority: 5,
+    enabled: true,
+    hostSuffix: '.example.test',
+    pathPrefix: '/api',
+    headers: [{ name: 'x-tenant', value: 'Blue' }],
+    method: 'PATCH',
     target: { port: 4545, stripPrefix: true, setHost: 'backend:8080' },
   });
   assert.equal(bare, { id: 'bare', priority: 0, enabled: true, headers: [], target: { port: 1, stripPrefix: false } });

@@ -18,8 +18,12 @@ const RAW_LANES = 32;
 const test = suite('fuzz: seeded robustness run');
 let target: FuzzTarget;
 
-test.before(async () => { target = await startFuzzTarget(); });
-test.after(async () => { await target.stop(); });
+test.before(async () => {
+  target = await startFuzzTarget();
+});
+test.after(async () => {
+  await target.stop();
+});
 
 function describe(finding: Finding): string {
   return `${finding.kind}: ${finding.detail}`;
@@ -34,8 +38,14 @@ test(`${ADMIN_CASES} admin requests (methods, paths, queries, bodies): envelopes
     { seed: SEED, numRuns: ADMIN_CASES, endOnFailure: false },
   );
   const answered = [...target.stats.admin.keys()];
-  assert.ok(answered.some((status) => status.startsWith('4')), `the sample reaches rejections: ${answered}`);
-  assert.ok(answered.some((status) => status.startsWith('2')), `the sample reaches accepted requests: ${answered}`);
+  assert.ok(
+    answered.some((status) => status.startsWith('4')),
+    `the sample reaches rejections: ${answered}`,
+  );
+  assert.ok(
+    answered.some((status) => status.startsWith('2')),
+    `the sample reaches accepted requests: ${answered}`,
+  );
 });
 
 test(`${RAW_CASES} raw byte sequences on an imposter port: well-formed answers, envelopes, the server alive`, async () => {

@@ -16,8 +16,7 @@ export const ANSWER_BOUND_MS = 15_000;
  */
 export const CLOSE_AFTER_FIN_BOUND_MS = 2_000;
 
-export type FindingKind =
-  | 'crash' | 'hang' | 'no-answer' | 'garbled' | 'server-error' | 'no-envelope' | 'state-changed' | 'open-after-fin';
+export type FindingKind = 'crash' | 'hang' | 'no-answer' | 'garbled' | 'server-error' | 'no-envelope' | 'state-changed' | 'open-after-fin';
 
 export interface Finding {
   kind: FindingKind;
@@ -55,7 +54,9 @@ function tally(counts: Map<string, number>, outcome: WireOutcome): void {
 
 function baselineImposter(port: number): Record<string, unknown> {
   return {
-    port, protocol: 'http', name: 'fuzzed',
+    port,
+    protocol: 'http',
+    name: 'fuzzed',
     stubs: [
       { id: 's1', predicates: [{ equals: { path: '/a' } }], responses: [{ is: { statusCode: 200, body: 'a' } }] },
       { id: 's2', predicates: [{ deepEquals: { query: { q: '1' } } }], responses: [{ is: { body: { json: true } } }] },
@@ -75,7 +76,8 @@ export function envelopeProblem(response: WireResponse): string | undefined {
   if (!Array.isArray(list) || list.length === 0) return `no errors list: ${JSON.stringify(parsed).slice(0, 120)}`;
   for (const entry of list) {
     const e = entry as Record<string, unknown>;
-    if (typeof e?.code !== 'string' || typeof e.type !== 'string' || typeof e.message !== 'string') return `malformed entry ${JSON.stringify(entry).slice(0, 120)}`;
+    if (typeof e?.code !== 'string' || typeof e.type !== 'string' || typeof e.message !== 'string')
+      return `malformed entry ${JSON.stringify(entry).slice(0, 120)}`;
   }
   if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) return `content-type ${response.headers.get('content-type')}`;
   return undefined;
@@ -94,7 +96,11 @@ function requestBytes(c: AdminCase, adminPort: number): Buffer {
   if (c.body === undefined) return Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8');
   const body = Buffer.from(c.body, 'utf8');
   if (c.chunked) {
-    return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`, 'utf8'), body, Buffer.from('\r\n0\r\n\r\n')]);
+    return Buffer.concat([
+      Buffer.from(`${head.join('\r\n')}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`, 'utf8'),
+      body,
+      Buffer.from('\r\n0\r\n\r\n'),
+    ]);
   }
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n`, 'utf8'), body]);
 }
@@ -120,7 +126,9 @@ function answerProblem(response: WireResponse, head: boolean): Finding | undefin
 /** Starts `svc` (the CLI, so a crash is a dead process, not a dead test runner) with one imposter. */
 export async function startFuzzTarget(): Promise<FuzzTarget> {
   const [metricsPort, imposterPort, sparePort] = [await freePort(), await freePort(), await freePort()];
-  const server: RunningServer = await startSvc({ args: ['--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error', '--pidfile', `/tmp/svc-fuzz-${process.pid}.pid`] });
+  const server: RunningServer = await startSvc({
+    args: ['--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error', '--pidfile', `/tmp/svc-fuzz-${process.pid}.pid`],
+  });
   const base = `http://127.0.0.1:${server.adminPort}`;
   const ports: FuzzPorts = { imposter: imposterPort, spare: sparePort };
 
@@ -131,7 +139,11 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   };
   const reset = async (): Promise<string> => {
     await http('DELETE', `${base}/intercept`, { timeoutMs: ANSWER_BOUND_MS });
-    const res = await http('PUT', `${base}/imposters`, { body: JSON.stringify({ imposters: [baselineImposter(imposterPort)] }), headers: { 'Content-Type': 'application/json' }, timeoutMs: ANSWER_BOUND_MS });
+    const res = await http('PUT', `${base}/imposters`, {
+      body: JSON.stringify({ imposters: [baselineImposter(imposterPort)] }),
+      headers: { 'Content-Type': 'application/json' },
+      timeoutMs: ANSWER_BOUND_MS,
+    });
     if (res.status !== 200) throw new Error(`resetting the fuzzed state answered ${res.status}: ${res.body}`);
     // Enabled is runtime state: a bulk replace with an unchanged config keeps a disabled imposter disabled.
     await http('POST', `${base}/imposters/${imposterPort}/enable`, { timeoutMs: ANSWER_BOUND_MS });

@@ -32,7 +32,11 @@ const record = (where: string, finding: Finding | undefined, input: unknown): vo
   const key = `${where}:${finding.kind}`;
   const seen = findings.get(key);
   if (seen) seen.count += 1;
-  else findings.set(key, { count: 1, example: `${finding.detail}\n    input: ${JSON.stringify(input, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('latin1') : v)).slice(0, 600)}` });
+  else
+    findings.set(key, {
+      count: 1,
+      example: `${finding.detail}\n    input: ${JSON.stringify(input, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('latin1') : v)).slice(0, 600)}`,
+    });
 };
 
 const started = process.hrtime.bigint();
@@ -40,7 +44,7 @@ let adminRun = 0;
 let rawRun = 0;
 let crashed = false;
 try {
-  for (let batch = 0; (adminRun + rawRun) < total && !crashed; batch += 1) {
+  for (let batch = 0; adminRun + rawRun < total && !crashed; batch += 1) {
     const size = Math.min(BATCH, total - adminRun - rawRun);
     const rawCount = Math.round(size * rawShare);
     const admins: AdminCase[] = fc.sample(adminCase(target.ports), { seed: seed + batch, numRuns: size - rawCount });
@@ -49,7 +53,10 @@ try {
       const finding = await target.checkAdmin(c);
       record('admin', finding, c);
       adminRun += 1;
-      if (finding?.kind === 'crash') { crashed = true; break; }
+      if (finding?.kind === 'crash') {
+        crashed = true;
+        break;
+      }
     }
     // Raw exchanges touch no admin state, so they run side by side; a socket left open after the
     // client's FIN then costs its wait once per lane, not once per case.
@@ -69,7 +76,9 @@ try {
     const done = adminRun + rawRun;
     if (done % 5000 < BATCH || process.env.FUZZ_VERBOSE) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      console.log(`${done} cases (${adminRun} admin, ${rawRun} raw) in ${seconds.toFixed(0)} s, ${[...findings.values()].reduce((n, f) => n + f.count, 0)} findings`);
+      console.log(
+        `${done} cases (${adminRun} admin, ${rawRun} raw) in ${seconds.toFixed(0)} s, ${[...findings.values()].reduce((n, f) => n + f.count, 0)} findings`,
+      );
     }
   }
   record('end', await target.alive(), 'final liveness probe');
@@ -78,8 +87,14 @@ try {
 }
 
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-console.log(`\nseed ${seed}: ${adminRun + rawRun} cases (${adminRun} admin requests, ${rawRun} raw imposter exchanges) in ${seconds.toFixed(1)} s (${((adminRun + rawRun) / seconds).toFixed(0)} cases/s)`);
-const histogram = (counts: Map<string, number>) => [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k}: ${n}`).join(', ');
+console.log(
+  `\nseed ${seed}: ${adminRun + rawRun} cases (${adminRun} admin requests, ${rawRun} raw imposter exchanges) in ${seconds.toFixed(1)} s (${((adminRun + rawRun) / seconds).toFixed(0)} cases/s)`,
+);
+const histogram = (counts: Map<string, number>) =>
+  [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ');
 console.log(`admin answers: ${histogram(target.stats.admin)}; accepted changes undone: ${target.stats.resets}`);
 console.log(`imposter answers: ${histogram(target.stats.imposter)}`);
 if (findings.size === 0) console.log('no findings');

@@ -30,12 +30,18 @@ export function adminCaller(port: number): AdminCall {
     if (body !== undefined) opts.body = typeof body === 'string' ? body : JSON.stringify(body);
     const res = await http(method, `http://127.0.0.1:${port}${path}`, opts);
     let json: any;
-    try { json = JSON.parse(res.body); } catch { json = undefined; }
+    try {
+      json = JSON.parse(res.body);
+    } catch {
+      json = undefined;
+    }
     return { ...res, json };
   };
 }
 
-export async function startInProcess(options: { allowInjection?: boolean; apiKey?: string; events?: EventHub; scriptsDir?: string } = {}): Promise<InProcessSvc> {
+export async function startInProcess(
+  options: { allowInjection?: boolean; apiKey?: string; events?: EventHub; scriptsDir?: string } = {},
+): Promise<InProcessSvc> {
   const log = createLogger({ level: 'error', quiet: true });
   const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log, scriptsDir: options.scriptsDir });
   const server = createAdminServer({
@@ -43,8 +49,13 @@ export async function startInProcess(options: { allowInjection?: boolean; apiKey
     log,
     events: options.events,
     settings: {
-      version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false,
-      requireAdminAuth: false, apiKey: options.apiKey,
+      version: 'test',
+      port: 0,
+      localOnly: false,
+      ipWhitelist: ['*'],
+      noParse: false,
+      requireAdminAuth: false,
+      apiKey: options.apiKey,
     },
   });
   const admin = await listenAdmin(server, 0, '127.0.0.1');

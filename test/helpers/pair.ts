@@ -51,12 +51,13 @@ export async function startPair(args: string[] = [], svcArgs: string[] = []): Pr
     if (svc.status === 'fulfilled') await svc.value.stop();
     throw mb.status === 'rejected' ? mb.reason : (svc as PromiseRejectedResult).reason;
   }
-  const side = (name: string, server: RunningServer): Side =>
-    ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
+  const side = (name: string, server: RunningServer): Side => ({ name, server, admin: `http://127.0.0.1:${server.adminPort}` });
   const pair = {
     mb: side('mountebank', mb.value),
     svc: side(svcIsMountebank ? 'mountebank#2' : 'svc', svc.value),
-    async stop() { await Promise.all([mb.value.stop(), svc.value.stop()]); },
+    async stop() {
+      await Promise.all([mb.value.stop(), svc.value.stop()]);
+    },
   };
   if (args.includes('--allowInjection')) {
     try {
@@ -208,10 +209,12 @@ export function normalizeAdmin(value: unknown, side: Side, imposterPorts: number
     }
     if (key === 'port' && typeof node === 'number') return portAlias.get(node) ?? node;
     if (typeof node === 'string') {
-      return node
-        .replace(/^https?:\/\/[^/]+:\d+/, (origin) => origin.endsWith(`:${side.server.adminPort}`) ? 'http://ADMIN' : origin)
-        // `/imposters/<port>` in links, `127.0.0.1:<port>` in recorded Host headers.
-        .replace(/(?<=[:/])\d+\b/g, (digits) => portAlias.get(Number(digits)) ?? digits);
+      return (
+        node
+          .replace(/^https?:\/\/[^/]+:\d+/, (origin) => (origin.endsWith(`:${side.server.adminPort}`) ? 'http://ADMIN' : origin))
+          // `/imposters/<port>` in links, `127.0.0.1:<port>` in recorded Host headers.
+          .replace(/(?<=[:/])\d+\b/g, (digits) => portAlias.get(Number(digits)) ?? digits)
+      );
     }
     return node;
   };
@@ -236,9 +239,17 @@ export function missingFrom(expected: unknown, actual: unknown, path = '$'): str
       return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
     }
     const actualRecord = actual as Record<string, unknown>;
-    const extra = svcCompat ? Object.keys(actualRecord).filter((k) => !(k in expected)).map((k) => `${path}.${k}: not in mountebank's answer`) : [];
-    return [...extra, ...Object.entries(expected).flatMap(([k, v]) =>
-      k in actualRecord ? missingFrom(v, actualRecord[k], `${path}.${k}`) : [`${path}.${k}: missing (expected ${JSON.stringify(v)})`])];
+    const extra = svcCompat
+      ? Object.keys(actualRecord)
+          .filter((k) => !(k in expected))
+          .map((k) => `${path}.${k}: not in mountebank's answer`)
+      : [];
+    return [
+      ...extra,
+      ...Object.entries(expected).flatMap(([k, v]) =>
+        k in actualRecord ? missingFrom(v, actualRecord[k], `${path}.${k}`) : [`${path}.${k}: missing (expected ${JSON.stringify(v)})`],
+      ),
+    ];
   }
   return Object.is(expected, actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }

@@ -47,7 +47,7 @@ function parseLabels(line: string, start: number, lineNo: number): { labels: Rec
     if (line[eq + 1] !== '"') fail(lineNo, 'label value not quoted');
     let value = '';
     let j = eq + 2;
-    for (;; j += 1) {
+    for (; ; j += 1) {
       const c = line[j];
       if (c === undefined) fail(lineNo, 'unterminated label value');
       if (c === '"') break;

@@ -83,7 +83,9 @@ export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
   });
   live.add(child);
   let output = '';
-  const keepTail = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000); };
+  const keepTail = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
   child.stdout?.on('data', keepTail);
   child.stderr?.on('data', keepTail);
   let gone = false;
@@ -97,7 +99,10 @@ export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
     };
     child.once('exit', finish);
     // A command that cannot be spawned at all reports only 'error'.
-    child.once('error', (err) => { output += `\nspawn error: ${err.message}`; if (!child.pid) finish(); });
+    child.once('error', (err) => {
+      output += `\nspawn error: ${err.message}`;
+      if (!child.pid) finish();
+    });
   });
 
   const stop = async () => {
@@ -148,16 +153,25 @@ export interface MountebankOptions {
 
 /** mountebank 2.9.1 from node_modules; its log and pid files go to a temp dir, not the repo. */
 export async function startMountebank(options: MountebankOptions = {}): Promise<RunningServer> {
-  const adminPort = options.adminPort ?? await freePort();
+  const adminPort = options.adminPort ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'svc-mb-'));
   const mb = [
-    process.execPath, join(repoRoot, 'node_modules/mountebank/bin/mb'),
-    '--port', String(adminPort), '--nologfile', '--pidfile', join(dir, 'mb.pid'),
+    process.execPath,
+    join(repoRoot, 'node_modules/mountebank/bin/mb'),
+    '--port',
+    String(adminPort),
+    '--nologfile',
+    '--pidfile',
+    join(dir, 'mb.pid'),
     ...(options.args ?? []),
   ];
   const [command, ...args] = [...(options.wrapper ?? []), ...mb];
   return spawnServer({
-    command: command!, args, adminPort, readyPath: '/imposters', cwd: dir,
+    command: command!,
+    args,
+    adminPort,
+    readyPath: '/imposters',
+    cwd: dir,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   });
 }
@@ -170,7 +184,7 @@ export interface SvcOptions {
 
 /** svc from source through tsx, so tests need no build; no log file unless the test names one (like mountebank's). */
 export async function startSvc(options: SvcOptions = {}): Promise<RunningServer> {
-  const adminPort = options.adminPort ?? await freePort();
+  const adminPort = options.adminPort ?? (await freePort());
   const args = options.args ?? [];
   const logFile = args.includes('--logfile') || args.includes('--nologfile') ? [] : ['--nologfile'];
   return spawnServer({

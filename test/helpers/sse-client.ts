@@ -33,15 +33,26 @@ export class SseClient {
   private waiters: Array<() => void> = [];
   private ended = false;
 
-  private constructor(readonly status: number, readonly headers: IncomingMessage['headers'], private readonly req: ClientRequest, private readonly res: IncomingMessage) {
+  private constructor(
+    readonly status: number,
+    readonly headers: IncomingMessage['headers'],
+    private readonly req: ClientRequest,
+    private readonly res: IncomingMessage,
+  ) {
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
       if (status === 200) this.feed(chunk);
       else this.body += chunk;
       this.wake();
     });
-    res.on('end', () => { this.ended = true; this.wake(); });
-    res.on('error', () => { this.ended = true; this.wake(); });
+    res.on('end', () => {
+      this.ended = true;
+      this.wake();
+    });
+    res.on('error', () => {
+      this.ended = true;
+      this.wake();
+    });
   }
 
   static open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
@@ -118,7 +129,10 @@ export class SseClient {
       if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms (got ${this.events.map((e) => e.event).join(',')})`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }
@@ -131,7 +145,10 @@ export class SseClient {
       if (left <= 0) throw new Error(`condition not met within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 50));
-        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }

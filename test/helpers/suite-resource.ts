@@ -5,9 +5,7 @@ import type { Test } from 'uvu';
  * each, stopped after the last. A failed start is kept and thrown by each test through the returned
  * accessor: a throwing `before` hook would abort the whole uvu run, taking the other test files with it.
  */
-export function suiteResource<T>(
-  test: Test, start: () => Promise<T>, hooks: { stop(value: T): Promise<void>; afterEach(value: T): Promise<void> },
-): () => T {
+export function suiteResource<T>(test: Test, start: () => Promise<T>, hooks: { stop(value: T): Promise<void>; afterEach(value: T): Promise<void> }): () => T {
   let held: T | Error = new Error('suite resource not started');
   test.before(async () => {
     held = await start().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));

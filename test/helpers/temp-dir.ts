@@ -19,10 +19,16 @@ export interface TempDir {
 /** A temporary folder made before the suite and removed after it. */
 export function tempDirForSuite(test: Test, prefix: string): TempDir {
   let path = '';
-  test.before(() => { path = mkdtempSync(join(tmpdir(), prefix)); });
-  test.after(() => { rmSync(path, { recursive: true, force: true }); });
+  test.before(() => {
+    path = mkdtempSync(join(tmpdir(), prefix));
+  });
+  test.after(() => {
+    rmSync(path, { recursive: true, force: true });
+  });
   return {
-    get path() { return path; },
+    get path() {
+      return path;
+    },
     file(name, text) {
       const full = join(path, name);
       writeFileDeep(full, text);

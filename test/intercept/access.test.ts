@@ -9,7 +9,8 @@ const test = suite('intercept access: --require-admin-auth (SPEC §5 rules 6–7
 
 test('isLoopbackPeer: 127/8, ::1 and IPv4-mapped loopback; anything else (or unknown) is off-host', () => {
   for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) assert.ok(isLoopbackPeer(address), address);
-  for (const address of ['10.0.0.5', '::ffff:192.168.1.2', '2001:db8::1', '128.0.0.1', 'localhost', undefined]) assert.not.ok(isLoopbackPeer(address), String(address));
+  for (const address of ['10.0.0.5', '::ffff:192.168.1.2', '2001:db8::1', '128.0.0.1', 'localhost', undefined])
+    assert.not.ok(isLoopbackPeer(address), String(address));
 });
 
 test('interceptAccess: only an unauthenticated off-host intercept.write under requireAdminAuth is forbidden', () => {
@@ -30,7 +31,13 @@ async function callAs(remoteAddress: string, method: string, path: string, setti
   const found = router.find(method, path);
   if (found === undefined || found === 'method') throw new Error(`no route ${method} ${path}`);
   const request: AdminRequest = {
-    method, path, query: new URLSearchParams(), params: found.params, headers, body: Buffer.from('{}'), baseUrl: 'http://svc',
+    method,
+    path,
+    query: new URLSearchParams(),
+    params: found.params,
+    headers,
+    body: Buffer.from('{}'),
+    baseUrl: 'http://svc',
     raw: { socket: { remoteAddress } } as unknown as IncomingMessage,
   };
   try {

@@ -10,14 +10,21 @@ let interceptPort: number;
 let metricsPort: number;
 
 function admin(method: string, path: string, body?: unknown) {
-  return http(method, `http://127.0.0.1:${svc.adminPort}${path}`, { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+  return http(method, `http://127.0.0.1:${svc.adminPort}${path}`, {
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json' },
+  });
 }
 
 test.before(async () => {
   metricsPort = await freePort();
-  svc = await startSvc({ args: ['--require-admin-auth', '--metrics-port', String(metricsPort), '--nologfile', '--pidfile', `/tmp/svc-intercept-cli-${process.pid}.pid`] });
+  svc = await startSvc({
+    args: ['--require-admin-auth', '--metrics-port', String(metricsPort), '--nologfile', '--pidfile', `/tmp/svc-intercept-cli-${process.pid}.pid`],
+  });
 });
-test.after(async () => { await svc.stop(); });
+test.after(async () => {
+  await svc.stop();
+});
 
 test('/config reports requireAdminAuth; a loopback client starts the proxy and is served through it', async () => {
   assert.is(JSON.parse((await admin('GET', '/config')).body).serveOptions.requireAdminAuth, true);

@@ -32,10 +32,13 @@ test('without --allowInjection a scripted rule is 400 invalid injection, seeded 
 test('with --allowInjection an inject rule answers from the intercepted request; a throwing script is the 400 envelope', async () => {
   const svc = await startInterceptServer({ allowInjection: true });
   try {
-    const started = await svc.startIntercept({ returnCaKey: true, rules: [
-      { match: { path: '/boom' }, inject: 'function () { throw new Error("nope"); }' },
-      { match: { host: 'script.example.com' }, inject: echo },
-    ] });
+    const started = await svc.startIntercept({
+      returnCaKey: true,
+      rules: [
+        { match: { path: '/boom' }, inject: 'function () { throw new Error("nope"); }' },
+        { match: { host: 'script.example.com' }, inject: echo },
+      ],
+    });
     const listed = await svc.admin('GET', '/intercept/rules');
     assert.is(listed.json[1].inject, echo);
     const answer = await httpsViaProxy(started.interceptPort, 'script.example.com:443', '/calc?q=7', started.caCertPem!, { method: 'POST', body: 'payload' });

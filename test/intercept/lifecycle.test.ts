@@ -14,9 +14,15 @@ const test = suite('intercept: start, stop, options and CA sources (SPEC §4.9, 
 const dir = tempDirForSuite(test, 'svc-intercept-');
 let svc: InterceptServer;
 
-test.before(async () => { svc = await startInterceptServer(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/intercept'); });
+test.before(async () => {
+  svc = await startInterceptServer();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/intercept');
+});
 
 function listenOn(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -84,7 +90,15 @@ test('DELETE /intercept also ends open tunnels', async () => {
 });
 
 test('routes that need a running proxy answer 404 when it is not running', async () => {
-  for (const [method, path] of [['GET', '/intercept'], ['GET', '/intercept/rules'], ['POST', '/intercept/rules'], ['DELETE', '/intercept/rules'], ['GET', '/intercept/ca.pem'], ['GET', '/intercept/truststore.p12'], ['GET', '/intercept/truststore.jks']]) {
+  for (const [method, path] of [
+    ['GET', '/intercept'],
+    ['GET', '/intercept/rules'],
+    ['POST', '/intercept/rules'],
+    ['DELETE', '/intercept/rules'],
+    ['GET', '/intercept/ca.pem'],
+    ['GET', '/intercept/truststore.p12'],
+    ['GET', '/intercept/truststore.jks'],
+  ]) {
     const res = await svc.admin(method, path, method === 'POST' ? { serve: { body: 'x' } } : undefined);
     assert.is(res.status, 404, `${method} ${path}`);
     assert.is(res.json.errors[0].type, 'intercept_not_running', `${method} ${path}`);
@@ -187,7 +201,13 @@ test('the standard admin plane owns an intercept control; a host that opts out (
   const settings = { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false };
   const admin = await listenAdmin(createAdminServer({ manager, log, settings, intercept: false }), 0, '127.0.0.1');
   try {
-    for (const [method, path] of [['POST', '/intercept'], ['GET', '/intercept'], ['DELETE', '/intercept'], ['GET', '/intercept/rules'], ['GET', '/intercept/ca.pem']]) {
+    for (const [method, path] of [
+      ['POST', '/intercept'],
+      ['GET', '/intercept'],
+      ['DELETE', '/intercept'],
+      ['GET', '/intercept/rules'],
+      ['GET', '/intercept/ca.pem'],
+    ]) {
       assert.is((await http(method, `http://127.0.0.1:${admin.port}${path}`, { body: method === 'POST' ? '{}' : undefined })).status, 404, `${method} ${path}`);
     }
   } finally {

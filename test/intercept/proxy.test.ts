@@ -18,9 +18,17 @@ let seen: { method?: string; url?: string; host?: string; body?: string; proxyHe
 
 function record(request: IncomingMessage, reply: (text: string) => void): void {
   let body = '';
-  request.on('data', (chunk) => { body += chunk; });
+  request.on('data', (chunk) => {
+    body += chunk;
+  });
   request.on('end', () => {
-    seen = { method: request.method, url: request.url, host: request.headers.host, body, proxyHeader: request.headers['proxy-connection'] as string | undefined };
+    seen = {
+      method: request.method,
+      url: request.url,
+      host: request.headers.host,
+      body,
+      proxyHeader: request.headers['proxy-connection'] as string | undefined,
+    };
     reply(body);
   });
 }
@@ -74,7 +82,10 @@ async function addRules(rules: unknown): Promise<void> {
 }
 
 test('HTTPS through CONNECT: the client trusts the exported CA and gets a serve rule answer (JSON body, headers, status)', async () => {
-  await addRules({ match: { host: 'api.example.com', method: 'GET', path: '/users/1' }, serve: { statusCode: 202, headers: { 'X-Served-By': 'rule', 'Set-Cookie': ['a=1', 'b=2'] }, body: { id: 1, tags: ['x'] } } });
+  await addRules({
+    match: { host: 'api.example.com', method: 'GET', path: '/users/1' },
+    serve: { statusCode: 202, headers: { 'X-Served-By': 'rule', 'Set-Cookie': ['a=1', 'b=2'] }, body: { id: 1, tags: ['x'] } },
+  });
   const pem = (await svc.admin('GET', '/intercept/ca.pem')).body;
   const answer = await httpsViaProxy(proxyPort, 'api.example.com:443', '/users/1', pem);
   assert.is(answer.status, 202);
@@ -119,10 +130,17 @@ test('matching: host wildcards, path prefixes, methods and headers; the first ma
 test('a forward rule sends the request to the imposter on that local port (http and https imposters)', async () => {
   const plainPort = await freePort();
   const securePort = await freePort();
-  for (const [port, protocol] of [[plainPort, 'http'], [securePort, 'https']] as const) {
+  for (const [port, protocol] of [
+    [plainPort, 'http'],
+    [securePort, 'https'],
+  ] as const) {
     const created = await svc.admin('POST', '/imposters', {
-      port, protocol, recordRequests: true,
-      stubs: [{ predicates: [{ equals: { method: 'POST', path: '/orders', body: 'one' } }], responses: [{ is: { statusCode: 201, body: `${protocol} imposter` } }] }],
+      port,
+      protocol,
+      recordRequests: true,
+      stubs: [
+        { predicates: [{ equals: { method: 'POST', path: '/orders', body: 'one' } }], responses: [{ is: { statusCode: 201, body: `${protocol} imposter` } }] },
+      ],
     });
     assert.is(created.status, 201, created.body);
   }
@@ -142,7 +160,11 @@ test('a forward rule sends the request to the imposter on that local port (http 
 
 test('unmatched requests pass through to the origin: absolute-form http, a TLS tunnel to an https origin, a cleartext tunnel', async () => {
   await addRules({ match: { host: 'never.example' }, serve: { body: 'no' } });
-  const plain = await viaProxy(proxyPort, `http://127.0.0.1:${originPort}/echo?q=1`, { method: 'PUT', body: 'payload', headers: { 'Proxy-Connection': 'keep-alive' } });
+  const plain = await viaProxy(proxyPort, `http://127.0.0.1:${originPort}/echo?q=1`, {
+    method: 'PUT',
+    body: 'payload',
+    headers: { 'Proxy-Connection': 'keep-alive' },
+  });
   assert.is(plain.status, 200);
   assert.is(plain.body, 'origin saw PUT /echo?q=1 payload');
   assert.is(seen.host, `127.0.0.1:${originPort}`);
@@ -180,7 +202,10 @@ test('clients that vanish mid-body, send a broken handshake or reject the leaf l
   partial.destroy();
   const garbage = await connectTunnel(proxyPort, 'broken.example.com:443');
   garbage.socket.end(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5]));
-  const distrustful = await httpsViaProxy(proxyPort, 'x.example.com:443', '/', (await selfSigned()).certPem).then(() => 'trusted', (err: Error) => err.message);
+  const distrustful = await httpsViaProxy(proxyPort, 'x.example.com:443', '/', (await selfSigned()).certPem).then(
+    () => 'trusted',
+    (err: Error) => err.message,
+  );
   assert.match(distrustful, /certificate/i, 'a client that does not trust the CA refuses the leaf');
   assert.is((await viaProxy(proxyPort, 'http://after.test/')).body, 'still here');
   assert.is((await httpsViaProxy(proxyPort, 'after.example.com:443', '/', ca)).body, 'still here');

@@ -6,9 +6,15 @@ import { startInterceptServer, viaProxy, type InterceptServer } from './support.
 const test = suite('intercept rules: admin API, validation, capacity (SPEC §4.9, §7 429)');
 let svc: InterceptServer;
 
-test.before(async () => { svc = await startInterceptServer(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/intercept'); });
+test.before(async () => {
+  svc = await startInterceptServer();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/intercept');
+});
 
 function many(count: number, from = 0): unknown[] {
   return Array.from({ length: count }, (_, i) => ({ match: { path: `/r${from + i}` }, serve: { body: `rule ${from + i}` } }));
@@ -19,16 +25,19 @@ test('POST one rule or an array: 201 with the added rules and generated ids; GET
   const one = await svc.admin('POST', '/intercept/rules', { match: { host: 'A.Example.com', method: 'get' }, serve: { statusCode: '204' } });
   assert.is(one.status, 201, one.body);
   assert.equal(one.json, [{ id: 'rule-1', match: { host: 'a.example.com', method: 'GET' }, serve: { statusCode: 204, headers: {} } }]);
-  const two = await svc.admin('POST', '/intercept/rules', [
-    { id: 'mine', serve: { body: { a: 1 } } },
-    { forward: { port: 4545, protocol: 'https' } },
-  ]);
+  const two = await svc.admin('POST', '/intercept/rules', [{ id: 'mine', serve: { body: { a: 1 } } }, { forward: { port: 4545, protocol: 'https' } }]);
   assert.is(two.status, 201);
-  assert.equal(two.json.map((rule: { id: string }) => rule.id), ['mine', 'rule-2']);
+  assert.equal(
+    two.json.map((rule: { id: string }) => rule.id),
+    ['mine', 'rule-2'],
+  );
   assert.equal(two.json[0].serve, { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: { a: 1 } });
   const listed = await svc.admin('GET', '/intercept/rules');
   assert.is(listed.status, 200);
-  assert.equal(listed.json.map((rule: { id: string }) => rule.id), ['rule-1', 'mine', 'rule-2']);
+  assert.equal(
+    listed.json.map((rule: { id: string }) => rule.id),
+    ['rule-1', 'mine', 'rule-2'],
+  );
   assert.equal(listed.json[2], { id: 'rule-2', match: {}, forward: { port: 4545, protocol: 'https' } });
   const cleared = await svc.admin('DELETE', '/intercept/rules');
   assert.is(cleared.status, 200);

@@ -32,8 +32,13 @@ export async function startInterceptServer(options: { requireAdminAuth?: boolean
   const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log });
   const control = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
   const settings = {
-    version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false,
-    requireAdminAuth: options.requireAdminAuth ?? false, apiKey: options.apiKey,
+    version: 'test',
+    port: 0,
+    localOnly: false,
+    ipWhitelist: ['*'],
+    noParse: false,
+    requireAdminAuth: options.requireAdminAuth ?? false,
+    apiKey: options.apiKey,
   };
   const server = createAdminServer({ manager, log, settings, intercept: control });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
@@ -71,13 +76,18 @@ export interface ProxiedRequest {
 /** An absolute-form request (`GET http://host/path`) sent to the proxy. */
 export function viaProxy(proxyPort: number, url: string, options: ProxiedRequest = {}): Promise<ProxiedResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: proxyPort, method: options.method ?? 'GET', path: url, headers: options.headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port: proxyPort, method: options.method ?? 'GET', path: url, headers: options.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(30_000, () => req.destroy(new Error(`${url} through the proxy timed out`)));
     req.on('error', reject);
     req.end(options.body);
@@ -89,7 +99,10 @@ export function connectTunnel(proxyPort: number, authority: string): Promise<{ s
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: authority, agent: false });
     req.on('connect', (res, socket) => resolve({ status: res.statusCode ?? 0, socket }));
-    req.on('response', (res) => { res.resume(); resolve({ status: res.statusCode ?? 0, socket: res.socket }); });
+    req.on('response', (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, socket: res.socket });
+    });
     req.on('error', reject);
     req.end();
   });
@@ -110,17 +123,28 @@ export async function tlsTunnel(proxyPort: number, authority: string, ca: string
 /** One HTTP/1.1 request over an established (TLS or cleartext) tunnel socket; closes it afterwards. */
 export function requestOver(socket: Socket, host: string, path: string, options: ProxiedRequest = {}): Promise<ProxiedResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host, path, method: options.method ?? 'GET', headers: { Host: host, ...options.headers },
-      // No agent: node then uses createConnection (an agent would open its own connection).
-      createConnection: () => socket,
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => { socket.destroy(); resolve({ status: res.statusCode ?? 0, headers: res.headers, body }); });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      {
+        host,
+        path,
+        method: options.method ?? 'GET',
+        headers: { Host: host, ...options.headers },
+        // No agent: node then uses createConnection (an agent would open its own connection).
+        createConnection: () => socket,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => {
+          socket.destroy();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(30_000, () => req.destroy(new Error(`${host}${path} through the tunnel timed out`)));
     req.on('error', reject);
     req.end(options.body);
@@ -136,12 +160,22 @@ export async function httpsViaProxy(proxyPort: number, authority: string, path: 
 export { freePort };
 
 /** A self-signed certificate and key made by the openssl CLI (`ca` sets basicConstraints CA:TRUE). */
-export function opensslCertificate(dir: string, name: string, options: { ca: boolean; key: 'rsa' | 'ec' }): { certPath: string; keyPath: string; certPem: string; keyPem: string } {
+export function opensslCertificate(
+  dir: string,
+  name: string,
+  options: { ca: boolean; key: 'rsa' | 'ec' },
+): { certPath: string; keyPath: string; certPem: string; keyPem: string } {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
   const keyArgs = options.key === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['-newkey', 'rsa:2048'];
-  const constraints = options.ca ? ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'] : ['-addext', 'basicConstraints=critical,CA:FALSE'];
-  const run = spawnSync('openssl', ['req', '-x509', ...keyArgs, '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', `/CN=${name}`, ...constraints], { encoding: 'utf8' });
+  const constraints = options.ca
+    ? ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']
+    : ['-addext', 'basicConstraints=critical,CA:FALSE'];
+  const run = spawnSync(
+    'openssl',
+    ['req', '-x509', ...keyArgs, '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', `/CN=${name}`, ...constraints],
+    { encoding: 'utf8' },
+  );
   if (run.error) throw new Error(`openssl is needed for this test (apt-get install openssl): ${run.error.message}`);
   assert.is(run.status, 0, run.stderr);
   return { certPath, keyPath, certPem: readFileSync(certPath, 'utf8'), keyPem: readFileSync(keyPath, 'utf8') };

@@ -16,7 +16,9 @@ test.before(async () => {
   svc = await startInterceptServer();
   caPem = (await svc.startIntercept({ returnCaKey: true })).caCertPem!;
 });
-test.after(async () => { await svc.stop(); });
+test.after(async () => {
+  await svc.stop();
+});
 
 function openssl(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync('openssl', args, { encoding: 'utf8' });
@@ -57,17 +59,28 @@ test('truststore.p12?password= uses the given password', async () => {
 /** Reads a JKS file as sun.security.provider.JavaKeyStore writes it. */
 function readJks(bytes: Buffer) {
   let at = 0;
-  const u32 = () => { const v = bytes.readUInt32BE(at); at += 4; return v; };
-  const utf = () => { const n = bytes.readUInt16BE(at); const s = bytes.subarray(at + 2, at + 2 + n).toString('utf8'); at += 2 + n; return s; };
+  const u32 = () => {
+    const v = bytes.readUInt32BE(at);
+    at += 4;
+    return v;
+  };
+  const utf = () => {
+    const n = bytes.readUInt16BE(at);
+    const s = bytes.subarray(at + 2, at + 2 + n).toString('utf8');
+    at += 2 + n;
+    return s;
+  };
   const magic = u32();
   const version = u32();
   const count = u32();
   const tag = u32();
   const alias = utf();
-  const timestamp = Number(bytes.readBigUInt64BE(at)); at += 8;
+  const timestamp = Number(bytes.readBigUInt64BE(at));
+  at += 8;
   const certType = utf();
   const certLength = u32();
-  const cert = bytes.subarray(at, at + certLength); at += certLength;
+  const cert = bytes.subarray(at, at + certLength);
+  at += certLength;
   return { magic, version, count, tag, alias, timestamp, certType, cert, body: bytes.subarray(0, at), digest: bytes.subarray(at) };
 }
 

@@ -9,7 +9,11 @@ const test = suite('intercept pure pieces: start options, rule matching, inject 
 test('parseStartOptions: defaults, null body, each CA source', () => {
   assert.equal(parseStartOptions({}), { host: '127.0.0.1', port: 0, ca: { kind: 'ephemeral', returnKey: false } });
   assert.equal(parseStartOptions(null), parseStartOptions({}));
-  assert.equal(parseStartOptions({ returnCaKey: true, port: 8080, host: '0.0.0.0' }), { host: '0.0.0.0', port: 8080, ca: { kind: 'ephemeral', returnKey: true } });
+  assert.equal(parseStartOptions({ returnCaKey: true, port: 8080, host: '0.0.0.0' }), {
+    host: '0.0.0.0',
+    port: 8080,
+    ca: { kind: 'ephemeral', returnKey: true },
+  });
   assert.equal(parseStartOptions({ caCertPath: 'c', caKeyPath: 'k' }).ca, { kind: 'paths', certPath: 'c', keyPath: 'k' });
   assert.equal(parseStartOptions({ caCertPem: 'c', caKeyPem: 'k' }).ca, { kind: 'pem', certPem: 'c', keyPem: 'k' });
   assert.equal(parseStartOptions({ rules: [] }).rules, []);
@@ -45,7 +49,13 @@ test('host wildcards match subdomains at any depth, never the bare domain or a l
 
 test('answerFrom: an inject result becomes status, header list and body bytes', () => {
   assert.equal(answerFrom({ statusCode: 201, headers: { 'X-A': ['1', '2'], 'X-B': 3 }, body: 'text' }), {
-    statusCode: 201, headers: [['X-A', '1'], ['X-A', '2'], ['X-B', '3']], body: Buffer.from('text'),
+    statusCode: 201,
+    headers: [
+      ['X-A', '1'],
+      ['X-A', '2'],
+      ['X-B', '3'],
+    ],
+    body: Buffer.from('text'),
   });
   const json = answerFrom({ body: { ok: true } });
   assert.is(json.statusCode, 200);

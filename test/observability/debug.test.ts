@@ -8,15 +8,23 @@ let svc: InProcessSvc;
 let port: number;
 const longBody = 'x'.repeat(1200);
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 test.before.each(async () => {
   port = await freePort();
   const res = await svc.admin('POST', '/imposters', {
-    port, protocol: 'http', name: 'orders api', recordRequests: true,
+    port,
+    protocol: 'http',
+    name: 'orders api',
+    recordRequests: true,
     stubs: [
       {
-        id: 'cycle', predicates: [{ equals: { path: '/cycle' } }],
+        id: 'cycle',
+        predicates: [{ equals: { path: '/cycle' } }],
         responses: [{ is: { statusCode: 201, headers: { 'X-Kind': 'first' }, body: longBody } }, { is: { statusCode: 202, body: 'second' } }],
       },
       { predicates: [{ equals: { method: 'POST', path: '/orders' } }], responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] },
@@ -26,7 +34,9 @@ test.before.each(async () => {
   });
   assert.is(res.status, 201, res.body);
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 function debug(path: string, value = 'true', options: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
   return call(port, options.method ?? 'GET', path, { headers: { 'X-Svc-Debug': value, ...options.headers }, body: options.body });

@@ -30,8 +30,11 @@ const isImposter = (e: SseEvent) => e.event === 'imposter';
 
 async function createImposter(extra: Record<string, unknown> = {}): Promise<void> {
   const res = await svc.admin('POST', '/imposters', {
-    port, protocol: 'http', recordRequests: true,
-    stubs: [{ responses: [{ is: { statusCode: 200, body: 'ok' } }] }], ...extra,
+    port,
+    protocol: 'http',
+    recordRequests: true,
+    stubs: [{ responses: [{ is: { statusCode: 200, body: 'ok' } }] }],
+    ...extra,
   });
   assert.is(res.status, 201, res.body);
 }
@@ -44,7 +47,9 @@ test.after(async () => {
   await svc.stop();
   hub.close();
 });
-test.before.each(async () => { port = await freePort(); });
+test.before.each(async () => {
+  port = await freePort();
+});
 test.after.each(async () => {
   for (const client of clients.splice(0)) client.close();
   await svc.admin('DELETE', '/imposters');
@@ -65,14 +70,27 @@ test('hello first, then lifecycle and request events in order with one monotonic
   await svc.admin('DELETE', '/imposters');
   const seen: SseEvent[] = [];
   for (let i = 0; i < 7; i += 1) seen.push(await client.next((e) => isRequest(e) || isImposter(e)));
-  assert.equal(seen.map((e) => [e.event, eventJson(e).action ?? eventJson(e).request.path]), [
-    ['imposter', 'created'], ['request', '/one'], ['request', '/two'], ['imposter', 'stubsChanged'],
-    ['imposter', 'replaced'], ['imposter', 'deleted'], ['imposter', 'allDeleted'],
-  ]);
+  assert.equal(
+    seen.map((e) => [e.event, eventJson(e).action ?? eventJson(e).request.path]),
+    [
+      ['imposter', 'created'],
+      ['request', '/one'],
+      ['request', '/two'],
+      ['imposter', 'stubsChanged'],
+      ['imposter', 'replaced'],
+      ['imposter', 'deleted'],
+      ['imposter', 'allDeleted'],
+    ],
+  );
   const ids = seen.map((e) => Number(e.lastEventId));
-  assert.ok(seen.every((e) => e.hasId), 'request and imposter events carry id:');
+  assert.ok(
+    seen.every((e) => e.hasId),
+    'request and imposter events carry id:',
+  );
   assert.is(ids[0], greeting.seq + 1, 'the first id follows the hello seq');
-  ids.forEach((id, i) => { if (i > 0) assert.is(id, ids[i - 1]! + 1, 'consecutive ids'); });
+  ids.forEach((id, i) => {
+    if (i > 0) assert.is(id, ids[i - 1]! + 1, 'consecutive ids');
+  });
   const [one, two] = [eventJson(seen[1]!), eventJson(seen[2]!)];
   assert.equal([one.port, one.flowId, one.index], [port, String(port), 1]);
   assert.equal(one.request.query, { x: '1' });
@@ -101,7 +119,11 @@ test('types, port and AND-ed match filters', async () => {
   assert.equal([hit.port, hit.request.body, hit.index], [port, 'hit', 3]);
   const portRequests: any[] = [];
   for (let i = 0; i < 3; i += 1) portRequests.push(eventJson(await requestsOnly.next(isRequest)));
-  assert.equal(portRequests.map((r) => r.index), [1, 2, 3], 'only the filtered port');
+  assert.equal(
+    portRequests.map((r) => r.index),
+    [1, 2, 3],
+    'only the filtered port',
+  );
   await call(port, 'GET', '/sentinel');
   await requestsOnly.next((e) => isRequest(e) && eventJson(e).request.path === '/sentinel');
   await matched.until(() => matched.events.length >= 1);
@@ -210,7 +232,10 @@ test('reconnect and reconcile with savedRequests?since=: no replay, nothing lost
   await hello(second);
   const lastIndex = seenFirst.at(-1).index;
   const gap = await svc.admin('GET', `/imposters/${port}/savedRequests?since=${lastIndex}`);
-  assert.equal(gap.json.map((r: any) => r.path), ['/4', '/5', '/6', '/7']);
+  assert.equal(
+    gap.json.map((r: any) => r.path),
+    ['/4', '/5', '/6', '/7'],
+  );
   assert.is(gap.headers['x-svc-next-index'], '7');
   await call(port, 'GET', '/8');
   const live = eventJson(await second.next(isRequest));
@@ -223,8 +248,12 @@ test.run();
 
 const gated = suite('event stream behind the API key');
 let keyed: InProcessSvc;
-gated.before(async () => { keyed = await startInProcess({ apiKey: 'secret' }); });
-gated.after(async () => { await keyed.stop(); });
+gated.before(async () => {
+  keyed = await startInProcess({ apiKey: 'secret' });
+});
+gated.after(async () => {
+  await keyed.stop();
+});
 
 gated('GET /events needs the Authorization header like every admin route', async () => {
   const denied = await SseClient.open(`http://127.0.0.1:${keyed.adminPort}/events`);

@@ -15,8 +15,7 @@ const run = promisify(execFile);
 const test = suite('metrics: prom-client deferred to the first scrape');
 
 function sample(families: Map<string, Family>, name: string, labels: Record<string, string>, suffix = ''): number | undefined {
-  return families.get(name)?.samples.find((s) => s.name === name + suffix
-    && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  return families.get(name)?.samples.find((s) => s.name === name + suffix && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
 
 test('a fresh process loads prom-client on the first scrape, not when SvcMetrics is built or fed', async () => {

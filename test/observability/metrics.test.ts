@@ -28,9 +28,12 @@ function errno(code: string): NodeJS.ErrnoException {
 }
 
 function value(families: Map<string, Family>, name: string, labels: Record<string, string>, suffix = ''): number | undefined {
-  const sample = families.get(name)?.samples.find((s) =>
-    s.name === name + suffix && Object.keys(labels).length === Object.keys(s.labels).length
-    && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  const sample = families
+    .get(name)
+    ?.samples.find(
+      (s) =>
+        s.name === name + suffix && Object.keys(labels).length === Object.keys(s.labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    );
   return sample?.value;
 }
 
@@ -62,12 +65,15 @@ test.after(async () => {
 test.before.each(async () => {
   port = await freePort();
   const res = await svc.admin('POST', '/imposters', {
-    port, protocol: 'http',
+    port,
+    protocol: 'http',
     stubs: [{ predicates: [{ equals: { path: '/ok' } }], responses: [{ is: { statusCode: 201 } }] }],
   });
   assert.is(res.status, 201);
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 test('a fresh page holds only SPEC metrics, accept-error series at 0 for every running listener', async () => {
   const families = await scrape();
@@ -96,7 +102,8 @@ test('imposter traffic counts requests by method/status and accepted connections
 test('answers from a failing predicate are counted too', async () => {
   const broken = await freePort();
   await svc.admin('POST', '/imposters', {
-    port: broken, protocol: 'http',
+    port: broken,
+    protocol: 'http',
     // contains on a JSON number throws while matching (mountebank answers 500).
     stubs: [{ predicates: [{ contains: { body: { n: '1' } } }], responses: [{ is: {} }] }],
   });

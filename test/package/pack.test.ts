@@ -66,13 +66,16 @@ test('the tarball holds the build and its type declarations, not the sources or 
 });
 
 test("a consumer's `import { ServerBuilder } from 'svc'` type-checks against the packed .d.ts", async () => {
-  const result = await run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer })
-    .then(() => ({ ok: true, output: '' }), (err: { stdout?: string; stderr?: string }) => ({ ok: false, output: `${err.stdout ?? ''}${err.stderr ?? ''}` }));
+  const result = await run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: consumer }).then(
+    () => ({ ok: true, output: '' }),
+    (err: { stdout?: string; stderr?: string }) => ({ ok: false, output: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+  );
   assert.ok(result.ok, result.output);
 });
 
 test('the package entry and its subpaths resolve at run time', async () => {
-  const probe = "const [svc, manager, log] = await Promise.all([import('svc'), import('svc/manager'), import('svc/log')]);"
+  const probe =
+    "const [svc, manager, log] = await Promise.all([import('svc'), import('svc/manager'), import('svc/log')]);"
     + "console.log([typeof svc.ServerBuilder, typeof svc.VERSION, typeof manager.ImposterManager, typeof log.createLogger].join(','));";
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
   assert.is(stdout.trim(), 'function,string,function,function');
@@ -95,8 +98,18 @@ test('the packed `bin` serves: admin, script workers (rhai, javascript), dashboa
   const [adminPort, metricsPort, imposterPort] = [await freePort(), await freePort(), await freePort()];
   const server = await spawnServer({
     command: process.execPath,
-    args: [packedBin(), 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--allowInjection',
-      '--nologfile', '--pidfile', join(tmp.path, 'bin.pid')],
+    args: [
+      packedBin(),
+      'start',
+      '--port',
+      String(adminPort),
+      '--metrics-port',
+      String(metricsPort),
+      '--allowInjection',
+      '--nologfile',
+      '--pidfile',
+      join(tmp.path, 'bin.pid'),
+    ],
     cwd: consumer,
     adminPort,
     readyPath: '/',
@@ -105,7 +118,9 @@ test('the packed `bin` serves: admin, script workers (rhai, javascript), dashboa
     const created = await http('POST', `http://127.0.0.1:${adminPort}/imposters`, {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({
-        port: imposterPort, protocol: 'http', stubs: [
+        port: imposterPort,
+        protocol: 'http',
+        stubs: [
           { predicates: [{ equals: { path: '/rhai' } }], responses: [{ _svc: { script: { code: 'http(200, "rhai " + ctx.request.path)' } } }] },
           { responses: [{ _svc: { script: { engine: 'js', code: 'return http(200, "js " + ctx.request.path);' } } }] },
         ],

@@ -17,7 +17,11 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {}, scopePrefix: 'test
 
 async function mountebankPredicates(request: Record<string, unknown>, predicateGenerators: unknown[]): Promise<unknown> {
   const recorded: Array<{ predicates: unknown }> = [];
-  const stubs = { insertAtIndex: async (stub: { predicates: unknown }) => { recorded.push(stub); } };
+  const stubs = {
+    insertAtIndex: async (stub: { predicates: unknown }) => {
+      recorded.push(stub);
+    },
+  };
   const origin = { to: async () => ({ statusCode: 200, headers: {}, body: '' }) };
   const config = { proxy: { to: 'http://origin', predicateGenerators }, stubIndex: async () => 0 };
   await responseResolver.create(stubs, origin).resolve(config, structuredClone(request), quiet, {}, {});
@@ -43,21 +47,33 @@ const cases: Array<[string, Record<string, unknown>, unknown[]]> = [
   ['deepEquals on whole fields', request, [{ matches: { method: true, path: true, query: true, body: true } }]],
   ['equals on chosen keys, nested', request, [{ matches: { query: { q: true, multi: true }, headers: { 'X-Key': true, missing: true } } }]],
   ['parameters are copied onto each predicate', request, [{ matches: { path: true, query: { q: true } }, caseSensitive: true, except: '\\d+' }]],
-  ['jsonpath: one value, several values, none', request, [
-    { matches: { body: true }, jsonpath: { selector: '$.id' } },
-    { matches: { body: true }, jsonpath: { selector: '$.items[*].sku' } },
-    { matches: { body: true }, jsonpath: { selector: '$.nothing' } },
-  ]],
+  [
+    'jsonpath: one value, several values, none',
+    request,
+    [
+      { matches: { body: true }, jsonpath: { selector: '$.id' } },
+      { matches: { body: true }, jsonpath: { selector: '$.items[*].sku' } },
+      { matches: { body: true }, jsonpath: { selector: '$.nothing' } },
+    ],
+  ],
   ['jsonpath on an equals matcher', request, [{ matches: { body: { customer: true } }, jsonpath: { selector: '$.customer.name' } }]],
-  ['xpath: one value, several, none', xmlRequest, [
-    { matches: { body: true }, xpath: { selector: '//id' } },
-    { matches: { body: true }, xpath: { selector: '//item' } },
-    { matches: { body: true }, xpath: { selector: '//none' } },
-  ]],
-  ['ignore: string, list and nested forms', request, [
-    { matches: { query: true }, ignore: { query: 'ts' } },
-    { matches: { query: true }, ignore: { query: ['ts', 'multi', 'absent'] } },
-  ]],
+  [
+    'xpath: one value, several, none',
+    xmlRequest,
+    [
+      { matches: { body: true }, xpath: { selector: '//id' } },
+      { matches: { body: true }, xpath: { selector: '//item' } },
+      { matches: { body: true }, xpath: { selector: '//none' } },
+    ],
+  ],
+  [
+    'ignore: string, list and nested forms',
+    request,
+    [
+      { matches: { query: true }, ignore: { query: 'ts' } },
+      { matches: { query: true }, ignore: { query: ['ts', 'multi', 'absent'] } },
+    ],
+  ],
   ['several generators in order', request, [{ matches: { method: true } }, { matches: { path: true } }]],
   ['predicateOperator other than exists takes the whole request', request, [{ matches: { path: true }, predicateOperator: 'contains' }]],
 ];
@@ -77,10 +93,7 @@ test('departure: ignore naming another field no longer throws (mountebank fails 
     mountebankFailed = true;
   }
   assert.ok(mountebankFailed);
-  assert.equal(await svcPredicates(request, generators), [
-    { deepEquals: { path: '/orders/7' } },
-    { deepEquals: { query: { q: 'Alpha', multi: ['1', '2'] } } },
-  ]);
+  assert.equal(await svcPredicates(request, generators), [{ deepEquals: { path: '/orders/7' } }, { deepEquals: { query: { q: 'Alpha', multi: ['1', '2'] } } }]);
 });
 
 test('departure: predicateOperator exists gives every request leaf as an exists check', async () => {

@@ -12,9 +12,15 @@ const test = suite('proxy');
 let svc: InProcessSvc;
 let upstream: Upstream;
 
-test.before(async () => { svc = await startInProcess({ allowInjection: true }); });
-test.after(async () => { await svc.stop(); });
-test.before.each(async () => { upstream = await startUpstream('http', jsonHandler({ greeting: 'hello' })); });
+test.before(async () => {
+  svc = await startInProcess({ allowInjection: true });
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.before.each(async () => {
+  upstream = await startUpstream('http', jsonHandler({ greeting: 'hello' }));
+});
 test.after.each(async () => {
   await svc.admin('DELETE', '/imposters');
   await upstream.stop();
@@ -63,7 +69,10 @@ test('proxyOnce (the default): records a stub before the proxy, then replays it 
 
 test('proxyAlways: every request is proxied; same predicates collect responses in one recorded stub', async () => {
   let n = 0;
-  upstream.handler = (_req, res) => { n += 1; res.end(`answer ${n}`); };
+  upstream.handler = (_req, res) => {
+    n += 1;
+    res.end(`answer ${n}`);
+  };
   const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, mode: 'proxyAlways', predicateGenerators: [{ matches: { path: true } }] } }] }]);
   assert.is((await call(port, 'GET', '/a')).body, 'answer 1');
   assert.is((await call(port, 'GET', '/a')).body, 'answer 2');
@@ -72,21 +81,32 @@ test('proxyAlways: every request is proxied; same predicates collect responses i
   assert.is(recorded.length, 3);
   assert.ok(recorded[0].responses[0].proxy, 'proxyAlways records after the proxy stub');
   assert.equal(recorded[1].predicates, [{ deepEquals: { path: '/a' } }]);
-  assert.equal(recorded[1].responses.map((r: any) => r.is.body), ['answer 1', 'answer 2']);
+  assert.equal(
+    recorded[1].responses.map((r: any) => r.is.body),
+    ['answer 1', 'answer 2'],
+  );
   assert.equal(recorded[2].predicates, [{ deepEquals: { path: '/b' } }]);
 
   const replayable = await svc.admin('GET', `/imposters/${port}?replayable=true&removeProxies=true`);
   assert.is(replayable.json.stubs.length, 2, 'the proxy stub is gone');
-  assert.equal(replayable.json.stubs[0].responses.map((r: any) => r.is.body), ['answer 1', 'answer 2']);
-  assert.ok(replayable.json.stubs.every((s: any) => s.responses.every((r: any) => !('_proxyResponseTime' in r.is))), 'recording times dropped');
+  assert.equal(
+    replayable.json.stubs[0].responses.map((r: any) => r.is.body),
+    ['answer 1', 'answer 2'],
+  );
+  assert.ok(
+    replayable.json.stubs.every((s: any) => s.responses.every((r: any) => !('_proxyResponseTime' in r.is))),
+    'recording times dropped',
+  );
   assert.is(replayable.json.numberOfRequests, undefined);
 
   await upstream.stop();
   const replayPort = await freePort();
   const created = await svc.admin('POST', '/imposters', { ...replayable.json, port: replayPort });
   assert.is(created.status, 201);
-  assert.equal([(await call(replayPort, 'GET', '/a')).body, (await call(replayPort, 'GET', '/a')).body, (await call(replayPort, 'GET', '/b')).body],
-    ['answer 1', 'answer 2', 'answer 3']);
+  assert.equal(
+    [(await call(replayPort, 'GET', '/a')).body, (await call(replayPort, 'GET', '/a')).body, (await call(replayPort, 'GET', '/b')).body],
+    ['answer 1', 'answer 2', 'answer 3'],
+  );
 });
 
 test('proxyTransparent: proxies and records nothing', async () => {
@@ -106,21 +126,28 @@ test('proxyOnce without predicateGenerators records a catch-all that answers eve
 });
 
 test('predicateGenerators: nested equals, caseSensitive, jsonpath, xpath, ignore', async () => {
-  const port = await imposter([{
-    responses: [{
-      proxy: {
-        to: upstream.origin,
-        mode: 'proxyAlways',
-        predicateGenerators: [
-          { matches: { method: true, query: { q: true } }, caseSensitive: true },
-          { matches: { body: true }, jsonpath: { selector: '$.id' } },
-          { matches: { query: true }, ignore: { query: 'ts' } },
-          { matches: { headers: { 'X-Key': true, 'x-key': true } } },
-        ],
-      },
-    }],
-  }]);
-  await call(port, 'POST', '/p?q=Alpha&ts=123&z=9', { headers: { 'X-Key': 'k1', 'content-type': 'application/json' }, body: JSON.stringify({ id: 5, other: 1 }) });
+  const port = await imposter([
+    {
+      responses: [
+        {
+          proxy: {
+            to: upstream.origin,
+            mode: 'proxyAlways',
+            predicateGenerators: [
+              { matches: { method: true, query: { q: true } }, caseSensitive: true },
+              { matches: { body: true }, jsonpath: { selector: '$.id' } },
+              { matches: { query: true }, ignore: { query: 'ts' } },
+              { matches: { headers: { 'X-Key': true, 'x-key': true } } },
+            ],
+          },
+        },
+      ],
+    },
+  ]);
+  await call(port, 'POST', '/p?q=Alpha&ts=123&z=9', {
+    headers: { 'X-Key': 'k1', 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 5, other: 1 }),
+  });
   const [, recorded] = await stubs(port);
   assert.equal(recorded.predicates, [
     { caseSensitive: true, deepEquals: { method: 'POST' } },
@@ -132,7 +159,9 @@ test('predicateGenerators: nested equals, caseSensitive, jsonpath, xpath, ignore
 });
 
 test('predicateGenerators: xpath selects inside the body', async () => {
-  const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, predicateGenerators: [{ matches: { body: true }, xpath: { selector: '//id' } }] } }] }]);
+  const port = await imposter([
+    { responses: [{ proxy: { to: upstream.origin, predicateGenerators: [{ matches: { body: true }, xpath: { selector: '//id' } }] } }] },
+  ]);
   await call(port, 'POST', '/x', { body: '<order><id>77</id></order>' });
   const [recorded] = await stubs(port);
   assert.equal(recorded.predicates, [{ xpath: { selector: '//id' }, deepEquals: { body: '77' } }]);
@@ -142,7 +171,9 @@ test('predicateGenerators: xpath selects inside the body', async () => {
 });
 
 test('addWaitBehavior records the origin latency as a wait; addDecorateBehavior records the decorator', async () => {
-  upstream.handler = (_req, res) => { setTimeout(() => res.end('slow'), 150); };
+  upstream.handler = (_req, res) => {
+    setTimeout(() => res.end('slow'), 150);
+  };
   const decorate = 'function (config) { config.response.body += "!"; }';
   const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, addWaitBehavior: true, addDecorateBehavior: decorate } }] }]);
   await call(port, 'GET', '/');
@@ -158,15 +189,19 @@ test('addWaitBehavior records the origin latency as a wait; addDecorateBehavior 
 });
 
 test('injectHeaders: set case-insensitively on the forwarded request (and on generated predicates); Host may be injected', async () => {
-  const port = await imposter([{
-    responses: [{
-      proxy: {
-        to: upstream.origin,
-        injectHeaders: { 'X-Injected': 'yes', 'x-client': 'replaced' },
-        predicateGenerators: [{ matches: { headers: { 'X-Injected': true } } }],
-      },
-    }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          proxy: {
+            to: upstream.origin,
+            injectHeaders: { 'X-Injected': 'yes', 'x-client': 'replaced' },
+            predicateGenerators: [{ matches: { headers: { 'X-Injected': true } } }],
+          },
+        },
+      ],
+    },
+  ]);
   await call(port, 'GET', '/h', { headers: { 'X-Client': 'original', 'x-injected': 'client value' } });
   const seen = upstream.seen[0];
   assert.is(seen.headers['x-injected'], 'yes');
@@ -187,7 +222,10 @@ test('pathRewrite replaces a path prefix; the query string is kept', async () =>
   const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, mode: 'proxyTransparent', pathRewrite: { from: '/api/v1', to: '/v2' } } }] }]);
   await call(port, 'GET', '/api/v1/users?id=3');
   await call(port, 'GET', '/other?x=1');
-  assert.equal(upstream.seen.map((s) => s.url), ['/v2/users?id=3', '/other?x=1']);
+  assert.equal(
+    upstream.seen.map((s) => s.url),
+    ['/v2/users?id=3', '/other?x=1'],
+  );
 });
 
 test('request method, body and headers reach the origin; status and repeated headers come back', async () => {
@@ -226,12 +264,16 @@ test('binary bodies are preserved byte for byte and recorded as base64 with _mod
 
 test('behaviors on the proxy response transform the answer before it is recorded', async () => {
   upstream.handler = (_req, res) => res.end('user NAME');
-  const port = await imposter([{
-    responses: [{
-      proxy: { to: upstream.origin },
-      _behaviors: { copy: [{ from: { query: 'name' }, into: 'NAME', using: { method: 'regex', selector: '\\w+' } }] },
-    }],
-  }]);
+  const port = await imposter([
+    {
+      responses: [
+        {
+          proxy: { to: upstream.origin },
+          _behaviors: { copy: [{ from: { query: 'name' }, into: 'NAME', using: { method: 'regex', selector: '\\w+' } }] },
+        },
+      ],
+    },
+  ]);
   assert.is((await call(port, 'GET', '/?name=ann')).body, 'user ann');
   const [recorded] = await stubs(port);
   assert.is(recorded.responses[0].is.body, 'user ann');
@@ -239,7 +281,10 @@ test('behaviors on the proxy response transform the answer before it is recorded
 
 test('DELETE savedProxyResponses removes recordings and the stubs they leave empty; replay then proxies again', async () => {
   let n = 0;
-  upstream.handler = (_req, res) => { n += 1; res.end(`v${n}`); };
+  upstream.handler = (_req, res) => {
+    n += 1;
+    res.end(`v${n}`);
+  };
   const port = await imposter([
     { predicates: [{ equals: { path: '/static' } }], responses: [{ is: { body: 'static' } }] },
     { responses: [{ proxy: { to: upstream.origin, predicateGenerators: [{ matches: { path: true } }] } }] },
@@ -307,13 +352,19 @@ test('an IPv6 literal origin ([::1]) is reached', async () => {
     const port = await imposter([{ responses: [{ proxy: { to: `http://[::1]:${origin}`, mode: 'proxyTransparent' } }] }]);
     assert.is((await call(port, 'GET', '/', { headers: { Connection: 'close' } })).body, 'over v6');
   } finally {
-    await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   }
 });
 
 test('an https imposter proxies to an https svc imposter', async () => {
   const origin = await freePort();
-  assert.is((await svc.admin('POST', '/imposters', { port: origin, protocol: 'https', stubs: [{ responses: [{ is: { body: 'from https imposter' } }] }] })).status, 201);
+  assert.is(
+    (await svc.admin('POST', '/imposters', { port: origin, protocol: 'https', stubs: [{ responses: [{ is: { body: 'from https imposter' } }] }] })).status,
+    201,
+  );
   const port = await imposter([{ responses: [{ proxy: { to: `https://localhost:${origin}` } }] }]);
   const res = await call(port, 'GET', '/');
   assert.is(res.body, 'from https imposter');

@@ -38,7 +38,9 @@ export async function startUpstream(protocol: 'http' | 'https', handler: Handler
   };
   const server: Server = protocol === 'https' ? createHttps(await defaultKeyPair(), serve) : createHttp(serve);
   server.keepAliveTimeout = 5000;
-  server.on('connection', () => { upstream.connections += 1; });
+  server.on('connection', () => {
+    upstream.connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const upstream: Upstream = {
@@ -47,10 +49,11 @@ export async function startUpstream(protocol: 'http' | 'https', handler: Handler
     seen: [],
     connections: 0,
     handler,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return upstream;
 }

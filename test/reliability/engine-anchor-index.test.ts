@@ -14,27 +14,32 @@ const test = suite('reliability: stub analysis anchor index');
 
 const text = fc.stringMatching(/^[ab/]{0,4}$/);
 const field = fc.constantFrom('path', 'method', 'body');
-const simple = fc.record({
-  op: fc.constantFrom('equals', 'startsWith', 'endsWith', 'contains'),
-  field,
-  value: text,
-  caseSensitive: fc.boolean(),
-}).map(({ op, field: f, value, caseSensitive }) => (caseSensitive ? { [op]: { [f]: value }, caseSensitive } : { [op]: { [f]: value } }));
+const simple = fc
+  .record({
+    op: fc.constantFrom('equals', 'startsWith', 'endsWith', 'contains'),
+    field,
+    value: text,
+    caseSensitive: fc.boolean(),
+  })
+  .map(({ op, field: f, value, caseSensitive }) => (caseSensitive ? { [op]: { [f]: value }, caseSensitive } : { [op]: { [f]: value } }));
 const opaque = fc.constantFrom({ matches: { path: '^/a' } }, { exists: { body: true } }, { not: { equals: { path: '/b' } } });
 const predicates = fc.array(fc.oneof({ weight: 4, arbitrary: simple }, { weight: 1, arbitrary: opaque }), { minLength: 1, maxLength: 3 });
 
 test('every covering earlier stub is a candidate (fast-check, seeded)', () => {
-  fc.assert(fc.property(fc.array(predicates, { minLength: 2, maxLength: 25 }), (list) => {
-    const facts = list.map(factsOf);
-    const index = new AnchorIndex();
-    let lost = 0;
-    facts.forEach((later, i) => {
-      const candidates = new Set(index.candidates(later));
-      for (let at = 0; at < i; at += 1) if (covers(facts[at], later) && !candidates.has(at)) lost += 1;
-      index.add(i, later);
-    });
-    return lost === 0;
-  }), { seed: 10_007, numRuns: 300 });
+  fc.assert(
+    fc.property(fc.array(predicates, { minLength: 2, maxLength: 25 }), (list) => {
+      const facts = list.map(factsOf);
+      const index = new AnchorIndex();
+      let lost = 0;
+      facts.forEach((later, i) => {
+        const candidates = new Set(index.candidates(later));
+        for (let at = 0; at < i; at += 1) if (covers(facts[at], later) && !candidates.has(at)) lost += 1;
+        index.add(i, later);
+      });
+      return lost === 0;
+    }),
+    { seed: 10_007, numRuns: 300 },
+  );
 });
 
 test('20k startsWith-, endsWith- and contains-only stubs cost well under 5 s of CPU each, shadows still found', () => {

@@ -13,17 +13,26 @@ const test = suite('reliability: bulk replace keeps the running set');
 let svc: InProcessSvc;
 let ports: number[];
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 test.before.each(async () => {
   ports = [];
   for (const body of ['one', 'two']) ports.push(await svc.createImposter({ stubs: [{ responses: [{ is: { body } }] }] }));
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 async function assertRunningSetUnchanged(): Promise<void> {
   const list = (await svc.admin('GET', '/imposters')).json.imposters.map((i: { port: number }) => i.port);
-  assert.equal(list, [...ports].sort((a, b) => a - b));
+  assert.equal(
+    list,
+    [...ports].sort((a, b) => a - b),
+  );
   assert.is((await call(ports[0], 'GET', '/')).body, 'one');
   assert.is((await call(ports[1], 'GET', '/')).body, 'two');
 }
@@ -31,7 +40,9 @@ async function assertRunningSetUnchanged(): Promise<void> {
 const keep = (port: number, body: string) => ({ port, protocol: 'http', stubs: [{ responses: [{ is: { body } }] }] });
 
 test('the reproducer: a header value that cannot be written is a 400 and deletes nothing', async () => {
-  const res = await svc.admin('PUT', '/imposters', { imposters: [{ port: await freePort(), protocol: 'http', stubs: [{ responses: [{ is: { headers: { X: { toString: 1 } } } }] }] }] });
+  const res = await svc.admin('PUT', '/imposters', {
+    imposters: [{ port: await freePort(), protocol: 'http', stubs: [{ responses: [{ is: { headers: { X: { toString: 1 } } } }] }] }],
+  });
   assert.is(res.status, 400, JSON.stringify(res.json));
   await assertRunningSetUnchanged();
 });
@@ -60,15 +71,15 @@ test('an https imposter whose key and cert cannot be used is a 400 before any ch
 test('a replacement that fails while applying restores the imposter it replaced, and the report says so', async () => {
   const closed = await freePort();
   const res = await svc.admin('PUT', '/imposters', {
-    imposters: [
-      { ...keep(ports[0], 'changed'), _svc: { flowState: { backend: 'redis', url: `redis://127.0.0.1:${closed}` } } },
-      keep(ports[1], 'two'),
-    ],
+    imposters: [{ ...keep(ports[0], 'changed'), _svc: { flowState: { backend: 'redis', url: `redis://127.0.0.1:${closed}` } } }, keep(ports[1], 'two')],
   });
   assert.is(res.status, 500, JSON.stringify(res.json));
   const report = res.json.errors[0];
   assert.is(report.type, 'apply_failed');
-  assert.equal(report.failed.map((f: { port: number }) => f.port), [ports[0]]);
+  assert.equal(
+    report.failed.map((f: { port: number }) => f.port),
+    [ports[0]],
+  );
   assert.ok(report.failed[0].restored === true, JSON.stringify(report));
   await assertRunningSetUnchanged();
 });
@@ -76,7 +87,10 @@ test('a replacement that fails while applying restores the imposter it replaced,
 test('a valid PUT still reconciles (absent deleted, changed replaced)', async () => {
   const res = await svc.admin('PUT', '/imposters', { imposters: [keep(ports[0], 'changed')] });
   assert.is(res.status, 200, JSON.stringify(res.json));
-  assert.equal((await svc.admin('GET', '/imposters')).json.imposters.map((i: { port: number }) => i.port), [ports[0]]);
+  assert.equal(
+    (await svc.admin('GET', '/imposters')).json.imposters.map((i: { port: number }) => i.port),
+    [ports[0]],
+  );
   assert.is((await call(ports[0], 'GET', '/')).body, 'changed');
 });
 

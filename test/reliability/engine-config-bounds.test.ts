@@ -11,9 +11,15 @@ import { freePort } from '../helpers/servers.js';
 const test = suite('reliability: config bounds');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 /** POSTs an imposter and asserts a 400 envelope whose messages mention `field`; the server still answers after. */
 async function rejected(config: Record<string, unknown>, field: string): Promise<void> {
@@ -37,7 +43,10 @@ test('a huge repeat is kept as a count: created at once, served, and cycling is 
   const started = performance.now();
   const port = await svc.createImposter({
     stubs: [
-      { predicates: [{ equals: { path: '/c' } }], responses: [{ is: { body: 'x' }, repeat: 3 }, { is: { body: 'y' }, _behaviors: { repeat: '2' } }, { is: { body: 'z' } }] },
+      {
+        predicates: [{ equals: { path: '/c' } }],
+        responses: [{ is: { body: 'x' }, repeat: 3 }, { is: { body: 'y' }, _behaviors: { repeat: '2' } }, { is: { body: 'z' } }],
+      },
       { responses: [{ is: { body: 'a' }, repeat: 1e15 }, { is: { body: 'b' } }] },
     ],
   });
@@ -68,10 +77,19 @@ test('flow state ttlSeconds and poolSize have upper bounds', async () => {
 });
 
 test('lookup key.index must be a non-negative integer', async () => {
-  const lookup = (index: unknown) => stub({
-    is: { body: '${row}["name"]' },
-    _behaviors: { lookup: [{ key: { from: 'path', using: { method: 'regex', selector: '.*' }, index }, fromDataSource: { csv: { path: 'x.csv', keyColumn: 'id' } }, into: '${row}' }] },
-  });
+  const lookup = (index: unknown) =>
+    stub({
+      is: { body: '${row}["name"]' },
+      _behaviors: {
+        lookup: [
+          {
+            key: { from: 'path', using: { method: 'regex', selector: '.*' }, index },
+            fromDataSource: { csv: { path: 'x.csv', keyColumn: 'id' } },
+            into: '${row}',
+          },
+        ],
+      },
+    });
   await rejected(lookup(-1), '"key.index"');
   await rejected(lookup(1.5), '"key.index"');
   await rejected(lookup(1e300), '"key.index"');

@@ -34,10 +34,14 @@ test.after(async () => {
 
 const lookupStub = (path: string) => ({
   predicates: [{ startsWith: { path: '/' } }],
-  responses: [{
-    is: { body: 'name=${row}["name"]' },
-    _behaviors: { lookup: { key: { from: 'path', using: { method: 'regex', selector: '\\d+' } }, fromDataSource: { csv: { path, keyColumn: 'id' } }, into: '${row}' } },
-  }],
+  responses: [
+    {
+      is: { body: 'name=${row}["name"]' },
+      _behaviors: {
+        lookup: { key: { from: 'path', using: { method: 'regex', selector: '\\d+' } }, fromDataSource: { csv: { path, keyColumn: 'id' } }, into: '${row}' },
+      },
+    },
+  ],
 });
 
 async function create(svc: InProcessSvc, path: string) {
@@ -46,7 +50,10 @@ async function create(svc: InProcessSvc, path: string) {
 
 function assertNamesCsvPath(res: { status: number; json: any }): void {
   assert.is(res.status, 400, JSON.stringify(res.json));
-  assert.ok(res.json.errors.some((e: { message: string }) => e.message.includes('"fromDataSource.csv.path"') && e.message.includes('scripts directory')), JSON.stringify(res.json));
+  assert.ok(
+    res.json.errors.some((e: { message: string }) => e.message.includes('"fromDataSource.csv.path"') && e.message.includes('scripts directory')),
+    JSON.stringify(res.json),
+  );
 }
 
 test('a CSV under --scripts-dir is read', async () => {

@@ -11,8 +11,12 @@ import { startInProcess, type InProcessSvc } from '../helpers/in-process.js';
 const test = suite('reliability: recording cost');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 
 const HEADERS = 10_000;
 const REQUESTS = 10;
@@ -24,7 +28,9 @@ function sendManyHeaders(port: number): Promise<string> {
     const socket = connect(port, '127.0.0.1', () => socket.end(head));
     let answer = '';
     socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => { answer += chunk; });
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
     socket.on('error', reject);
     socket.on('close', () => resolve(answer.split('\r\n')[0]));
   });

@@ -12,13 +12,21 @@ import { freePort, http } from '../helpers/servers.js';
 const test = suite('reliability: stub replacement at scale');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await admin('DELETE', '/imposters');
+});
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await http(method, `http://127.0.0.1:${svc.adminPort}${path}`, {
-    headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: 300_000,
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    timeoutMs: 300_000,
   });
   return { status: res.status, json: JSON.parse(res.body) };
 }

@@ -55,14 +55,21 @@ test('5,000 connect+close on an imposter and on the admin port: fds back at base
   const adminPort = await freePort();
   const metricsPort = await freePort();
   const imposterPort = await freePort();
-  child = spawn('bash', ['-c', `ulimit -n 1024; exec "${process.execPath}" dist/tools/svc.js start --port ${adminPort} --metrics-port ${metricsPort} --nologfile --loglevel error`], {
-    cwd: repoRoot,
-    stdio: 'ignore',
-  });
+  child = spawn(
+    'bash',
+    ['-c', `ulimit -n 1024; exec "${process.execPath}" dist/tools/svc.js start --port ${adminPort} --metrics-port ${metricsPort} --nologfile --loglevel error`],
+    {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    },
+  );
   const pid = child.pid as number;
   let up = false;
   for (let tries = 0; tries < 200 && !up; tries++) {
-    up = await http('GET', `http://127.0.0.1:${adminPort}/health`, { timeoutMs: 1000 }).then((r) => r.status === 200, () => false);
+    up = await http('GET', `http://127.0.0.1:${adminPort}/health`, { timeoutMs: 1000 }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (!up) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.ok(up, 'svc did not start');
@@ -73,7 +80,10 @@ test('5,000 connect+close on an imposter and on the admin port: fds back at base
   assert.is((await http('GET', `http://127.0.0.1:${imposterPort}/`)).body, 'alive');
   const baseline = fdCount(pid);
 
-  for (const [plane, port] of [['imposter', imposterPort], ['admin', adminPort]] as const) {
+  for (const [plane, port] of [
+    ['imposter', imposterPort],
+    ['admin', adminPort],
+  ] as const) {
     for (let done = 0; done < PROBES; done += AT_ONCE) {
       await Promise.all(Array.from({ length: AT_ONCE }, () => connectAndClose(port)));
       if ((done + AT_ONCE) % CHECK_EVERY === 0) {

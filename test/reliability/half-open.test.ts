@@ -46,7 +46,10 @@ test.after.each(async () => {
   server = undefined;
 });
 
-for (const [name, bytes] of [['no byte', ''], ['part of the HTTP/2 preface', 'PRI * HTTP/2.0\r\n']] as const) {
+for (const [name, bytes] of [
+  ['no byte', ''],
+  ['part of the HTTP/2 preface', 'PRI * HTTP/2.0\r\n'],
+] as const) {
   test(`closed before a request (${name}): imposter, admin and metrics ports close their side`, async () => {
     server = await startServer();
     const imposterPort = await freePort();
@@ -79,7 +82,9 @@ test('https: a client that half-closes after its request still gets the answer',
       socket.end('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     });
     let data = '';
-    socket.on('data', (chunk: Buffer) => { data += chunk.toString(); });
+    socket.on('data', (chunk: Buffer) => {
+      data += chunk.toString();
+    });
     socket.on('close', () => resolve(data));
     socket.on('error', reject);
   });
@@ -108,10 +113,7 @@ test('shutdown() does not wait for idle or half-open client sockets', async () =
   const started = Date.now();
   const running = server;
   server = undefined;
-  const outcome = await Promise.race([
-    running.shutdown().then(() => 'done'),
-    new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000)),
-  ]);
+  const outcome = await Promise.race([running.shutdown().then(() => 'done'), new Promise((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
   for (const socket of sockets) socket.destroy();
   assert.is(outcome, 'done', `shutdown still waiting after ${Date.now() - started} ms`);
 });

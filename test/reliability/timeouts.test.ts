@@ -24,10 +24,23 @@ let server: RunningServer | undefined;
 let port = 0;
 
 test.before(async () => {
-  const options = parseCliOptions([
-    '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0',
-    '--keep-alive-timeout', String(KEEP_ALIVE_MS), '--headers-timeout', String(HEADERS_MS), '--request-timeout', String(REQUEST_MS),
-  ], {});
+  const options = parseCliOptions(
+    [
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--metrics-port',
+      '0',
+      '--keep-alive-timeout',
+      String(KEEP_ALIVE_MS),
+      '--headers-timeout',
+      String(HEADERS_MS),
+      '--request-timeout',
+      String(REQUEST_MS),
+    ],
+    {},
+  );
   server = await ServerBuilder.fromCli(options).logger(log).start();
   port = await freePort();
   // mountebank answers `Connection: close` by default; keep-alive needs the header.
@@ -57,7 +70,9 @@ function whenClosed(drive: (socket: net.Socket) => void): Promise<Closed | null>
       resolve(null);
     }, GIVE_UP_MS);
     socket.on('error', () => {});
-    socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1'); });
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+    });
     socket.on('connect', () => {
       started = Date.now();
       drive(socket);

@@ -199,11 +199,14 @@ test('a stub edit is seen by the very next request on every thread, keep-alive c
   for (const c of connections) c.socket.destroy();
 });
 
-test('an edit keeps unchanged stubs\' cycle positions (shared slots survive)', async ({ svc }) => {
+test("an edit keeps unchanged stubs' cycle positions (shared slots survive)", async ({ svc }) => {
   const kept = { predicates: [{ equals: { path: '/k' } }], responses: CYCLE };
   const port = await imposter(svc, { stubs: [kept] });
   assert.is(await fresh(port, '/k'), 'A');
-  const added = await svc.admin('POST', `/imposters/${port}/stubs`, { index: 0, stub: { predicates: [{ equals: { path: '/x' } }], responses: [{ is: { body: 'x' } }] } });
+  const added = await svc.admin('POST', `/imposters/${port}/stubs`, {
+    index: 0,
+    stub: { predicates: [{ equals: { path: '/x' } }], responses: [{ is: { body: 'x' } }] },
+  });
   assert.is(added.status, 200);
   assert.is(await fresh(port, '/x'), 'x');
   const bodies: string[] = [];
@@ -225,7 +228,10 @@ test('disable/enable and recordRequests switch threads to forwarding and back', 
   for (let i = 0; i < 12; i += 1) bodies.push(await fresh(recorded, `/r${i}`));
   assert.is(bodies.join(''), 'ABCABCABCABC');
   const saved = (await svc.admin('GET', `/imposters/${recorded}/savedRequests`)).json as Array<{ path: string }>;
-  assert.equal(saved.map((r) => r.path), bodies.map((_, i) => `/r${i}`));
+  assert.equal(
+    saved.map((r) => r.path),
+    bodies.map((_, i) => `/r${i}`),
+  );
 });
 
 test('a request asking for a debug report is forwarded and moves nothing', async ({ svc }) => {

@@ -54,7 +54,10 @@ test('a manager without runtime settings follows SVC_RUNTIME / SVC_WORKERS; expl
     process.env.SVC_RUNTIME = 'single';
     assert.is(new ImposterManager({ allowInjection: false, log }).runtime, undefined);
   } finally {
-    for (const [name, value] of [['SVC_RUNTIME', saved.runtime], ['SVC_WORKERS', saved.workers]] as const) {
+    for (const [name, value] of [
+      ['SVC_RUNTIME', saved.runtime],
+      ['SVC_WORKERS', saved.workers],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

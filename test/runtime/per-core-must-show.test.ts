@@ -26,8 +26,12 @@ test.before(async () => {
   });
   admin = adminCaller(server.adminPort);
 });
-test.after(async () => { await server?.stop(); });
-test.after.each(async () => { await admin('DELETE', '/imposters'); });
+test.after(async () => {
+  await server?.stop();
+});
+test.after.each(async () => {
+  await admin('DELETE', '/imposters');
+});
 
 async function acceptedBySlot(): Promise<Map<string, number>> {
   const res = await http('GET', `http://127.0.0.1:${metricsPort}/metrics`);
@@ -96,9 +100,16 @@ test('200 concurrent connections to one imposter are accepted by at least two en
     delta = [...after].map(([slot, n]) => [slot, n - (before.get(slot) ?? 0)] as const);
   }
   const split = delta.map(([slot, n]) => `${slot}: ${n}`).join(', ');
-  assert.is(delta.reduce((sum, [, n]) => sum + n, 0), opened, `every connection is counted once (${split})`);
+  assert.is(
+    delta.reduce((sum, [, n]) => sum + n, 0),
+    opened,
+    `every connection is counted once (${split})`,
+  );
   assert.ok(delta.filter(([, n]) => n > 0).length >= 2, `accepted by at least two slots: ${split}`);
-  assert.ok(delta.every(([slot]) => slot === '0' || slot === '1'), `two engine threads are slots 0 and 1: ${split}`);
+  assert.ok(
+    delta.every(([slot]) => slot === '0' || slot === '1'),
+    `two engine threads are slots 0 and 1: ${split}`,
+  );
 });
 
 test('six sequential requests on six fresh connections cycle A B C A B C', async () => {
@@ -117,10 +128,18 @@ test('each answered request is in savedRequests right after its response, indice
   for (let i = 1; i <= n; i += 1) {
     assert.is((await call(port, 'GET', `/r/${i}`)).status, 200);
     const all = await admin('GET', `/imposters/${port}/savedRequests`);
-    assert.equal(all.json.map((r: { path: string }) => r.path), Array.from({ length: i }, (_, k) => `/r/${k + 1}`), `journal after request ${i}`);
+    assert.equal(
+      all.json.map((r: { path: string }) => r.path),
+      Array.from({ length: i }, (_, k) => `/r/${k + 1}`),
+      `journal after request ${i}`,
+    );
     assert.is(all.headers['x-svc-next-index'], String(i));
     const latest = await admin('GET', `/imposters/${port}/savedRequests?since=${i - 1}`);
-    assert.equal(latest.json.map((r: { path: string }) => r.path), [`/r/${i}`], `index ${i} is request ${i}`);
+    assert.equal(
+      latest.json.map((r: { path: string }) => r.path),
+      [`/r/${i}`],
+      `index ${i} is request ${i}`,
+    );
   }
 });
 

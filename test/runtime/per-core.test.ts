@@ -34,7 +34,10 @@ test('fresh connections are all counted (metric per slot); cycling and the journ
   for (let i = 0; i < 60; i += 1) bodies.push(await fresh(port, `/r${i}`));
   assert.is(bodies.join(''), 'ABC'.repeat(20));
   const saved = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
-  assert.equal(saved.map((r: { path: string }) => r.path), bodies.map((_, i) => `/r${i}`));
+  assert.equal(
+    saved.map((r: { path: string }) => r.path),
+    bodies.map((_, i) => `/r${i}`),
+  );
   const after = await acceptedBySlot(svc.metricsPort);
   const grew = (slot: string) => (after.get(slot) ?? 0) - (before.get(slot) ?? 0);
   // Which thread wins a sequential connect is the kernel's choice (an idle thread takes them all when the
@@ -73,7 +76,9 @@ test('https, h2c and h2 over TLS are served by every thread', async ({ svc }) =>
 });
 
 test('forwarded dynamic responses behave as on one loop: inject, proxy, reset fault', async ({ svc }) => {
-  const counter = await imposter(svc, { stubs: [{ responses: [{ inject: '(config) => { config.state.n = (config.state.n || 0) + 1; return { body: String(config.state.n) }; }' }] }] });
+  const counter = await imposter(svc, {
+    stubs: [{ responses: [{ inject: '(config) => { config.state.n = (config.state.n || 0) + 1; return { body: String(config.state.n) }; }' }] }],
+  });
   const counts: string[] = [];
   for (let i = 0; i < 6; i += 1) counts.push(await fresh(counter));
   assert.equal(counts, ['1', '2', '3', '4', '5', '6']);

@@ -16,9 +16,10 @@ export interface PerCoreServer {
 
 export async function startPerCore(extra: string[] = []): Promise<PerCoreServer> {
   const log = createLogger({ level: 'info', quiet: true });
-  const options = parseCliOptions([
-    '--runtime', 'per-core', '--workers', '2', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile', ...extra,
-  ], {});
+  const options = parseCliOptions(
+    ['--runtime', 'per-core', '--workers', '2', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile', ...extra],
+    {},
+  );
   const server = await ServerBuilder.fromCli(options).logger(log).start();
   return { server, log, admin: adminCaller(server.adminAddr().port), metricsPort: server.metricsAddr()!.port };
 }
@@ -33,7 +34,10 @@ export async function acceptedBySlot(metricsPort: number): Promise<Map<string, n
 
 /** One GET on a fresh connection: the body, or the error code (ECONNRESET, ECONNREFUSED...). */
 export async function fresh(port: number, path = '/'): Promise<string> {
-  return http('GET', `http://127.0.0.1:${port}${path}`).then((res) => res.body, (err: NodeJS.ErrnoException) => err.code ?? err.message);
+  return http('GET', `http://127.0.0.1:${port}${path}`).then(
+    (res) => res.body,
+    (err: NodeJS.ErrnoException) => err.code ?? err.message,
+  );
 }
 
 export function httpsGet(port: number): Promise<string> {

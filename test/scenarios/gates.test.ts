@@ -1,7 +1,16 @@
 /** Unit tests for the pure pieces: stub gates (both store paths), space bodies and placement, field checks. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryFlowStore, NoopFlowStore, StubGates, spaceInsertIndex, spaceStub, scenarioNamesFor, type FlowStore, type GatedRequest } from '../../engine/state/index.js';
+import {
+  MemoryFlowStore,
+  NoopFlowStore,
+  StubGates,
+  spaceInsertIndex,
+  spaceStub,
+  scenarioNamesFor,
+  type FlowStore,
+  type GatedRequest,
+} from '../../engine/state/index.js';
 import { flowGateProblems, isSvcError } from '../../engine/model/index.js';
 
 const test = suite('stub gates, space bodies, gate fields');
@@ -12,18 +21,45 @@ class AsyncStore implements FlowStore {
   reads = 0;
   private readonly inner = new MemoryFlowStore({ ttlSeconds: 60 });
   private hop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-  async get(flowId: string, key: string) { this.reads += 1; await this.hop(); return this.inner.get(flowId, key); }
-  async set(flowId: string, key: string, value: unknown) { await this.hop(); return this.inner.set(flowId, key, value); }
-  exists(flowId: string, key: string) { return this.inner.exists(flowId, key); }
-  delete(flowId: string, key: string) { return this.inner.delete(flowId, key); }
-  incrBy(flowId: string, key: string, by: number) { return this.inner.incrBy(flowId, key, by); }
-  cas(flowId: string, key: string, expected: unknown, next: unknown) { return this.inner.cas(flowId, key, expected, next); }
-  expireFlow(flowId: string, seconds: number) { return this.inner.expireFlow(flowId, seconds); }
-  expireKey(flowId: string, key: string, seconds: number) { return this.inner.expireKey(flowId, key, seconds); }
-  entries(flowId: string) { return this.inner.entries(flowId); }
-  clear(flowId: string) { return this.inner.clear(flowId); }
-  activeFlows() { return this.inner.activeFlows(); }
-  close() { return this.inner.close(); }
+  async get(flowId: string, key: string) {
+    this.reads += 1;
+    await this.hop();
+    return this.inner.get(flowId, key);
+  }
+  async set(flowId: string, key: string, value: unknown) {
+    await this.hop();
+    return this.inner.set(flowId, key, value);
+  }
+  exists(flowId: string, key: string) {
+    return this.inner.exists(flowId, key);
+  }
+  delete(flowId: string, key: string) {
+    return this.inner.delete(flowId, key);
+  }
+  incrBy(flowId: string, key: string, by: number) {
+    return this.inner.incrBy(flowId, key, by);
+  }
+  cas(flowId: string, key: string, expected: unknown, next: unknown) {
+    return this.inner.cas(flowId, key, expected, next);
+  }
+  expireFlow(flowId: string, seconds: number) {
+    return this.inner.expireFlow(flowId, seconds);
+  }
+  expireKey(flowId: string, key: string, seconds: number) {
+    return this.inner.expireKey(flowId, key, seconds);
+  }
+  entries(flowId: string) {
+    return this.inner.entries(flowId);
+  }
+  clear(flowId: string) {
+    return this.inner.clear(flowId);
+  }
+  activeFlows() {
+    return this.inner.activeFlows();
+  }
+  close() {
+    return this.inner.close();
+  }
 }
 
 const stubs = [
@@ -120,7 +156,7 @@ test('spaceStub: bare stub, space from the flow id, default responses', () => {
   assert.match(message(null), /JSON object/);
 });
 
-test('spaceInsertIndex: after the space\'s own stubs, else before the first shared stub', () => {
+test("spaceInsertIndex: after the space's own stubs, else before the first shared stub", () => {
   const list = [{ space: 'a' }, { space: 'b' }, {}, { space: 'c' }, {}];
   assert.is(spaceInsertIndex(list, 'a'), 1);
   assert.is(spaceInsertIndex(list, 'c'), 4, 'a space declared later in the list keeps its order');

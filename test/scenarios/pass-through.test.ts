@@ -5,8 +5,12 @@ import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.j
 const test = suite('a _svc.script pass() falls through still gated by spaces and scenario states');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess({ allowInjection: true }); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess({ allowInjection: true });
+});
+test.after(async () => {
+  await svc.stop();
+});
 
 const text = (body: string) => [{ is: { statusCode: 200, body } }];
 
@@ -25,9 +29,13 @@ test('the stubs after a pass skip other spaces and wrong states, and the one tha
   assert.is(await get(), 'first');
   assert.is(await get(), 'second');
   const [, last] = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
-  assert.equal(last.matchOutcome.tried.map((t: { stubIndex: number; why: { reason: string } }) => [t.stubIndex, t.why.reason]), [
-    [1, 'skippedSpace'], [2, 'skippedScenarioState'],
-  ]);
+  assert.equal(
+    last.matchOutcome.tried.map((t: { stubIndex: number; why: { reason: string } }) => [t.stubIndex, t.why.reason]),
+    [
+      [1, 'skippedSpace'],
+      [2, 'skippedScenarioState'],
+    ],
+  );
   assert.is((await call(port, 'GET', '/', { headers: { 'X-Flow': 'b' } })).body, 'space b');
 });
 

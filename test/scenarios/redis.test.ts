@@ -23,7 +23,7 @@ const stubs = [
   { scenarioName: 'order', requiredScenarioState: 'Shipped', responses: text('shipped') },
 ];
 
-test('two imposters on one redis (as two svc processes would be) share a flow\'s scenario; a stopped redis is a 503', async () => {
+test("two imposters on one redis (as two svc processes would be) share a flow's scenario; a stopped redis is a 503", async () => {
   const flowState = { backend: 'redis', url: redis.url, keyPrefix: 'scen:', flowIdSource: 'header:X-Flow' };
   const first = await svc.createImposter({ _svc: { flowState }, stubs });
   const second = await svc.createImposter({ _svc: { flowState }, stubs });

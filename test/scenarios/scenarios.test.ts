@@ -5,15 +5,27 @@ import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.j
 const test = suite('scenarios (SPEC §2.1 rule 5, §3, §4.6)');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const text = (body: string) => [{ is: { statusCode: 200, body } }];
 
 /** An order that moves Started -> Paid -> Shipped, one request at a time. */
 const orderStubs = [
-  { scenarioName: 'order', requiredScenarioState: 'Started', newScenarioState: 'Paid', predicates: [{ equals: { path: '/order' } }], responses: text('created') },
+  {
+    scenarioName: 'order',
+    requiredScenarioState: 'Started',
+    newScenarioState: 'Paid',
+    predicates: [{ equals: { path: '/order' } }],
+    responses: text('created'),
+  },
   { scenarioName: 'order', requiredScenarioState: 'Paid', newScenarioState: 'Shipped', predicates: [{ equals: { path: '/order' } }], responses: text('paid') },
   { scenarioName: 'order', requiredScenarioState: 'Shipped', predicates: [{ equals: { path: '/order' } }], responses: text('shipped') },
 ];
@@ -113,7 +125,10 @@ test('several scenarios are listed in declaration order', async () => {
   });
   await svc.admin('PUT', `/imposters/${port}/scenarios/a/state`, { state: 'X' });
   const listed = await svc.admin('GET', `/imposters/${port}/scenarios`);
-  assert.equal(listed.json.scenarios, [{ name: 'b', state: 'Started' }, { name: 'a', state: 'X' }]);
+  assert.equal(listed.json.scenarios, [
+    { name: 'b', state: 'Started' },
+    { name: 'a', state: 'X' },
+  ]);
 });
 
 test('tried reasons: skippedScenarioState in recorded matchOutcome', async () => {
@@ -128,7 +143,9 @@ test('tried reasons: skippedScenarioState in recorded matchOutcome', async () =>
   await call(port, 'GET', '/x');
   const [entry] = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
   assert.equal(entry.matchOutcome, {
-    matched: true, stubIndex: 2, stubId: 'fallback',
+    matched: true,
+    stubIndex: 2,
+    stubId: 'fallback',
     tried: [
       { stubIndex: 0, stubId: 'paid', why: { reason: 'skippedScenarioState' } },
       { stubIndex: 1, stubId: 'open', why: { reason: 'failedPredicate', predicateIndex: 0 } },
@@ -198,7 +215,7 @@ test('an imposter created without scenarios gains state when scenario stubs are 
   assert.equal(await bodies(port, 3), ['created', 'paid', 'shipped']);
 });
 
-test('concurrent requests of one flow each see the previous one\'s move', async () => {
+test("concurrent requests of one flow each see the previous one's move", async () => {
   const port = await svc.createImposter({ stubs: orderStubs });
   const answers = await Promise.all([0, 1, 2].map(() => call(port, 'GET', '/order')));
   assert.equal(answers.map((a) => a.body).sort(), ['created', 'paid', 'shipped']);
@@ -231,7 +248,11 @@ test('stub warnings: states of one scenario are not duplicates of each other', a
   });
   const detail = await svc.admin('GET', `/imposters/${port}`);
   const warnings = detail.json._svc.warnings as Array<{ warningType: string; stubIndex: number }>;
-  assert.equal(warnings.filter((w) => w.warningType === 'exact_duplicate').map((w) => w.stubIndex), [3], 'only the plain repeat is a duplicate');
+  assert.equal(
+    warnings.filter((w) => w.warningType === 'exact_duplicate').map((w) => w.stubIndex),
+    [3],
+    'only the plain repeat is a duplicate',
+  );
   const shadowed = warnings.filter((w) => w.warningType === 'potentially_shadowed').map((w) => w.stubIndex);
   assert.not.ok(shadowed.includes(1), 'another state of the same scenario (snake_case spelling) never competes with stub 0');
 });

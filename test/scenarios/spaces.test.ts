@@ -11,8 +11,12 @@ const text = (body: string, statusCode = 200) => [{ is: { statusCode, body } }];
 const flowed = { _svc: { flowState: { flowIdSource: 'header:X-Flow' } } };
 const as = (flow: string | undefined, path = '/price') => call(port, 'GET', path, { headers: flow === undefined ? {} : { 'X-Flow': flow } });
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
 test.before.each(async () => {
   port = await svc.createImposter({
     ...flowed,
@@ -24,14 +28,21 @@ test.before.each(async () => {
     ],
   });
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 test('add, list and get a space; its stubs serve only its flow and go before the shared stubs', async () => {
   const added = await svc.admin('POST', `/imposters/${port}/spaces/tenant-a/stubs`, {
-    id: 'a-price', predicates: [{ equals: { path: '/price' } }], responses: text('a price'),
+    id: 'a-price',
+    predicates: [{ equals: { path: '/price' } }],
+    responses: text('a price'),
   });
   assert.is(added.status, 201, JSON.stringify(added.json));
-  assert.equal(added.json, { space: 'tenant-a', stubs: [{ id: 'a-price', predicates: [{ equals: { path: '/price' } }], responses: text('a price'), space: 'tenant-a' }] });
+  assert.equal(added.json, {
+    space: 'tenant-a',
+    stubs: [{ id: 'a-price', predicates: [{ equals: { path: '/price' } }], responses: text('a price'), space: 'tenant-a' }],
+  });
 
   assert.is((await as('tenant-a')).body, 'a price');
   assert.is((await as('tenant-b')).body, 'shared price', 'another flow never sees the space');
@@ -40,7 +51,11 @@ test('add, list and get a space; its stubs serve only its flow and go before the
 
   const second = await svc.admin('POST', `/imposters/${port}/spaces/tenant-a/stubs`, { predicates: [{ equals: { path: '/x' } }], responses: text('a x') });
   assert.is(second.status, 201);
-  assert.equal(second.json.stubs.map((s: { responses: Array<{ is: { body: string } }> }) => s.responses[0]!.is.body), ['a price', 'a x'], 'in the order added');
+  assert.equal(
+    second.json.stubs.map((s: { responses: Array<{ is: { body: string } }> }) => s.responses[0]!.is.body),
+    ['a price', 'a x'],
+    'in the order added',
+  );
   assert.type(second.json.stubs[1].id, 'string', 'the HTTP path generates an id');
   await svc.admin('POST', `/imposters/${port}/spaces/tenant-b/stubs`, { responses: text('b everything') });
 
@@ -56,13 +71,20 @@ test('add, list and get a space; its stubs serve only its flow and go before the
   const empty = await svc.admin('GET', `/imposters/${port}/spaces/nobody`);
   assert.equal(empty.json, { space: 'nobody', stubs: [], scenarios: [], numberOfRequests: 0 });
   const portSpace = await svc.admin('GET', `/imposters/${port}/spaces/${port}`);
-  assert.is(portSpace.json.numberOfRequests, 0, 'a header-less request has no flow id for the polling filters (SPEC §6), as savedRequests?match=flow_id= counts it');
+  assert.is(
+    portSpace.json.numberOfRequests,
+    0,
+    'a header-less request has no flow id for the polling filters (SPEC §6), as savedRequests?match=flow_id= counts it',
+  );
   const polled = await svc.admin('GET', `/imposters/${port}/savedRequests?match=flow_id=${port}`);
   assert.is(polled.json.length, 0);
 });
 
 test('{} and {predicates: []} are a space-wide default: the flow gets the default response, not the shared stubs', async () => {
-  for (const [flow, body] of [['quiet', {}], ['silent', { predicates: [] }]] as const) {
+  for (const [flow, body] of [
+    ['quiet', {}],
+    ['silent', { predicates: [] }],
+  ] as const) {
     const res = await svc.admin('POST', `/imposters/${port}/spaces/${flow}/stubs`, body);
     assert.is(res.status, 201, JSON.stringify(res.json));
     assert.equal(res.json.stubs[0].responses, [{ is: {} }]);
@@ -72,14 +94,23 @@ test('{} and {predicates: []} are a space-wide default: the flow gets the defaul
   }
   assert.is((await as('loud', '/anything')).body, 'shared catch-all');
   const warnings = (await svc.admin('GET', `/imposters/${port}`)).json._svc.warnings as Array<{ warningType: string; stubIndex: number }>;
-  assert.equal(warnings.filter((w) => w.warningType === 'catch_all_not_last'), [], 'a space catch-all does not hide the shared stubs from other flows');
-  assert.ok(warnings.some((w) => w.warningType === 'catch_all' && w.stubIndex === 0), 'it is still a catch-all');
+  assert.equal(
+    warnings.filter((w) => w.warningType === 'catch_all_not_last'),
+    [],
+    'a space catch-all does not hide the shared stubs from other flows',
+  );
+  assert.ok(
+    warnings.some((w) => w.warningType === 'catch_all' && w.stubIndex === 0),
+    'it is still a catch-all',
+  );
 });
 
 test('stub warnings: a space overriding a shared stub is not a shadow; a shared stub hiding a space stub is', async () => {
   await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, { predicates: [{ equals: { path: '/price' } }], responses: text('a price') });
-  const shadowed = async (at: number) => ((await svc.admin('GET', `/imposters/${at}`)).json._svc.warnings as Array<{ warningType: string; stubIndex: number; shadowedByIndex?: number }>)
-    .filter((w) => w.warningType === 'potentially_shadowed').map((w) => [w.stubIndex, w.shadowedByIndex]);
+  const shadowed = async (at: number) =>
+    ((await svc.admin('GET', `/imposters/${at}`)).json._svc.warnings as Array<{ warningType: string; stubIndex: number; shadowedByIndex?: number }>)
+      .filter((w) => w.warningType === 'potentially_shadowed')
+      .map((w) => [w.stubIndex, w.shadowedByIndex]);
   assert.equal(await shadowed(port), [], 'the shared /price stub still answers every other flow');
   const hidden = await svc.createImposter({
     stubs: [
@@ -92,10 +123,17 @@ test('stub warnings: a space overriding a shared stub is not a shadow; a shared 
 
 test('delete tears down the space: its stubs, its recorded requests and its scenario state', async () => {
   await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, {
-    scenarioName: 'login', requiredScenarioState: 'Started', newScenarioState: 'In', predicates: [{ equals: { path: '/login' } }], responses: text('welcome'),
+    scenarioName: 'login',
+    requiredScenarioState: 'Started',
+    newScenarioState: 'In',
+    predicates: [{ equals: { path: '/login' } }],
+    responses: text('welcome'),
   });
   await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, {
-    scenarioName: 'login', requiredScenarioState: 'In', predicates: [{ equals: { path: '/login' } }], responses: text('again'),
+    scenarioName: 'login',
+    requiredScenarioState: 'In',
+    predicates: [{ equals: { path: '/login' } }],
+    responses: text('again'),
   });
   await svc.admin('POST', `/imposters/${port}/spaces/b/stubs`, { predicates: [{ equals: { path: '/b' } }], responses: text('b') });
   assert.is((await as('a', '/login')).body, 'welcome');
@@ -117,7 +155,10 @@ test('delete tears down the space: its stubs, its recorded requests and its scen
   assert.is((await svc.admin('GET', `/imposters/${port}/spaces/b/stubs`)).json.stubs.length, 1, 'other spaces keep their stubs');
 
   await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, {
-    scenarioName: 'login', requiredScenarioState: 'Started', predicates: [{ equals: { path: '/login' } }], responses: text('fresh'),
+    scenarioName: 'login',
+    requiredScenarioState: 'Started',
+    predicates: [{ equals: { path: '/login' } }],
+    responses: text('fresh'),
   });
   assert.is((await as('a', '/login')).body, 'fresh', 'the scenario state went with the space');
   const again = await svc.admin('DELETE', `/imposters/${port}/spaces/never-there`);
@@ -129,7 +170,9 @@ test('tried reasons: skippedSpace in recorded matchOutcome', async () => {
   await as('z', '/other');
   const entries = (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json;
   assert.equal(entries.at(-1).matchOutcome, {
-    matched: true, stubIndex: 2, stubId: 'shared-all',
+    matched: true,
+    stubIndex: 2,
+    stubId: 'shared-all',
     tried: [
       { stubIndex: 0, stubId: 'a-all', why: { reason: 'skippedSpace' } },
       { stubIndex: 1, stubId: 'shared-price', why: { reason: 'failedPredicate', predicateIndex: 0 } },
@@ -187,7 +230,14 @@ test('space changes are stubsChanged lifecycle events; replayable output keeps s
   } finally {
     stop();
   }
-  assert.equal(seen, [['stubsChanged', port], ['stubsChanged', port]], 'a tear-down with no stubs changes nothing');
+  assert.equal(
+    seen,
+    [
+      ['stubsChanged', port],
+      ['stubsChanged', port],
+    ],
+    'a tear-down with no stubs changes nothing',
+  );
 
   await svc.admin('POST', `/imposters/${port}/spaces/a/stubs`, { id: 'kept', responses: text('a') });
   const saved = (await svc.admin('GET', `/imposters/${port}?replayable=true`)).json;

@@ -13,15 +13,22 @@ let log: Logger;
 let nextScope = 1;
 
 const request = {
-  requestFrom: '127.0.0.1:5000', method: 'POST', path: '/orders', query: { q: '1' },
-  headers: { 'Content-Type': 'application/json' }, body: '{"id":7}', ip: '127.0.0.1',
+  requestFrom: '127.0.0.1:5000',
+  method: 'POST',
+  path: '/orders',
+  query: { q: '1' },
+  headers: { 'Content-Type': 'application/json' },
+  body: '{"id":7}',
+  ip: '127.0.0.1',
 };
 
 test.before(() => {
   log = createLogger({ level: 'debug', quiet: true });
   host = createJsScriptHost({ log });
 });
-test.after(async () => { await host.close(); });
+test.after(async () => {
+  await host.close();
+});
 
 /** A scope no other test touched, so state never leaks between tests. */
 function scope(): number {
@@ -38,10 +45,14 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 }
 
 test('inject: config form sees config.request and config.state', async () => {
-  const result = await host.inject(scope(), `function (config) {
+  const result = await host.inject(
+    scope(),
+    `function (config) {
     config.state.seen = config.request.path;
     return { statusCode: 201, headers: { 'X-Method': config.request.method }, body: { q: config.request.query.q, id: JSON.parse(config.request.body).id, state: config.state.seen } };
-  }`, request);
+  }`,
+    request,
+  );
   assert.equal(result, { statusCode: 201, headers: { 'X-Method': 'POST' }, body: { q: '1', id: 7, state: '/orders' } });
 });
 
@@ -56,9 +67,13 @@ test('inject: legacy (request, state, logger, callback) form gets the request fi
 });
 
 test('inject: async results through a later callback and through a returned promise', async () => {
-  const viaCallback = await host.inject(scope(), `function (config) {
+  const viaCallback = await host.inject(
+    scope(),
+    `function (config) {
     Promise.resolve().then(() => config.callback({ body: 'later' }));
-  }`, request);
+  }`,
+    request,
+  );
   assert.equal(viaCallback, { body: 'later' });
   const viaPromise = await host.inject(scope(), 'async function (config) { await null; return { body: "awaited" }; }', request);
   assert.equal(viaPromise, { body: 'awaited' });
@@ -104,10 +119,15 @@ test('predicate: (config, logger) and the truthiness of the result', async () =>
 test('decorate: mutate in place or return a new response; (request, response) legacy form', async () => {
   const s = scope();
   const response = { statusCode: 200, headers: { A: '1' }, body: 'plain' };
-  assert.equal(await host.decorate(s, 'function (config) { config.response.headers.B = "2"; }', request, response),
-    { statusCode: 200, headers: { A: '1', B: '2' }, body: 'plain' });
-  assert.equal(await host.decorate(s, 'function (request, response) { return { statusCode: 202, body: request.path + response.body }; }', request, response),
-    { statusCode: 202, body: '/orders' + 'plain' });
+  assert.equal(await host.decorate(s, 'function (config) { config.response.headers.B = "2"; }', request, response), {
+    statusCode: 200,
+    headers: { A: '1', B: '2' },
+    body: 'plain',
+  });
+  assert.equal(await host.decorate(s, 'function (request, response) { return { statusCode: 202, body: request.path + response.body }; }', request, response), {
+    statusCode: 202,
+    body: '/orders' + 'plain',
+  });
   assert.equal(response.headers, { A: '1' }, 'the caller object is never touched');
 });
 
@@ -164,21 +184,31 @@ test('unbounded recursion is a recursion ScriptError', async () => {
 });
 
 test('recursion a few hundred frames deep still works', async () => {
-  const result = await host.inject(scope(), 'function (config) { const depth = (n) => n === 0 ? 0 : 1 + depth(n - 1); return { body: String(depth(400)) }; }', request);
+  const result = await host.inject(
+    scope(),
+    'function (config) { const depth = (n) => n === 0 ? 0 : 1 + depth(n - 1); return { body: String(depth(400)) }; }',
+    request,
+  );
   assert.equal(result, { body: '400' });
 });
 
 test('a memory bomb is refused with a memory ScriptError; the scope starts over afterwards', async () => {
   const s = scope();
   await host.inject(s, 'function (config) { config.state.kept = 1; return {}; }', request);
-  const err = await failure(host.inject(s, 'function (config) { config.state.hog = []; while (true) config.state.hog.push(new Array(100000).fill(1)); }', request, { timeoutMs: 60000 }));
+  const err = await failure(
+    host.inject(s, 'function (config) { config.state.hog = []; while (true) config.state.hog.push(new Array(100000).fill(1)); }', request, {
+      timeoutMs: 60000,
+    }),
+  );
   assert.instance(err, ScriptError);
   assert.is((err as ScriptError).kind, 'memory');
   assert.equal(await host.inject(s, 'function (config) { return { body: String(config.state.kept) }; }', request), { body: 'undefined' });
 });
 
 test('a bomb of small objects is refused as out of memory too', async () => {
-  const err = await failure(host.inject(scope(), 'function () { const all = []; let i = 0; while (true) all.push({ i: i++ }); }', request, { timeoutMs: 60000 }));
+  const err = await failure(
+    host.inject(scope(), 'function () { const all = []; let i = 0; while (true) all.push({ i: i++ }); }', request, { timeoutMs: 60000 }),
+  );
   assert.instance(err, ScriptError);
   assert.is((err as ScriptError).kind, 'memory');
 });
@@ -199,11 +229,17 @@ test('the loop bound stops a runaway loop that the deadline would allow', async 
 });
 
 test('the sandbox has no process, require, module loader, timers or network', async () => {
-  const result = await host.inject(scope(), `function () {
+  const result = await host.inject(
+    scope(),
+    `function () {
     return { body: [typeof process, typeof require, typeof module, typeof setTimeout, typeof fetch, typeof XMLHttpRequest, typeof std, typeof os].join(',') };
-  }`, request);
+  }`,
+    request,
+  );
   assert.equal(result, { body: 'undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined' });
-  const importErr = await failure(host.inject(scope(), 'async function () { const fs = await import("fs"); return { body: typeof fs.readFileSync }; }', request));
+  const importErr = await failure(
+    host.inject(scope(), 'async function () { const fs = await import("fs"); return { body: typeof fs.readFileSync }; }', request),
+  );
   assert.instance(importErr, ScriptError);
   const escapeErr = await failure(host.inject(scope(), 'function () { return { body: this.constructor.constructor("return process")().pid }; }', request));
   assert.instance(escapeErr, ScriptError);
@@ -212,7 +248,9 @@ test('the sandbox has no process, require, module loader, timers or network', as
 test('a worker stuck past its deadline in native code is replaced; callers are released on time', async () => {
   const s = scope();
   const started = performance.now();
-  const err = await failure(host.inject(s, 'function () { const a = []; for (let i = 0; i < 200000; i++) a.push("k" + i); for (;;) a.sort(); }', request, { timeoutMs: 300 }));
+  const err = await failure(
+    host.inject(s, 'function () { const a = []; for (let i = 0; i < 200000; i++) a.push("k" + i); for (;;) a.sort(); }', request, { timeoutMs: 300 }),
+  );
   assert.instance(err, ScriptTimeoutError);
   // Released at the deadline rather than after the stuck worker; wide for late timers under load.
   assert.ok(performance.now() - started < 4000, `released after ${Math.round(performance.now() - started)} ms`);

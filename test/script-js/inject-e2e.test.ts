@@ -14,8 +14,12 @@ test.before(async () => {
   svc = await startInProcess({ allowInjection: true });
   await warmScriptWorkers(svc);
 });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 
@@ -27,10 +31,11 @@ function errorsOf(body: string): Array<Record<string, unknown>> {
   return (JSON.parse(body) as { errors: Array<Record<string, unknown>> }).errors;
 }
 
-test('config.request carries mountebank\'s request fields', async () => {
+test("config.request carries mountebank's request fields", async () => {
   const port = await imposter(injectOnly('function (config) { return { body: config.request }; }'));
   const res = await call(port, 'POST', '/items/7?color=red&tag=a&tag=b', {
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Trace': 'abc' }, body: 'qty=2',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Trace': 'abc' },
+    body: 'qty=2',
   });
   assert.is(res.status, 200);
   const seen = JSON.parse(res.body);
@@ -45,10 +50,22 @@ test('config.request carries mountebank\'s request fields', async () => {
 });
 
 test('function (config, state) and the legacy (request, state, logger, callback) form', async () => {
-  const port = await imposter({ stubs: [
-    { predicates: [{ equals: { path: '/config' } }], responses: [{ inject: 'function (config, state) { return { statusCode: 201, body: config.request.method + " " + (state === undefined) }; }' }] },
-    { responses: [{ inject: 'function (request, state, logger, callback) { logger.info("legacy"); callback({ statusCode: 202, body: request.method + " " + request.path }); }' }] },
-  ] });
+  const port = await imposter({
+    stubs: [
+      {
+        predicates: [{ equals: { path: '/config' } }],
+        responses: [{ inject: 'function (config, state) { return { statusCode: 201, body: config.request.method + " " + (state === undefined) }; }' }],
+      },
+      {
+        responses: [
+          {
+            inject:
+              'function (request, state, logger, callback) { logger.info("legacy"); callback({ statusCode: 202, body: request.method + " " + request.path }); }',
+          },
+        ],
+      },
+    ],
+  });
   const modern = await call(port, 'PUT', '/config');
   assert.is(modern.status, 201);
   assert.is(modern.body, 'PUT false');
@@ -89,7 +106,10 @@ test('the result is post-processed like is: defaultResponse fallback, JSON body,
     defaultResponse: { statusCode: 418, headers: { 'X-Default': 'yes' } },
     stubs: [
       { predicates: [{ equals: { path: '/json' } }], responses: [{ inject: 'function () { return { body: { ok: true } }; }' }] },
-      { predicates: [{ equals: { path: '/bin' } }], responses: [{ inject: 'function () { return { statusCode: 200, headers: {}, body: "AP8B", _mode: "binary" }; }' }] },
+      {
+        predicates: [{ equals: { path: '/bin' } }],
+        responses: [{ inject: 'function () { return { statusCode: 200, headers: {}, body: "AP8B", _mode: "binary" }; }' }],
+      },
     ],
   });
   const json = await call(port, 'GET', '/json');
@@ -102,16 +122,18 @@ test('the result is post-processed like is: defaultResponse fallback, JSON body,
 });
 
 test('inject predicates select stubs; the request is theirs to read', async () => {
-  const port = await imposter({ stubs: [
-    { predicates: [{ inject: 'function (config) { return config.request.headers["X-Role"] === "admin"; }' }], responses: [{ is: { body: 'admin' } }] },
-    { predicates: [{ inject: 'function (request, logger) { return request.path.startsWith("/pub"); }' }], responses: [{ is: { body: 'public' } }] },
-  ] });
+  const port = await imposter({
+    stubs: [
+      { predicates: [{ inject: 'function (config) { return config.request.headers["X-Role"] === "admin"; }' }], responses: [{ is: { body: 'admin' } }] },
+      { predicates: [{ inject: 'function (request, logger) { return request.path.startsWith("/pub"); }' }], responses: [{ is: { body: 'public' } }] },
+    ],
+  });
   assert.is((await call(port, 'GET', '/x', { headers: { 'X-Role': 'admin' } })).body, 'admin');
   assert.is((await call(port, 'GET', '/pub/1')).body, 'public');
   assert.is((await call(port, 'GET', '/other')).body, '');
 });
 
-test('verify evaluates inject predicates in the imposter\'s sandbox', async () => {
+test("verify evaluates inject predicates in the imposter's sandbox", async () => {
   const port = await imposter({ recordRequests: true, stubs: [{ responses: [{ is: { body: 'ok' } }] }] });
   await call(port, 'GET', '/a');
   await call(port, 'GET', '/b');
@@ -145,14 +167,19 @@ test('response inject timeout: 504 injection timeout with x-svc-script-timeout, 
 });
 
 test('predicate inject error: 400 invalid predicate injection', async () => {
-  const port = await imposter({ stubs: [{ predicates: [{ inject: 'function (config) { return config.nope.deeper; }' }], responses: [{ is: { body: 'x' } }] }] });
+  const port = await imposter({
+    stubs: [{ predicates: [{ inject: 'function (config) { return config.nope.deeper; }' }], responses: [{ is: { body: 'x' } }] }],
+  });
   const res = await call(port, 'GET', '/');
   assert.is(res.status, 400);
   assert.is(errorsOf(res.body)[0].code, 'invalid predicate injection');
 });
 
 test('predicate inject timeout: 504 predicate injection timeout with x-svc-script-timeout', async () => {
-  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) { JSON.stringify(new Array(1000).fill(1)); } }' }], responses: [{ is: { body: 'x' } }] }] });
+  const port = await imposter({
+    ...fast,
+    stubs: [{ predicates: [{ inject: 'function () { for (;;) { JSON.stringify(new Array(1000).fill(1)); } }' }], responses: [{ is: { body: 'x' } }] }],
+  });
   const res = await call(port, 'GET', '/');
   assert.is(res.status, 504);
   assert.is(res.headers['x-svc-script-timeout'], 'true');
@@ -160,7 +187,10 @@ test('predicate inject timeout: 504 predicate injection timeout with x-svc-scrip
 });
 
 test('debug matching with a spinning inject predicate: 504 "Debug matching timed out" with x-svc-script-timeout', async () => {
-  const port = await imposter({ ...fast, stubs: [{ predicates: [{ inject: 'function () { for (;;) { JSON.stringify(new Array(1000).fill(1)); } }' }], responses: [{ is: { body: 'x' } }] }] });
+  const port = await imposter({
+    ...fast,
+    stubs: [{ predicates: [{ inject: 'function () { for (;;) { JSON.stringify(new Array(1000).fill(1)); } }' }], responses: [{ is: { body: 'x' } }] }],
+  });
   const res = await call(port, 'GET', '/', { headers: { 'X-Svc-Debug': 'true' } });
   assert.is(res.status, 504);
   assert.is(res.headers['x-svc-script-timeout'], 'true');
@@ -178,14 +208,18 @@ test('without _svc.scriptEngine the deadline is 5000 ms', async () => {
 test('while(true) on one imposter: 504 at its deadline while another imposter keeps answering fast', async () => {
   // A long spin leaves a loaded machine time for many static answers; the deadline itself is tested above.
   // Slow iterations: the sandbox's 10M loop-iteration bound (a 400) stays far beyond the deadline.
-  const spinning = await imposter(injectOnly('function () { while (true) { JSON.stringify(new Array(1000).fill(1)); } }', { _svc: { scriptEngine: { timeoutMs: 3000 } } }));
+  const spinning = await imposter(
+    injectOnly('function () { while (true) { JSON.stringify(new Array(1000).fill(1)); } }', { _svc: { scriptEngine: { timeoutMs: 3000 } } }),
+  );
   const steady = await imposter({ stubs: [{ responses: [{ is: { body: 'steady' } }] }] });
   await call(steady, 'GET', '/');
   const started = performance.now();
   const spin = call(spinning, 'GET', '/').then((res) => ({ res, elapsed: performance.now() - started }));
   const latencies: number[] = [];
   let done = false;
-  void spin.then(() => { done = true; });
+  void spin.then(() => {
+    done = true;
+  });
   while (!done) {
     const t = performance.now();
     const res = await call(steady, 'GET', '/');
@@ -202,10 +236,12 @@ test('while(true) on one imposter: 504 at its deadline while another imposter ke
 });
 
 test('deep recursion is an invalid injection and the server stays up', async () => {
-  const port = await imposter({ stubs: [
-    { predicates: [{ equals: { path: '/deep' } }], responses: [{ inject: 'function recurse() { return recurse(); }' }] },
-    { responses: [{ inject: 'function () { return { body: "still here" }; }' }] },
-  ] });
+  const port = await imposter({
+    stubs: [
+      { predicates: [{ equals: { path: '/deep' } }], responses: [{ inject: 'function recurse() { return recurse(); }' }] },
+      { responses: [{ inject: 'function () { return { body: "still here" }; }' }] },
+    ],
+  });
   const res = await call(port, 'GET', '/deep');
   assert.is(res.status, 400);
   assert.match(String(errorsOf(res.body)[0].data), /recursion/);
@@ -215,19 +251,32 @@ test('deep recursion is an invalid injection and the server stays up', async () 
 
 test('a memory bomb is refused', async () => {
   // A deadline the bomb never reaches on a loaded machine: the outcome is the memory limit, not a 504.
-  const port = await imposter(injectOnly('function () { const hog = []; while (true) hog.push(new Array(100000).fill(7)); }', { _svc: { scriptEngine: { timeoutMs: 60000 } } }));
+  const port = await imposter(
+    injectOnly('function () { const hog = []; while (true) hog.push(new Array(100000).fill(7)); }', { _svc: { scriptEngine: { timeoutMs: 60000 } } }),
+  );
   const res = await call(port, 'GET', '/', { timeoutMs: 120000 });
   assert.is(res.status, 400);
   assert.match(String(errorsOf(res.body)[0].data), /out of memory/);
 });
 
 test('scripts cannot reach process, require, the filesystem or the network', async () => {
-  const port = await imposter({ stubs: [
-    { predicates: [{ equals: { path: '/globals' } }], responses: [{ inject: 'function () { return { body: [typeof process, typeof require, typeof globalThis.fetch, typeof setTimeout].join() }; }' }] },
-    { predicates: [{ equals: { path: '/require' } }], responses: [{ inject: 'function () { return { body: require("fs").readFileSync("/etc/passwd", "utf8") }; }' }] },
-    { predicates: [{ equals: { path: '/import' } }], responses: [{ inject: 'async function () { const net = await import("net"); return { body: typeof net.connect }; }' }] },
-    { predicates: [{ equals: { path: '/escape' } }], responses: [{ inject: 'function () { return { body: String(Function("return this")().process) }; }' }] },
-  ] });
+  const port = await imposter({
+    stubs: [
+      {
+        predicates: [{ equals: { path: '/globals' } }],
+        responses: [{ inject: 'function () { return { body: [typeof process, typeof require, typeof globalThis.fetch, typeof setTimeout].join() }; }' }],
+      },
+      {
+        predicates: [{ equals: { path: '/require' } }],
+        responses: [{ inject: 'function () { return { body: require("fs").readFileSync("/etc/passwd", "utf8") }; }' }],
+      },
+      {
+        predicates: [{ equals: { path: '/import' } }],
+        responses: [{ inject: 'async function () { const net = await import("net"); return { body: typeof net.connect }; }' }],
+      },
+      { predicates: [{ equals: { path: '/escape' } }], responses: [{ inject: 'function () { return { body: String(Function("return this")().process) }; }' }] },
+    ],
+  });
   assert.is((await call(port, 'GET', '/globals')).body, 'undefined,undefined,undefined,undefined');
   const required = await call(port, 'GET', '/require');
   assert.is(required.status, 400);

@@ -45,7 +45,10 @@ test('a source sent in an earlier batch is found by number; forgetSources starts
   second.source(0, 'function () { return 2; }');
   second.run({ id: 3, scope: 1, kind: 'wait', source: '', request: '{}', deadline: 1, timeoutMs: 1 }, 0);
   const { runs } = readAll([first.take(), second.take()]);
-  assert.equal(runs.map((r) => r.source), ['function () { return 1; }', 'function () { return 1; }', 'function () { return 2; }']);
+  assert.equal(
+    runs.map((r) => r.source),
+    ['function () { return 1; }', 'function () { return 1; }', 'function () { return 2; }'],
+  );
 });
 
 test('replies carry results, timeouts, failures and log lines', () => {

@@ -18,10 +18,15 @@ test.before(async () => {
   writeFileSync(join(dir, 'scripts', 'answer.rhai'), 'fn respond(ctx) { http(200, "from the config dir") }');
   writeFileSync(join(scriptsDir, 'admin.js'), 'return http(200, "from the scripts dir");');
   port = await freePort();
-  writeFileSync(join(dir, 'imposters.json'), JSON.stringify({
-    imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ _svc: { script: { file: 'scripts/answer.rhai' } } }] }] }],
-  }));
-  server = await startSvc({ args: ['--allowInjection', '--configfile', join(dir, 'imposters.json'), '--scripts-dir', scriptsDir, '--metrics-port', String(await freePort())] });
+  writeFileSync(
+    join(dir, 'imposters.json'),
+    JSON.stringify({
+      imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ _svc: { script: { file: 'scripts/answer.rhai' } } }] }] }],
+    }),
+  );
+  server = await startSvc({
+    args: ['--allowInjection', '--configfile', join(dir, 'imposters.json'), '--scripts-dir', scriptsDir, '--metrics-port', String(await freePort())],
+  });
 });
 test.after(async () => {
   await server?.stop();
@@ -38,13 +43,15 @@ test('an admin-created imposter resolves file: scripts under --scripts-dir (engi
   const adminPort = server!.adminPort;
   const imposterPort = await freePort();
   const created = await fetch(`http://127.0.0.1:${adminPort}/imposters`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ port: imposterPort, protocol: 'http', stubs: [{ responses: [{ _svc: { script: { file: 'admin.js' } } }] }] }),
   });
   assert.is(created.status, 201, await created.text());
   assert.is((await call(imposterPort, 'GET', '/')).body, 'from the scripts dir');
   const escaping = await fetch(`http://127.0.0.1:${adminPort}/imposters`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ protocol: 'http', stubs: [{ responses: [{ _svc: { script: { file: '../scripts/answer.rhai' } } }] }] }),
   });
   assert.is(escaping.status, 400);

@@ -33,8 +33,20 @@ for (const engine of ['rhai', 'javascript'] as const) {
     const port = await svc.createImposter({
       ...roomy,
       stubs: [
-        { predicates: [{ equals: { path: '/pay' } }], scenarioName: 'order', requiredScenarioState: 'Started', newScenarioState: 'Paid', responses: [script(engine, CODE[engine].state)] },
-        { predicates: [{ equals: { path: '/pay' } }], scenarioName: 'order', requiredScenarioState: 'Paid', newScenarioState: 'Shipped', responses: [script(engine, CODE[engine].state)] },
+        {
+          predicates: [{ equals: { path: '/pay' } }],
+          scenarioName: 'order',
+          requiredScenarioState: 'Started',
+          newScenarioState: 'Paid',
+          responses: [script(engine, CODE[engine].state)],
+        },
+        {
+          predicates: [{ equals: { path: '/pay' } }],
+          scenarioName: 'order',
+          requiredScenarioState: 'Paid',
+          newScenarioState: 'Shipped',
+          responses: [script(engine, CODE[engine].state)],
+        },
         { predicates: [{ equals: { path: '/any' } }], scenarioName: 'order', responses: [script(engine, CODE[engine].state)] },
       ],
     });

@@ -26,13 +26,30 @@ const json = (body: string) => JSON.parse(body);
 
 test('ctx.request members: method, path, query, headers (lowercased), header(), body, json, isBinary', async () => {
   const port = await svc.createImposter({
-    stubs: [{ responses: [script(`
+    stubs: [
+      {
+        responses: [
+          script(`
       let r = ctx.request;
       http(200, #{ method: r.method, path: r.path, q: r.query.a, h: r.headers["x-thing"], hf: r.header("X-THING"),
-                   missing: r.header("nope"), body: r.body, name: if "json" in r { r.json.name } else { "-" }, bin: r.isBinary, hasJson: "json" in r })`)] }],
+                   missing: r.header("nope"), body: r.body, name: if "json" in r { r.json.name } else { "-" }, bin: r.isBinary, hasJson: "json" in r })`),
+        ],
+      },
+    ],
   });
   const res = await call(port, 'PUT', '/items/1?a=b', { headers: { 'X-Thing': 'v', 'Content-Type': 'application/json' }, body: '{"name":"ann"}' });
-  assert.equal(json(res.body), { method: 'PUT', path: '/items/1', q: 'b', h: 'v', hf: 'v', missing: null, body: '{"name":"ann"}', name: 'ann', bin: false, hasJson: true });
+  assert.equal(json(res.body), {
+    method: 'PUT',
+    path: '/items/1',
+    q: 'b',
+    h: 'v',
+    hf: 'v',
+    missing: null,
+    body: '{"name":"ann"}',
+    name: 'ann',
+    bin: false,
+    hasJson: true,
+  });
   const plain = await call(port, 'POST', '/p', { body: 'not json' });
   assert.equal([json(plain.body).hasJson, json(plain.body).name], [false, '-']);
 });
@@ -49,7 +66,11 @@ test('a binary body arrives base64 with isBinary true and no json', async () => 
 test('routePattern exposes pathParams ({id} and :id spellings)', async () => {
   const port = await svc.createImposter({
     stubs: [
-      { routePattern: '/users/{id}/orders/:order', predicates: [{ startsWith: { path: '/users/' } }], responses: [script('http(200, ctx.request.pathParams)')] },
+      {
+        routePattern: '/users/{id}/orders/:order',
+        predicates: [{ startsWith: { path: '/users/' } }],
+        responses: [script('http(200, ctx.request.pathParams)')],
+      },
       { responses: [script('http(200, ctx.request.pathParams)')] },
     ],
   });
@@ -60,19 +81,36 @@ test('routePattern exposes pathParams ({id} and :id spellings)', async () => {
 test('ctx.stub, ctx.flowId and ctx.logger', async () => {
   const port = await svc.createImposter({
     _svc: { flowState: { flowIdSource: 'header:X-Flow' } },
-    stubs: [{ id: 'the-stub', scenarioName: 'checkout', requiredScenarioState: 'Started', responses: [script(`
+    stubs: [
+      {
+        id: 'the-stub',
+        scenarioName: 'checkout',
+        requiredScenarioState: 'Started',
+        responses: [
+          script(`
       ctx.logger.info("hello");
       ctx.logger.debug(#{ a: 1 });
-      http(200, #{ id: ctx.stub.id, scenario: ctx.stub.scenarioName, state: ctx.stub.scenarioState, flow: ctx.flowId })`)] }],
+      http(200, #{ id: ctx.stub.id, scenario: ctx.stub.scenarioName, state: ctx.stub.scenarioState, flow: ctx.flowId })`),
+        ],
+      },
+    ],
   });
-  assert.equal(json((await call(port, 'GET', '/', { headers: { 'X-Flow': 'f-1' } })).body), { id: 'the-stub', scenario: 'checkout', state: 'Started', flow: 'f-1' });
+  assert.equal(json((await call(port, 'GET', '/', { headers: { 'X-Flow': 'f-1' } })).body), {
+    id: 'the-stub',
+    scenario: 'checkout',
+    state: 'Started',
+    flow: 'f-1',
+  });
   assert.is(json((await call(port, 'GET', '/')).body).flow, String(port));
 });
 
 test('every ctx.state operation, scoped per flow, and ctx.store.flow(id)', async () => {
   const port = await svc.createImposter({
     _svc: { flowState: { flowIdSource: 'header:X-Flow' } },
-    stubs: [{ responses: [script(`
+    stubs: [
+      {
+        responses: [
+          script(`
       let s = ctx.state;
       let out = #{};
       out.before = s.get("k");
@@ -99,12 +137,29 @@ test('every ctx.state operation, scoped per flow, and ctx.store.flow(id)', async
       t.set("w", 1);
       t.clear();
       out.w = t.exists("w");
-      http(200, out)`)] }],
+      http(200, out)`),
+        ],
+      },
+    ],
   });
   const body = json((await call(port, 'GET', '/', { headers: { 'X-Flow': 'a' } })).body);
   assert.equal(body, {
-    before: null, dflt: 'd', after: { n: 1 }, exists: true, incr: 1, incr_by: 6, cas_no: { applied: false, current: { n: 1 } },
-    cas_yes: { applied: true }, k: 2, ttl_missing: false, ttl_key: true, deleted: true, gone: false, other: 9, z: false, w: false,
+    before: null,
+    dflt: 'd',
+    after: { n: 1 },
+    exists: true,
+    incr: 1,
+    incr_by: 6,
+    cas_no: { applied: false, current: { n: 1 } },
+    cas_yes: { applied: true },
+    k: 2,
+    ttl_missing: false,
+    ttl_key: true,
+    deleted: true,
+    gone: false,
+    other: 9,
+    z: false,
+    w: false,
   });
   const again = json((await call(port, 'GET', '/', { headers: { 'X-Flow': 'a' } })).body);
   assert.is(again.incr, 7, 'the counter persisted across requests of the flow');
@@ -164,7 +219,9 @@ test('bad specs are 400: escaping --scripts-dir, unreadable file, unknown ref, r
   ];
   for (const [spec, message, registry] of cases) {
     const res = await svc.admin('POST', '/imposters', {
-      protocol: 'http', ...(registry ? { _svc: { scripts: registry } } : {}), stubs: [{ responses: [{ _svc: { script: spec } }] }],
+      protocol: 'http',
+      ...(registry ? { _svc: { scripts: registry } } : {}),
+      stubs: [{ responses: [{ _svc: { script: spec } }] }],
     });
     assert.is(res.status, 400, JSON.stringify(spec));
     assert.match(JSON.stringify(res.json.errors), message);

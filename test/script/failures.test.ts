@@ -77,7 +77,9 @@ test('loop {} answers 504 with both headers while another imposter keeps answeri
   });
   const other = await svc.createImposter({ stubs: [{ responses: [{ is: { body: 'still here' } }] }] });
   let spinning = true;
-  const slow = call(looping, 'GET', '/').finally(() => { spinning = false; });
+  const slow = call(looping, 'GET', '/').finally(() => {
+    spinning = false;
+  });
   // While the script spins, the other imposter answers (the loop runs on a worker thread).
   let answered = 0;
   while (spinning && answered < 3) {
@@ -130,7 +132,6 @@ test('without --allowInjection a script is 400 invalid injection', async () => {
     await locked.stop();
   }
 });
-
 
 test('_svc.scriptEngine.timeoutMs of -1, 0 or "abc" is a 400 naming the field', async () => {
   for (const timeoutMs of [-1, 0, 'abc', Number.MAX_SAFE_INTEGER * 2]) {

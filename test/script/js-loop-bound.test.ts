@@ -77,7 +77,13 @@ test('predicate inject: a runaway loop is a 400 invalid predicate injection', as
 test('decorate: a runaway loop serves the undecorated response marked x-svc-decorate-error', async () => {
   const port = await svc.createImposter({
     ...roomy,
-    stubs: [{ responses: [{ is: { body: 'plain' }, _behaviors: { decorate: 'function (config) { for (const x of [1]) for (;;) config.response.body = "decorated"; }' } }] }],
+    stubs: [
+      {
+        responses: [
+          { is: { body: 'plain' }, _behaviors: { decorate: 'function (config) { for (const x of [1]) for (;;) config.response.body = "decorated"; }' } },
+        ],
+      },
+    ],
   });
   const res = await call(port, 'GET', '/', patient);
   assert.is(res.status, 200);

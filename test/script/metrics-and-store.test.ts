@@ -25,8 +25,8 @@ test.after(async () => {
 });
 
 function sample(families: Map<string, Family>, name: string, labels: Record<string, string>): number | undefined {
-  return families.get(name.replace(/_(count|sum)$/, ''))?.samples.find((s) =>
-    s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  return families.get(name.replace(/_(count|sum)$/, ''))?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    ?.value;
 }
 
 test('script runs feed svc_script_execution_duration_ms{rule_id,result} and svc_script_errors_total{rule_id,error_type}', async () => {
@@ -51,14 +51,25 @@ test('a flow-store failure inside a script is a logged script error (error_type 
   const failing = new MemoryFlowStore({ ttlSeconds: 300 }) as FlowStore;
   const broken: FlowStore = Object.assign(Object.create(failing) as FlowStore, { get: () => Promise.reject(new Error('backend down')) });
   const outcome = await runner.run({
-    engine: 'rhai', scope: 1, source: 'let v = ctx.state.get("k"); http(200, `${v}`)', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 60_000, store: broken,
+    engine: 'rhai',
+    scope: 1,
+    source: 'let v = ctx.state.get("k"); http(200, `${v}`)',
+    placement: 'respond',
+    request,
+    flowId: 'f',
+    stub: {},
+    timeoutMs: 60_000,
+    store: broken,
   });
   assert.equal(outcome.ok, false);
   if (!outcome.ok) {
     assert.is(outcome.errorType, 'backend');
     assert.match(outcome.message, /backend down/);
   }
-  assert.ok(logged.some((line) => line === 'error flow state get failed: backend down'), logged.join('\n'));
+  assert.ok(
+    logged.some((line) => line === 'error flow state get failed: backend down'),
+    logged.join('\n'),
+  );
 });
 
 test('a flow-store failure inside a javascript script has the same error_type (backend) as in rhai', async () => {
@@ -69,7 +80,15 @@ test('a flow-store failure inside a javascript script has the same error_type (b
     const failing = new MemoryFlowStore({ ttlSeconds: 300 }) as FlowStore;
     const broken: FlowStore = Object.assign(Object.create(failing) as FlowStore, { get: () => Promise.reject(new Error('backend down')) });
     const outcome = await jsRunner.run({
-      engine: 'javascript', scope: 1, source: 'return http(200, String(ctx.state.get("k")));', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 30_000, store: broken,
+      engine: 'javascript',
+      scope: 1,
+      source: 'return http(200, String(ctx.state.get("k")));',
+      placement: 'respond',
+      request,
+      flowId: 'f',
+      stub: {},
+      timeoutMs: 30_000,
+      store: broken,
     });
     assert.equal(outcome.ok, false);
     if (!outcome.ok) {
@@ -78,7 +97,15 @@ test('a flow-store failure inside a javascript script has the same error_type (b
     }
     // A script's own error stays a runtime error.
     const own = await jsRunner.run({
-      engine: 'javascript', scope: 1, source: 'throw new Error("mine");', placement: 'respond', request, flowId: 'f', stub: {}, timeoutMs: 30_000, store: broken,
+      engine: 'javascript',
+      scope: 1,
+      source: 'throw new Error("mine");',
+      placement: 'respond',
+      request,
+      flowId: 'f',
+      stub: {},
+      timeoutMs: 30_000,
+      store: broken,
     });
     assert.is(own.ok ? undefined : own.errorType, 'runtime');
   } finally {

@@ -65,10 +65,15 @@ for (const engine of ['rhai', 'javascript'] as const) {
   test(`${engine}: decorate placement transform(ctx) sees ctx.response and replaces it; pass() keeps it`, async () => {
     const port = await svc.createImposter({
       stubs: [
-        { predicates: [{ equals: { path: '/replace' } }], responses: [{
-          is: { statusCode: 201, headers: { 'X-Orig': 'o' }, body: '{"n":1}' },
-          _behaviors: { decorate: holder(code.transform, engine) },
-        }] },
+        {
+          predicates: [{ equals: { path: '/replace' } }],
+          responses: [
+            {
+              is: { statusCode: 201, headers: { 'X-Orig': 'o' }, body: '{"n":1}' },
+              _behaviors: { decorate: holder(code.transform, engine) },
+            },
+          ],
+        },
         { responses: [{ is: { body: 'kept' }, _behaviors: { decorate: holder(code.pass, engine) } }] },
       ],
     });
@@ -117,7 +122,10 @@ for (const engine of ['rhai', 'javascript'] as const) {
     const port = await svc.createImposter({
       stubs: [{ responses: [{ is: { body: 'x' }, _behaviors: { decorate: holder(code.reset, engine) } }] }],
     });
-    const error = await call(port, 'GET', '/').then(() => undefined, (err: NodeJS.ErrnoException) => err);
+    const error = await call(port, 'GET', '/').then(
+      () => undefined,
+      (err: NodeJS.ErrnoException) => err,
+    );
     assert.ok(error, 'the request fails');
     assert.is(error.code, 'ECONNRESET');
   });

@@ -15,12 +15,19 @@ const script = (code: string) => ({ _svc: { script: { engine: 'js', code } } });
 
 test('javascript respond(ctx): http(status, body).header(), ctx.request members, JSON body', async () => {
   const port = await svc.createImposter({
-    stubs: [{ routePattern: '/users/:id', responses: [script(`
+    stubs: [
+      {
+        routePattern: '/users/:id',
+        responses: [
+          script(`
       function respond(ctx) {
         const r = ctx.request;
         return http(200, { id: r.pathParams.id, q: r.query.a, h: r.header('X-THING'), name: r.json && r.json.name, method: r.method, flow: ctx.flowId })
           .header('X-A', '1');
-      }`)] }],
+      }`),
+        ],
+      },
+    ],
   });
   const res = await call(port, 'POST', '/users/7?a=b', { headers: { 'X-Thing': 'v' }, body: '{"name":"ann"}' });
   assert.is(res.status, 200);
@@ -31,13 +38,19 @@ test('javascript respond(ctx): http(status, body).header(), ctx.request members,
 
 test('javascript ctx.state (camelCase and snake_case) persists across requests; store.flow and cas', async () => {
   const port = await svc.createImposter({
-    stubs: [{ responses: [script(`
+    stubs: [
+      {
+        responses: [
+          script(`
       const n = ctx.state.incrBy('n', 2);
       ctx.state.incr_by('m', 1);
       const other = ctx.store.flow('elsewhere');
       other.set('seen', n);
       const cas = ctx.state.cas('k', null, n);
-      return http(200, { n, m: ctx.state.getOr('m', 0), dflt: ctx.state.get_or('nope', 'd'), seen: other.get('seen'), cas, exists: ctx.state.exists('k') });`)] }],
+      return http(200, { n, m: ctx.state.getOr('m', 0), dflt: ctx.state.get_or('nope', 'd'), seen: other.get('seen'), cas, exists: ctx.state.exists('k') });`),
+        ],
+      },
+    ],
   });
   const first = JSON.parse((await call(port, 'GET', '/')).body);
   assert.equal(first, { n: 2, m: 1, dflt: 'd', seen: 2, cas: { applied: true }, exists: true });

@@ -31,7 +31,7 @@ async function until(port: number, key: string, value: number): Promise<void> {
   assert.unreachable(`imposter ${port}: ${key} never reached ${value}`);
 }
 
-test('two looping scripts on one imposter do not stall another imposter\'s script (the pool grows)', async () => {
+test("two looping scripts on one imposter do not stall another imposter's script (the pool grows)", async () => {
   // A's deadline is far away: before the pool grew, B's script waited behind A's loops until then.
   const looping = await svc.createImposter({
     _svc: { scriptEngine: { timeoutMs: 90_000 } },
@@ -40,25 +40,43 @@ test('two looping scripts on one imposter do not stall another imposter\'s scrip
   const trivial = await svc.createImposter({ ...startable, stubs: [{ responses: [script('http(200, "quick")')] }] });
   let loopsAnswered = 0;
   const loops = [call(looping, 'GET', '/', patient), call(looping, 'GET', '/', patient)].map((p) =>
-    p.then((res: HttpResponse) => { loopsAnswered++; return res; }, () => { loopsAnswered++; }));
+    p.then(
+      (res: HttpResponse) => {
+        loopsAnswered++;
+        return res;
+      },
+      () => {
+        loopsAnswered++;
+      },
+    ),
+  );
   // Both loops are running on workers (each counted itself in before spinning).
   await until(looping, 'running', 2);
   const res = await call(trivial, 'GET', '/', patient);
   assert.is(res.status, 200);
   assert.is(res.body, 'quick');
-  assert.is(loopsAnswered, 0, 'B answered while both of A\'s loops still ran');
+  assert.is(loopsAnswered, 0, "B answered while both of A's loops still ran");
   await svc.admin('DELETE', `/imposters/${looping}`);
   void Promise.all(loops);
 });
 
-test('one imposter\'s many loops take at most its share of workers: another imposter still runs', async () => {
+test("one imposter's many loops take at most its share of workers: another imposter still runs", async () => {
   const looping = await svc.createImposter({
     _svc: { scriptEngine: { timeoutMs: 90_000 } },
     stubs: [{ responses: [script('ctx.state.incr("running"); loop { }')] }],
   });
   const trivial = await svc.createImposter({ ...startable, stubs: [{ responses: [script('http(200, "quick")')] }] });
   let loopsAnswered = 0;
-  const loops = Array.from({ length: 12 }, () => call(looping, 'GET', '/', patient).then(() => { loopsAnswered++; }, () => { loopsAnswered++; }));
+  const loops = Array.from({ length: 12 }, () =>
+    call(looping, 'GET', '/', patient).then(
+      () => {
+        loopsAnswered++;
+      },
+      () => {
+        loopsAnswered++;
+      },
+    ),
+  );
   await until(looping, 'running', 2);
   const res = await call(trivial, 'GET', '/', patient);
   assert.is(res.body, 'quick');
@@ -69,19 +87,33 @@ test('one imposter\'s many loops take at most its share of workers: another impo
 /** Spins until the deadline: each frame stays far under the JavaScript loop bound. */
 const LOOPING_JS = 'ctx.state.incr("running"); const spin = () => { for (let i = 0; i < 1000000; i++) JSON.stringify([i]); }; for (;;) spin();';
 
-test('javascript: a new imposter\'s script does not wait behind other imposters\' loops (an idle or added sandbox worker)', async () => {
+test("javascript: a new imposter's script does not wait behind other imposters' loops (an idle or added sandbox worker)", async () => {
   // Each sandbox worker is taken by a looping imposter (there are at most two by default).
   const loopers = [];
   for (let i = 0; i < 2; i++) {
-    loopers.push(await svc.createImposter({
-      _svc: { scriptEngine: { timeoutMs: 90_000 } },
-      stubs: [{ responses: [{ _svc: { script: { engine: 'javascript', code: LOOPING_JS } } }] }],
-    }));
+    loopers.push(
+      await svc.createImposter({
+        _svc: { scriptEngine: { timeoutMs: 90_000 } },
+        stubs: [{ responses: [{ _svc: { script: { engine: 'javascript', code: LOOPING_JS } } }] }],
+      }),
+    );
   }
   let loopsAnswered = 0;
-  const loops = loopers.map((port) => call(port, 'GET', '/', patient).then(() => { loopsAnswered++; }, () => { loopsAnswered++; }));
+  const loops = loopers.map((port) =>
+    call(port, 'GET', '/', patient).then(
+      () => {
+        loopsAnswered++;
+      },
+      () => {
+        loopsAnswered++;
+      },
+    ),
+  );
   for (const port of loopers) await until(port, 'running', 1);
-  const trivial = await svc.createImposter({ ...startable, stubs: [{ responses: [{ _svc: { script: { engine: 'javascript', code: 'return http(200, "quick");' } } }] }] });
+  const trivial = await svc.createImposter({
+    ...startable,
+    stubs: [{ responses: [{ _svc: { script: { engine: 'javascript', code: 'return http(200, "quick");' } } }] }],
+  });
   const res = await call(trivial, 'GET', '/', patient);
   assert.is(res.body, 'quick');
   assert.is(loopsAnswered, 0, 'the new imposter answered while both loops still ran');

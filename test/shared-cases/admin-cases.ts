@@ -77,8 +77,16 @@ const created = (imposter: Record<string, unknown> = {}): AdminStep => ({ do: { 
 /** `GET /imposters/{port}` (svc_get_imposter): the detail of an http imposter with these stubs and nothing recorded. */
 function detail(stubs: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    protocol: 'http', port: PORT, numberOfRequests: 0, stubCount: stubs.length, enabled: true, recordRequests: false,
-    requests: [], stubs, _svc: { warnings: [] }, ...extra,
+    protocol: 'http',
+    port: PORT,
+    numberOfRequests: 0,
+    stubCount: stubs.length,
+    enabled: true,
+    recordRequests: false,
+    requests: [],
+    stubs,
+    _svc: { warnings: [] },
+    ...extra,
   };
 }
 
@@ -95,8 +103,15 @@ const answers = (json: unknown): Pick<AdminStep, 'expect' | 'differs'> => ({ exp
 /** Recorded requests as svc records them from node:http's client (agent: false) on loopback. */
 function recordedRequest(method: string, path: string, extra: Record<string, unknown>): Record<string, unknown> {
   return {
-    requestFrom: '<requestFrom>', method, path, query: {}, ip: '<ip>', timestamp: '<timestamp>',
-    status: 200, latencyMs: '<latencyMs>', ...extra,
+    requestFrom: '<requestFrom>',
+    method,
+    path,
+    query: {},
+    ip: '<ip>',
+    timestamp: '<timestamp>',
+    status: 200,
+    latencyMs: '<latencyMs>',
+    ...extra,
     headers: { Host: `127.0.0.1:${PORT}`, Connection: 'close', ...(extra.headers as object | undefined) },
   };
 }
@@ -105,7 +120,11 @@ export const ADMIN_CASES: AdminCase[] = [
   {
     name: 'create an imposter, then read its detail',
     steps: [
-      { ...created({ name: 'orders', recordRequests: true, stubs: [ONE] }), ...answers(detail([ONE], { name: 'orders', recordRequests: true })), differs: { cAbi: { json: PORT } } },
+      {
+        ...created({ name: 'orders', recordRequests: true, stubs: [ONE] }),
+        ...answers(detail([ONE], { name: 'orders', recordRequests: true })),
+        differs: { cAbi: { json: PORT } },
+      },
       { do: { op: 'get' }, expect: { json: detail([ONE], { name: 'orders', recordRequests: true }) } },
     ],
   },
@@ -113,7 +132,12 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'list the imposters',
     steps: [
       created({ name: 'listed', stubs: [ONE, TWO] }),
-      { do: { op: 'list' }, expect: { json: { imposters: [{ protocol: 'http', port: PORT, name: 'listed', numberOfRequests: 0, stubCount: 2, enabled: true, recordRequests: false }] } } },
+      {
+        do: { op: 'list' },
+        expect: {
+          json: { imposters: [{ protocol: 'http', port: PORT, name: 'listed', numberOfRequests: 0, stubCount: 2, enabled: true, recordRequests: false }] },
+        },
+      },
     ],
   },
   {
@@ -171,16 +195,24 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'recorded requests after traffic, with their match outcome',
     steps: [
       created({ recordRequests: true, stubs: [ONE] }),
-      { traffic: [{ method: 'GET', path: '/one?x=1' }, { method: 'POST', path: '/nothing', headers: { 'Content-Type': 'text/plain' }, body: 'hello' }] },
+      {
+        traffic: [
+          { method: 'GET', path: '/one?x=1' },
+          { method: 'POST', path: '/nothing', headers: { 'Content-Type': 'text/plain' }, body: 'hello' },
+        ],
+      },
       {
         do: { op: 'recorded' },
-        expect: { json: [
-          recordedRequest('GET', '/one', { query: { x: '1' }, matchOutcome: { matched: true, stubIndex: 0, stubId: 'one' } }),
-          recordedRequest('POST', '/nothing', {
-            headers: { 'Content-Type': 'text/plain', 'Content-Length': '5' }, body: 'hello',
-            matchOutcome: { matched: false, tried: [{ stubIndex: 0, stubId: 'one', why: { reason: 'failedPredicate', predicateIndex: 0 } }] },
-          }),
-        ] },
+        expect: {
+          json: [
+            recordedRequest('GET', '/one', { query: { x: '1' }, matchOutcome: { matched: true, stubIndex: 0, stubId: 'one' } }),
+            recordedRequest('POST', '/nothing', {
+              headers: { 'Content-Type': 'text/plain', 'Content-Length': '5' },
+              body: 'hello',
+              matchOutcome: { matched: false, tried: [{ stubIndex: 0, stubId: 'one', why: { reason: 'failedPredicate', predicateIndex: 0 } }] },
+            }),
+          ],
+        },
       },
     ],
   },
@@ -197,7 +229,13 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'verify counts matching recorded requests',
     steps: [
       created({ recordRequests: true, stubs: [ONE] }),
-      { traffic: [{ method: 'GET', path: '/one' }, { method: 'GET', path: '/one' }, { method: 'DELETE', path: '/two' }] },
+      {
+        traffic: [
+          { method: 'GET', path: '/one' },
+          { method: 'GET', path: '/one' },
+          { method: 'DELETE', path: '/two' },
+        ],
+      },
       { do: { op: 'verify', body: { predicates: [{ equals: { method: 'GET', path: '/one' } }] } }, expect: { json: { matched: 2, total: 3 } } },
     ],
   },
@@ -206,7 +244,10 @@ export const ADMIN_CASES: AdminCase[] = [
     steps: [
       created({ stubs: [ONE] }),
       { do: { op: 'setEnabled', enabled: false }, ...answers({ message: `imposter ${PORT} disabled` }) },
-      { do: { op: 'list' }, expect: { json: { imposters: [{ protocol: 'http', port: PORT, numberOfRequests: 0, stubCount: 1, enabled: false, recordRequests: false }] } } },
+      {
+        do: { op: 'list' },
+        expect: { json: { imposters: [{ protocol: 'http', port: PORT, numberOfRequests: 0, stubCount: 1, enabled: false, recordRequests: false }] } },
+      },
     ],
   },
   {
@@ -286,7 +327,10 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'error: an invalid stub leaves the stubs as they were',
     steps: [
       created({ stubs: [ONE] }),
-      { do: { op: 'addStub', stub: { id: 'bad', responses: [{ is: { statusCode: 'teapot' } }] } }, expect: { error: { status: 400, message: "'statusCode' must be a valid HTTP status code" } } },
+      {
+        do: { op: 'addStub', stub: { id: 'bad', responses: [{ is: { statusCode: 'teapot' } }] } },
+        expect: { error: { status: 400, message: "'statusCode' must be a valid HTTP status code" } },
+      },
       readStubs([ONE]),
     ],
   },
@@ -294,7 +338,10 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'error: a stub index out of range',
     steps: [
       created({ stubs: [ONE] }),
-      { do: { op: 'addStub', stub: TWO, index: 5 }, expect: { error: { status: 400, message: "'index' must be between 0 and the length of the stubs array" } } },
+      {
+        do: { op: 'addStub', stub: TWO, index: 5 },
+        expect: { error: { status: 400, message: "'index' must be between 0 and the length of the stubs array" } },
+      },
     ],
   },
   {
@@ -305,7 +352,10 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'error: a scenario state without state',
     steps: [
       created({ stubs: [SCENARIO_STUB] }),
-      { do: { op: 'setScenario', name: 'checkout', body: { flowId: 'f1' } }, expect: { error: { status: 400, message: "'state' is required and must be a non-empty string" } } },
+      {
+        do: { op: 'setScenario', name: 'checkout', body: { flowId: 'f1' } },
+        expect: { error: { status: 400, message: "'state' is required and must be a non-empty string" } },
+      },
     ],
   },
   {
@@ -352,17 +402,25 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'stub analysis warnings',
     steps: [
       created({ stubs: [{ id: 'all', responses: [IS('all')] }, ONE] }),
-      { do: { op: 'warnings' }, expect: { json: [
-        { warningType: 'catch_all', stubIndex: 0, message: 'stub 0 has no predicates and matches every request' },
-        { warningType: 'catch_all_not_last', stubIndex: 0, message: 'stub 0 matches every request and comes before 1 other stub' },
-      ] } },
+      {
+        do: { op: 'warnings' },
+        expect: {
+          json: [
+            { warningType: 'catch_all', stubIndex: 0, message: 'stub 0 has no predicates and matches every request' },
+            { warningType: 'catch_all_not_last', stubIndex: 0, message: 'stub 0 matches every request and comes before 1 other stub' },
+          ],
+        },
+      },
     ],
   },
   {
     name: 'spaces: add a stub, list it, tear the space down',
     steps: [
       created({ stubs: [ONE] }),
-      { do: { op: 'spaceAddStub', flowId: 'tenant-a', stub: stub('sa', '/sa') }, ...answers({ space: 'tenant-a', stubs: [{ ...stub('sa', '/sa'), space: 'tenant-a' }] }) },
+      {
+        do: { op: 'spaceAddStub', flowId: 'tenant-a', stub: stub('sa', '/sa') },
+        ...answers({ space: 'tenant-a', stubs: [{ ...stub('sa', '/sa'), space: 'tenant-a' }] }),
+      },
       { do: { op: 'spaceStubs', flowId: 'tenant-a' }, expect: { json: { space: 'tenant-a', stubs: [{ ...stub('sa', '/sa'), space: 'tenant-a' }] } } },
       readStubs([{ ...stub('sa', '/sa'), space: 'tenant-a' }, ONE]),
       { do: { op: 'spaceDelete', flowId: 'tenant-a' }, ...answers({ space: 'tenant-a', tornDown: true }) },
@@ -374,7 +432,16 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'error: a space stub sent in the {stub} envelope',
     steps: [
       created({ stubs: [ONE] }),
-      { do: { op: 'spaceAddStub', flowId: 'tenant-a', stub: { stub: stub('sa', '/sa') } }, expect: { error: { status: 400, message: 'the space stubs endpoint takes a bare stub, not the {"stub": ...} envelope of /imposters/{port}/stubs: send the stub\'s fields (predicates, responses, ...) at the top level' } } },
+      {
+        do: { op: 'spaceAddStub', flowId: 'tenant-a', stub: { stub: stub('sa', '/sa') } },
+        expect: {
+          error: {
+            status: 400,
+            message:
+              'the space stubs endpoint takes a bare stub, not the {"stub": ...} envelope of /imposters/{port}/stubs: send the stub\'s fields (predicates, responses, ...) at the top level',
+          },
+        },
+      },
     ],
   },
   {
@@ -391,8 +458,14 @@ export const ADMIN_CASES: AdminCase[] = [
       created({ stubs: [ONE] }),
       { do: { op: 'updateStub', ref: { id: 'zzz' }, stub: TWO }, expect: { error: { status: 404, message: "no stub with id 'zzz'" } } },
       // mountebank's wording, shared by every by-index route.
-      { do: { op: 'deleteStub', ref: { index: 3 } }, expect: { error: { status: 404, message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace" } } },
-      { do: { op: 'getStub', ref: { index: 3 } }, expect: { error: { status: 404, message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace" } } },
+      {
+        do: { op: 'deleteStub', ref: { index: 3 } },
+        expect: { error: { status: 404, message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace" } },
+      },
+      {
+        do: { op: 'getStub', ref: { index: 3 } },
+        expect: { error: { status: 404, message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace" } },
+      },
       readStubs([ONE]),
     ],
   },
@@ -408,19 +481,28 @@ export const ADMIN_CASES: AdminCase[] = [
     name: 'verify with the matching requests and the closest miss',
     steps: [
       created({ recordRequests: true, stubs: [ONE] }),
-      { traffic: [{ method: 'GET', path: '/one' }, { method: 'POST', path: '/two' }] },
+      {
+        traffic: [
+          { method: 'GET', path: '/one' },
+          { method: 'POST', path: '/two' },
+        ],
+      },
       {
         do: { op: 'verify', body: { predicates: [{ equals: { method: 'POST', path: '/one' } }], includeRequests: true, includeClosest: true } },
-        expect: { json: {
-          matched: 0, total: 2, requests: [],
-          closest: {
-            request: recordedRequest('POST', '/two', {
-              headers: { 'Content-Length': '0' },
-              matchOutcome: { matched: false, tried: [{ stubIndex: 0, stubId: 'one', why: { reason: 'failedPredicate', predicateIndex: 0 } }] },
-            }),
-            failedPredicates: [{ predicate: { equals: { method: 'POST', path: '/one' } }, actual: { method: 'POST', path: '/two' } }],
+        expect: {
+          json: {
+            matched: 0,
+            total: 2,
+            requests: [],
+            closest: {
+              request: recordedRequest('POST', '/two', {
+                headers: { 'Content-Length': '0' },
+                matchOutcome: { matched: false, tried: [{ stubIndex: 0, stubId: 'one', why: { reason: 'failedPredicate', predicateIndex: 0 } }] },
+              }),
+              failedPredicates: [{ predicate: { equals: { method: 'POST', path: '/one' } }, actual: { method: 'POST', path: '/two' } }],
+            },
           },
-        } },
+        },
       },
     ],
   },
@@ -440,8 +522,20 @@ export const ADMIN_CASES: AdminCase[] = [
       { do: { op: 'addStub', stub: { predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] } } },
       {
         do: { op: 'get', replayable: true },
-        expect: { json: replayable([{ id: UUID, responses: [IS('a')] }, { id: UUID, predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] }]) },
-        differs: { cAbi: { json: replayable([{ id: UUID, responses: [IS('a')] }, { predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] }]) } },
+        expect: {
+          json: replayable([
+            { id: UUID, responses: [IS('a')] },
+            { id: UUID, predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] },
+          ]),
+        },
+        differs: {
+          cAbi: {
+            json: replayable([
+              { id: UUID, responses: [IS('a')] },
+              { predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] },
+            ]),
+          },
+        },
       },
     ],
   },

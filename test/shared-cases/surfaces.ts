@@ -73,33 +73,59 @@ function query(params: Record<string, string | boolean | undefined>): string {
 function httpCall(op: AdminOp, port: number): { method: string; path: string; body?: unknown } {
   const at = `/imposters/${port}`;
   switch (op.op) {
-    case 'create': return { method: 'POST', path: '/imposters', body: { ...op.imposter, port } };
-    case 'createRaw': return { method: 'POST', path: '/imposters', body: op.text };
-    case 'get': return { method: 'GET', path: `${at}${query({ replayable: op.replayable })}` };
-    case 'list': return { method: 'GET', path: `/imposters${query({ replayable: op.replayable })}` };
-    case 'addStub': return { method: 'POST', path: `${at}/stubs`, body: op.index === undefined ? { stub: op.stub } : { stub: op.stub, index: op.index } };
-    case 'replaceStubs': return { method: 'PUT', path: `${at}/stubs`, body: { stubs: op.stubs } };
-    case 'getStub': return { method: 'GET', path: `${at}/stubs/${refPath(op.ref)}` };
-    case 'updateStub': return { method: 'PUT', path: `${at}/stubs/${refPath(op.ref)}`, body: op.stub };
-    case 'deleteStub': return { method: 'DELETE', path: `${at}/stubs/${refPath(op.ref)}` };
-    case 'recorded': return { method: 'GET', path: `${at}/savedRequests` };
-    case 'clearRecorded': return { method: 'DELETE', path: `${at}/savedRequests` };
-    case 'verify': return { method: 'POST', path: `${at}/verify`, body: op.body };
-    case 'setEnabled': return { method: 'POST', path: `${at}/${op.enabled ? 'enable' : 'disable'}` };
-    case 'scenarios': return { method: 'GET', path: `${at}/scenarios${query({ flowId: op.flowId })}` };
-    case 'setScenario': return { method: 'PUT', path: `${at}/scenarios/${encodeURIComponent(op.name)}/state`, body: op.body };
-    case 'resetScenarios': return { method: 'POST', path: `${at}/scenarios/reset`, body: op.flowId === undefined ? {} : { flowId: op.flowId } };
-    case 'flowGet': return { method: 'GET', path: `/admin${at}/flow-state/${op.flowId}/${op.key}` };
-    case 'flowPut': return { method: 'PUT', path: `/admin${at}/flow-state/${op.flowId}/${op.key}`, body: { value: op.value } };
-    case 'flowDelete': return { method: 'DELETE', path: `/admin${at}/flow-state/${op.flowId}/${op.key}` };
-    case 'deleteImposter': return { method: 'DELETE', path: at };
-    case 'applyConfig': return { method: 'PUT', path: '/imposters', body: { imposters: op.imposters.map((imposter) => ({ ...imposter, port })) } };
-    case 'deleteAll': return { method: 'DELETE', path: '/imposters' };
+    case 'create':
+      return { method: 'POST', path: '/imposters', body: { ...op.imposter, port } };
+    case 'createRaw':
+      return { method: 'POST', path: '/imposters', body: op.text };
+    case 'get':
+      return { method: 'GET', path: `${at}${query({ replayable: op.replayable })}` };
+    case 'list':
+      return { method: 'GET', path: `/imposters${query({ replayable: op.replayable })}` };
+    case 'addStub':
+      return { method: 'POST', path: `${at}/stubs`, body: op.index === undefined ? { stub: op.stub } : { stub: op.stub, index: op.index } };
+    case 'replaceStubs':
+      return { method: 'PUT', path: `${at}/stubs`, body: { stubs: op.stubs } };
+    case 'getStub':
+      return { method: 'GET', path: `${at}/stubs/${refPath(op.ref)}` };
+    case 'updateStub':
+      return { method: 'PUT', path: `${at}/stubs/${refPath(op.ref)}`, body: op.stub };
+    case 'deleteStub':
+      return { method: 'DELETE', path: `${at}/stubs/${refPath(op.ref)}` };
+    case 'recorded':
+      return { method: 'GET', path: `${at}/savedRequests` };
+    case 'clearRecorded':
+      return { method: 'DELETE', path: `${at}/savedRequests` };
+    case 'verify':
+      return { method: 'POST', path: `${at}/verify`, body: op.body };
+    case 'setEnabled':
+      return { method: 'POST', path: `${at}/${op.enabled ? 'enable' : 'disable'}` };
+    case 'scenarios':
+      return { method: 'GET', path: `${at}/scenarios${query({ flowId: op.flowId })}` };
+    case 'setScenario':
+      return { method: 'PUT', path: `${at}/scenarios/${encodeURIComponent(op.name)}/state`, body: op.body };
+    case 'resetScenarios':
+      return { method: 'POST', path: `${at}/scenarios/reset`, body: op.flowId === undefined ? {} : { flowId: op.flowId } };
+    case 'flowGet':
+      return { method: 'GET', path: `/admin${at}/flow-state/${op.flowId}/${op.key}` };
+    case 'flowPut':
+      return { method: 'PUT', path: `/admin${at}/flow-state/${op.flowId}/${op.key}`, body: { value: op.value } };
+    case 'flowDelete':
+      return { method: 'DELETE', path: `/admin${at}/flow-state/${op.flowId}/${op.key}` };
+    case 'deleteImposter':
+      return { method: 'DELETE', path: at };
+    case 'applyConfig':
+      return { method: 'PUT', path: '/imposters', body: { imposters: op.imposters.map((imposter) => ({ ...imposter, port })) } };
+    case 'deleteAll':
+      return { method: 'DELETE', path: '/imposters' };
     // No route of its own: the detail's `_svc.warnings` (warningsOf).
-    case 'warnings': return { method: 'GET', path: at };
-    case 'spaceAddStub': return { method: 'POST', path: `${at}/spaces/${op.flowId}/stubs`, body: op.stub };
-    case 'spaceStubs': return { method: 'GET', path: `${at}/spaces/${op.flowId}/stubs` };
-    case 'spaceDelete': return { method: 'DELETE', path: `${at}/spaces/${op.flowId}` };
+    case 'warnings':
+      return { method: 'GET', path: at };
+    case 'spaceAddStub':
+      return { method: 'POST', path: `${at}/spaces/${op.flowId}/stubs`, body: op.stub };
+    case 'spaceStubs':
+      return { method: 'GET', path: `${at}/spaces/${op.flowId}/stubs` };
+    case 'spaceDelete':
+      return { method: 'DELETE', path: `${at}/spaces/${op.flowId}` };
   }
 }
 
@@ -149,7 +175,9 @@ export async function adminHttpSurface(pidDir: string): Promise<AdminSurface> {
 /** ServerBuilder from the package's entry (engine/embed), started in this process. */
 export async function embedSurface(pidDir: string): Promise<AdminSurface> {
   const options = parseCliOptions(['--port', '0', '--metrics-port', '0', '--pidfile', join(pidDir, 'embed.pid'), ...runtimeArgs()], {});
-  const server: EmbeddedServer = await ServerBuilder.fromCli(options).logger(createLogger({ level: 'error', quiet: true })).start();
+  const server: EmbeddedServer = await ServerBuilder.fromCli(options)
+    .logger(createLogger({ level: 'error', quiet: true }))
+    .start();
   return httpSurface('embedding API', server.adminAddr().port, () => server.shutdown());
 }
 
@@ -157,32 +185,58 @@ export async function embedSurface(pidDir: string): Promise<AdminSurface> {
 function abiCall(op: AdminOp, port: number): { fn: string; args: unknown[] } {
   const text = (value: unknown) => JSON.stringify(value);
   switch (op.op) {
-    case 'create': return { fn: 'svc_create_imposter', args: [text({ ...op.imposter, port })] };
-    case 'createRaw': return { fn: 'svc_create_imposter', args: [op.text] };
-    case 'get': return { fn: 'svc_get_imposter', args: [port, op.replayable ? text({ replayable: true }) : null] };
-    case 'list': return { fn: 'svc_list_imposters', args: [op.replayable ? text({ replayable: true }) : null] };
-    case 'addStub': return { fn: 'svc_add_stub', args: [port, text(op.stub), op.index ?? -1] };
-    case 'replaceStubs': return { fn: 'svc_replace_stubs', args: [port, text({ stubs: op.stubs })] };
-    case 'getStub': return { fn: 'svc_get_stub', args: [port, text(op.ref)] };
-    case 'updateStub': return { fn: 'svc_update_stub', args: [port, text(op.ref), text(op.stub)] };
-    case 'deleteStub': return { fn: 'svc_delete_stub', args: [port, text(op.ref)] };
-    case 'recorded': return { fn: 'svc_recorded', args: [port] };
-    case 'clearRecorded': return { fn: 'svc_clear_recorded', args: [port] };
-    case 'verify': return { fn: 'svc_verify', args: [port, text(op.body)] };
-    case 'setEnabled': return { fn: 'svc_set_imposter_enabled', args: [port, op.enabled ? 1 : 0] };
-    case 'scenarios': return { fn: 'svc_scenarios', args: [port, op.flowId ?? null] };
-    case 'setScenario': return { fn: 'svc_set_scenario_state', args: [port, op.name, text(op.body)] };
-    case 'resetScenarios': return { fn: 'svc_reset_scenarios', args: [port, op.flowId ?? null] };
-    case 'flowGet': return { fn: 'svc_flow_state_get', args: [port, op.flowId, op.key] };
-    case 'flowPut': return { fn: 'svc_flow_state_put', args: [port, op.flowId, op.key, text(op.value)] };
-    case 'flowDelete': return { fn: 'svc_flow_state_delete', args: [port, op.flowId, op.key] };
-    case 'deleteImposter': return { fn: 'svc_delete_imposter', args: [port] };
-    case 'applyConfig': return { fn: 'svc_apply_config', args: [text({ imposters: op.imposters.map((imposter) => ({ ...imposter, port })) })] };
-    case 'deleteAll': return { fn: 'svc_delete_all', args: [] };
-    case 'warnings': return { fn: 'svc_stub_warnings', args: [port] };
-    case 'spaceAddStub': return { fn: 'svc_space_add_stub', args: [port, op.flowId, text(op.stub)] };
-    case 'spaceStubs': return { fn: 'svc_space_list_stubs', args: [port, op.flowId] };
-    case 'spaceDelete': return { fn: 'svc_space_delete', args: [port, op.flowId] };
+    case 'create':
+      return { fn: 'svc_create_imposter', args: [text({ ...op.imposter, port })] };
+    case 'createRaw':
+      return { fn: 'svc_create_imposter', args: [op.text] };
+    case 'get':
+      return { fn: 'svc_get_imposter', args: [port, op.replayable ? text({ replayable: true }) : null] };
+    case 'list':
+      return { fn: 'svc_list_imposters', args: [op.replayable ? text({ replayable: true }) : null] };
+    case 'addStub':
+      return { fn: 'svc_add_stub', args: [port, text(op.stub), op.index ?? -1] };
+    case 'replaceStubs':
+      return { fn: 'svc_replace_stubs', args: [port, text({ stubs: op.stubs })] };
+    case 'getStub':
+      return { fn: 'svc_get_stub', args: [port, text(op.ref)] };
+    case 'updateStub':
+      return { fn: 'svc_update_stub', args: [port, text(op.ref), text(op.stub)] };
+    case 'deleteStub':
+      return { fn: 'svc_delete_stub', args: [port, text(op.ref)] };
+    case 'recorded':
+      return { fn: 'svc_recorded', args: [port] };
+    case 'clearRecorded':
+      return { fn: 'svc_clear_recorded', args: [port] };
+    case 'verify':
+      return { fn: 'svc_verify', args: [port, text(op.body)] };
+    case 'setEnabled':
+      return { fn: 'svc_set_imposter_enabled', args: [port, op.enabled ? 1 : 0] };
+    case 'scenarios':
+      return { fn: 'svc_scenarios', args: [port, op.flowId ?? null] };
+    case 'setScenario':
+      return { fn: 'svc_set_scenario_state', args: [port, op.name, text(op.body)] };
+    case 'resetScenarios':
+      return { fn: 'svc_reset_scenarios', args: [port, op.flowId ?? null] };
+    case 'flowGet':
+      return { fn: 'svc_flow_state_get', args: [port, op.flowId, op.key] };
+    case 'flowPut':
+      return { fn: 'svc_flow_state_put', args: [port, op.flowId, op.key, text(op.value)] };
+    case 'flowDelete':
+      return { fn: 'svc_flow_state_delete', args: [port, op.flowId, op.key] };
+    case 'deleteImposter':
+      return { fn: 'svc_delete_imposter', args: [port] };
+    case 'applyConfig':
+      return { fn: 'svc_apply_config', args: [text({ imposters: op.imposters.map((imposter) => ({ ...imposter, port })) })] };
+    case 'deleteAll':
+      return { fn: 'svc_delete_all', args: [] };
+    case 'warnings':
+      return { fn: 'svc_stub_warnings', args: [port] };
+    case 'spaceAddStub':
+      return { fn: 'svc_space_add_stub', args: [port, op.flowId, text(op.stub)] };
+    case 'spaceStubs':
+      return { fn: 'svc_space_list_stubs', args: [port, op.flowId] };
+    case 'spaceDelete':
+      return { fn: 'svc_space_delete', args: [port, op.flowId] };
   }
 }
 
@@ -211,7 +265,9 @@ class DriverLines {
   next(): Promise<string | undefined> {
     if (this.pending.length > 0) return Promise.resolve(this.pending.shift());
     if (this.closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => { this.waiter = resolve; });
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
   }
 }
 
@@ -227,9 +283,15 @@ async function startAbiDriver(): Promise<AbiDriver> {
   execFileSync(process.execPath, [join(repoRoot, 'ffi', 'build.mjs')], { stdio: 'ignore' });
   const library = join(repoRoot, 'ffi', 'build', 'libsvc_ffi.so');
   const env = { ...process.env, SVC_FFI_HOST: join(repoRoot, 'ffi', 'host', 'main.ts'), NODE_OPTIONS: '--import tsx' };
-  const child: ChildProcess = spawn('python3', [join(repoRoot, 'test', 'shared-cases', 'abi-driver.py'), library], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn('python3', [join(repoRoot, 'test', 'shared-cases', 'abi-driver.py'), library], {
+    cwd: repoRoot,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-4000); });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const lines = new DriverLines(createInterface({ input: child.stdout! }));
   let queue: Promise<unknown> = Promise.resolve();

@@ -47,10 +47,7 @@ const GET = (path: string, extra: Partial<CaseRequest> = {}): CaseRequest => ({ 
 
 /** The stub under test, then a catch-all answering 418 'miss', so a non-match is visible. */
 function hitOrMiss(...predicates: unknown[]): unknown[] {
-  return [
-    { predicates, responses: [{ is: { statusCode: 200, body: 'hit' } }] },
-    { responses: [{ is: { statusCode: 418, body: 'miss' } }] },
-  ];
+  return [{ predicates, responses: [{ is: { statusCode: 200, body: 'hit' } }] }, { responses: [{ is: { statusCode: 418, body: 'miss' } }] }];
 }
 
 const HIT: Expectation = { status: 200, body: 'hit' };
@@ -264,7 +261,11 @@ export const TRANSPORT_CASES: TransportCase[] = [
   },
   {
     name: '_svc.fault error with probability 1 replaces the response',
-    stubs: [{ responses: [{ is: { body: 'fine' }, _svc: { fault: { error: { probability: 1, status: 503, body: 'overloaded', headers: { 'Retry-After': '1' } } } } }] }],
+    stubs: [
+      {
+        responses: [{ is: { body: 'fine' }, _svc: { fault: { error: { probability: 1, status: 503, body: 'overloaded', headers: { 'Retry-After': '1' } } } } }],
+      },
+    ],
     request: GET('/fault'),
     expect: { status: 503, headers: { 'retry-after': '1' }, body: 'overloaded' },
   },
@@ -291,8 +292,15 @@ export const TRANSPORT_CASES: TransportCase[] = [
     name: 'allowCORS answers a preflight',
     stubs: [{ responses: [{ is: { body: 'not the preflight' } }] }],
     imposter: { allowCORS: true },
-    request: { method: 'OPTIONS', path: '/cors', headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-Token' } },
-    expect: { status: 200, headers: { 'access-control-allow-origin': 'http://app.test', 'access-control-allow-methods': 'PUT', 'access-control-allow-headers': 'X-Token' } },
+    request: {
+      method: 'OPTIONS',
+      path: '/cors',
+      headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-Token' },
+    },
+    expect: {
+      status: 200,
+      headers: { 'access-control-allow-origin': 'http://app.test', 'access-control-allow-methods': 'PUT', 'access-control-allow-headers': 'X-Token' },
+    },
   },
   {
     name: 'X-Svc-Debug answers the match report instead of the response',
@@ -302,7 +310,9 @@ export const TRANSPORT_CASES: TransportCase[] = [
   },
   {
     name: 'inject keeps per-imposter state between requests',
-    stubs: [{ responses: [{ inject: 'function (config) { config.state.count = (config.state.count || 0) + 1; return { body: "call " + config.state.count }; }' }] }],
+    stubs: [
+      { responses: [{ inject: 'function (config) { config.state.count = (config.state.count || 0) + 1; return { body: "call " + config.state.count }; }' }] },
+    ],
     request: GET('/count'),
     expect: { status: 200, body: 'call 1' },
     next: [{ request: GET('/count'), expect: { status: 200, body: 'call 2' } }],
@@ -310,7 +320,20 @@ export const TRANSPORT_CASES: TransportCase[] = [
   {
     // The deadline is generous: a sandbox worker's cold start can take seconds on a loaded machine.
     name: '_svc.script (Rhai) answers from the request and its flow state',
-    stubs: [{ responses: [{ _svc: { script: { engine: 'rhai', code: 'let n = ctx.state.incr("hits"); http(201, ctx.request.method + " " + ctx.request.path + " " + n).header("X-Query", ctx.request.query["q"])' } } }] }],
+    stubs: [
+      {
+        responses: [
+          {
+            _svc: {
+              script: {
+                engine: 'rhai',
+                code: 'let n = ctx.state.incr("hits"); http(201, ctx.request.method + " " + ctx.request.path + " " + n).header("X-Query", ctx.request.query["q"])',
+              },
+            },
+          },
+        ],
+      },
+    ],
     imposter: { _svc: { scriptEngine: { timeoutMs: 120_000 } } },
     request: { method: 'PUT', path: '/rhai', query: { q: 'one' }, body: 'x' },
     expect: { status: 201, headers: { 'x-query': 'one' }, body: 'PUT /rhai 1' },
@@ -320,21 +343,44 @@ export const TRANSPORT_CASES: TransportCase[] = [
   {
     // The request model every transport hands the imposter (Host left out: it names whichever port was dialled).
     name: 'the imposter sees one request model: method, path, query lists, body, header names and repeats',
-    stubs: [{ responses: [{ inject: `function (config) {
+    stubs: [
+      {
+        responses: [
+          {
+            inject: `function (config) {
       var r = config.request;
       var names = Object.keys(r.headers).filter(function (n) { return n.toLowerCase() !== 'host'; });
       var tag = r.headers['X-Tag'] || r.headers['x-tag'];
       return { headers: { 'Content-Type': 'application/json', 'X-Multi': ['m1', 'm2'] },
         body: JSON.stringify({ method: r.method, path: r.path, query: r.query, body: r.body, names: names, tag: tag }) };
-    }` }] }],
+    }`,
+          },
+        ],
+      },
+    ],
     request: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, headers: { 'X-Tag': ['t1', 't2'], 'X-Mixed-Case': 'v' }, body: '{"k": 1}' },
     expect: {
       status: 200,
       headers: { 'x-multi': ['m1', 'm2'] },
-      body: { json: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, body: '{"k": 1}', names: ['X-Tag', 'X-Mixed-Case', 'Connection', 'Content-Length'], tag: ['t1', 't2'] } },
+      body: {
+        json: {
+          method: 'POST',
+          path: '/echo',
+          query: { a: ['1', '2'], b: 'x' },
+          body: '{"k": 1}',
+          names: ['X-Tag', 'X-Mixed-Case', 'Connection', 'Content-Length'],
+          tag: ['t1', 't2'],
+        },
+      },
     },
     // HTTP/2 header names are lowercase on the wire, it has no Connection header, and this client sends no content-length.
-    differs: { h2: { body: { json: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, body: '{"k": 1}', names: ['x-tag', 'x-mixed-case'], tag: ['t1', 't2'] } } } },
+    differs: {
+      h2: {
+        body: {
+          json: { method: 'POST', path: '/echo', query: { a: ['1', '2'], b: 'x' }, body: '{"k": 1}', names: ['x-tag', 'x-mixed-case'], tag: ['t1', 't2'] },
+        },
+      },
+    },
   },
 
   {
@@ -349,7 +395,10 @@ export const TRANSPORT_CASES: TransportCase[] = [
   {
     name: '_svc.fault tcp empty closes without an answer',
     differs: { 'direct+h2': { noResponse: true } },
-    stubs: [{ predicates: [{ equals: { path: '/empty' } }], responses: [{ is: { body: 'never' }, _svc: { fault: { tcp: 'EMPTY_RESPONSE' } } }] }, { responses: [{ is: { body: 'alive' } }] }],
+    stubs: [
+      { predicates: [{ equals: { path: '/empty' } }], responses: [{ is: { body: 'never' }, _svc: { fault: { tcp: 'EMPTY_RESPONSE' } } }] },
+      { responses: [{ is: { body: 'alive' } }] },
+    ],
     request: GET('/empty'),
     expect: { noResponse: true },
     next: [{ request: GET('/after'), expect: { status: 200, body: 'alive' } }],
@@ -376,22 +425,51 @@ export const TRANSPORT_CASES: TransportCase[] = [
   },
   {
     name: 'copy from a query parameter into the body',
-    stubs: [{ responses: [{ is: { body: 'hello ${NAME}' }, _behaviors: { copy: [{ from: { query: 'name' }, into: '${NAME}', using: { method: 'regex', selector: '.+' } }] } }] }],
+    stubs: [
+      {
+        responses: [
+          { is: { body: 'hello ${NAME}' }, _behaviors: { copy: [{ from: { query: 'name' }, into: '${NAME}', using: { method: 'regex', selector: '.+' } }] } },
+        ],
+      },
+    ],
     request: GET('/greet', { query: { name: 'alice' } }),
     expect: { status: 200, body: 'hello alice' },
   },
   {
     name: 'copy from the path sees the imposter path (gateway and front door prefixes gone)',
-    stubs: [{ responses: [{ is: { headers: { 'X-Path': '${PATH}' }, body: 'user ${ID}' }, _behaviors: { copy: [
-      { from: 'path', into: '${ID}', using: { method: 'regex', selector: '\\d+' } },
-      { from: 'path', into: '${PATH}', using: { method: 'regex', selector: '.+' } },
-    ] } }] }],
+    stubs: [
+      {
+        responses: [
+          {
+            is: { headers: { 'X-Path': '${PATH}' }, body: 'user ${ID}' },
+            _behaviors: {
+              copy: [
+                { from: 'path', into: '${ID}', using: { method: 'regex', selector: '\\d+' } },
+                { from: 'path', into: '${PATH}', using: { method: 'regex', selector: '.+' } },
+              ],
+            },
+          },
+        ],
+      },
+    ],
     request: GET('/users/314'),
     expect: { status: 200, headers: { 'x-path': '/users/314' }, body: 'user 314' },
   },
   {
     name: 'decorate rewrites the response with the request in hand',
-    stubs: [{ responses: [{ is: { headers: { 'X-Base': 'kept' }, body: 'decorated' }, _behaviors: { decorate: 'function (request, response) { response.body = response.body + " " + request.method + " " + request.path; response.headers["X-Decorated"] = "yes"; }' } }] }],
+    stubs: [
+      {
+        responses: [
+          {
+            is: { headers: { 'X-Base': 'kept' }, body: 'decorated' },
+            _behaviors: {
+              decorate:
+                'function (request, response) { response.body = response.body + " " + request.method + " " + request.path; response.headers["X-Decorated"] = "yes"; }',
+            },
+          },
+        ],
+      },
+    ],
     request: { method: 'DELETE', path: '/deco' },
     expect: { status: 200, headers: { 'x-base': 'kept', 'x-decorated': 'yes', 'x-svc-decorate-error': null }, body: 'decorated DELETE /deco' },
   },
@@ -404,7 +482,16 @@ export const TRANSPORT_CASES: TransportCase[] = [
   },
   {
     name: 'inject builds the response from the request',
-    stubs: [{ responses: [{ inject: 'function (config) { return { statusCode: 202, headers: { "X-Q": config.request.query.q }, body: config.request.method + " " + config.request.path }; }' }] }],
+    stubs: [
+      {
+        responses: [
+          {
+            inject:
+              'function (config) { return { statusCode: 202, headers: { "X-Q": config.request.query.q }, body: config.request.method + " " + config.request.path }; }',
+          },
+        ],
+      },
+    ],
     request: GET('/injected', { query: { q: 'v' } }),
     expect: { status: 202, headers: { 'x-q': 'v' }, body: 'GET /injected' },
   },
@@ -454,7 +541,10 @@ export function runTransportCases(test: Test, over: Transport): void {
           const started = performance.now();
           const sent = running.send(exchange.request);
           if (expect.noResponse) {
-            const outcome = await sent.then((response) => `answered ${response.status}`, () => 'no response');
+            const outcome = await sent.then(
+              (response) => `answered ${response.status}`,
+              () => 'no response',
+            );
             assert.is(outcome, 'no response', where);
             continue;
           }

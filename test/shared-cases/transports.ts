@@ -77,8 +77,12 @@ function sendHttp1(target: Http1Target, request: CaseRequest): Promise<CaseRespo
   const headers: Record<string, string | string[]> = { ...request.headers };
   if (target.host !== undefined) headers.Host = target.host;
   const options = {
-    host: '127.0.0.1', port: target.port, method: request.method, path: targetOf(request, target.prefix),
-    headers, agent: false as const,
+    host: '127.0.0.1',
+    port: target.port,
+    method: request.method,
+    path: targetOf(request, target.prefix),
+    headers,
+    agent: false as const,
     ...(target.tls ? { rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] } : {}),
   };
   return new Promise((resolve, reject) => {
@@ -161,13 +165,26 @@ function runtimeArgs(): string[] {
 export async function startCaseServer(dir: string): Promise<CaseServer> {
   const [frontDoorPort, frontDoorTarget] = [await freePort(), await freePort()];
   const config = join(dir, 'cases.json');
-  writeFileSync(config, JSON.stringify({
-    imposters: [],
-    routes: [{ id: 'cases', match: { host: FRONT_DOOR_HOST }, target: { port: frontDoorTarget } }],
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      imposters: [],
+      routes: [{ id: 'cases', match: { host: FRONT_DOOR_HOST }, target: { port: frontDoorTarget } }],
+    }),
+  );
   const server = await startSvc({
-    args: ['--allowInjection', '--configfile', config, '--front-door', `127.0.0.1:${frontDoorPort}`,
-      '--metrics-port', String(await freePort()), '--pidfile', join(dir, 'svc.pid'), ...runtimeArgs()],
+    args: [
+      '--allowInjection',
+      '--configfile',
+      config,
+      '--front-door',
+      `127.0.0.1:${frontDoorPort}`,
+      '--metrics-port',
+      String(await freePort()),
+      '--pidfile',
+      join(dir, 'svc.pid'),
+      ...runtimeArgs(),
+    ],
   });
   return { admin: `http://127.0.0.1:${server.adminPort}`, adminPort: server.adminPort, frontDoorPort, frontDoorTarget, pki: makePki(), server };
 }
@@ -185,14 +202,20 @@ async function deleteImposter(svc: CaseServer, port: number): Promise<void> {
 
 type Reach = (svc: CaseServer, port: number, request: CaseRequest) => Promise<CaseResponse>;
 
-function transport(server: () => CaseServer, name: string, traits: Trait[], options: { tls?: boolean; port?: (svc: CaseServer) => number }, reach: Reach): Transport {
+function transport(
+  server: () => CaseServer,
+  name: string,
+  traits: Trait[],
+  options: { tls?: boolean; port?: (svc: CaseServer) => number },
+  reach: Reach,
+): Transport {
   return {
     name,
     traits: new Set(traits),
     async start(imposter) {
       const svc = server();
       const tls = options.tls === true ? { protocol: 'https', key: svc.pki.serverKey, cert: svc.pki.serverCert } : { protocol: 'http' };
-      const port = await createImposter(svc, { ...imposter, ...tls, port: options.port?.(svc) ?? await freePort() });
+      const port = await createImposter(svc, { ...imposter, ...tls, port: options.port?.(svc) ?? (await freePort()) });
       return { send: (request) => reach(svc, port, request), stop: () => deleteImposter(svc, port) };
     },
   };
@@ -205,13 +228,17 @@ export function transportsOf(server: () => CaseServer): Transport[] {
     transport(server, 'h2c (prior knowledge)', ['direct', 'h2'], {}, (_svc, port, request) => sendHttp2(`http://127.0.0.1:${port}`, request)),
     transport(server, 'HTTPS/1.1', ['direct', 'tls'], { tls: true }, (_svc, port, request) => sendHttp1({ port, tls: true }, request)),
     transport(server, 'h2 over TLS (ALPN)', ['direct', 'h2', 'tls'], { tls: true }, (_svc, port, request) => sendHttp2(`https://127.0.0.1:${port}`, request)),
-    transport(server, 'admin gateway', ['gateway'], {},
-      (svc, port, request) => sendHttp1({ port: svc.adminPort, tls: false, prefix: `/__svc/${port}` }, request)),
-    transport(server, 'admin gateway over h2c', ['gateway', 'h2'], {},
-      (svc, port, request) => sendHttp2(`http://127.0.0.1:${svc.adminPort}`, request, { prefix: `/__svc/${port}` })),
-    transport(server, 'front door', ['frontDoor'], { port: (svc) => svc.frontDoorTarget },
-      (svc, _port, request) => sendHttp1({ port: svc.frontDoorPort, tls: false, host: FRONT_DOOR_HOST }, request)),
-    transport(server, 'front door over h2c', ['frontDoor', 'h2'], { port: (svc) => svc.frontDoorTarget },
-      (svc, _port, request) => sendHttp2(`http://127.0.0.1:${svc.frontDoorPort}`, request, { authority: FRONT_DOOR_HOST })),
+    transport(server, 'admin gateway', ['gateway'], {}, (svc, port, request) =>
+      sendHttp1({ port: svc.adminPort, tls: false, prefix: `/__svc/${port}` }, request),
+    ),
+    transport(server, 'admin gateway over h2c', ['gateway', 'h2'], {}, (svc, port, request) =>
+      sendHttp2(`http://127.0.0.1:${svc.adminPort}`, request, { prefix: `/__svc/${port}` }),
+    ),
+    transport(server, 'front door', ['frontDoor'], { port: (svc) => svc.frontDoorTarget }, (svc, _port, request) =>
+      sendHttp1({ port: svc.frontDoorPort, tls: false, host: FRONT_DOOR_HOST }, request),
+    ),
+    transport(server, 'front door over h2c', ['frontDoor', 'h2'], { port: (svc) => svc.frontDoorTarget }, (svc, _port, request) =>
+      sendHttp2(`http://127.0.0.1:${svc.frontDoorPort}`, request, { authority: FRONT_DOOR_HOST }),
+    ),
   ];
 }

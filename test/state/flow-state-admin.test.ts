@@ -8,13 +8,20 @@ import { parseExposition } from '../helpers/prom-text.js';
 const test = suite('state: flow-state admin routes, stateOps, flow ids (SPEC §4.8, §2.3, §4.4, §6)');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const is = { is: { body: 'x' } };
 const headerFlow = { _svc: { flowState: { flowIdSource: 'header:X-Flow' } } };
-const path = (port: number, flow: string, key?: string) => `/admin/imposters/${port}/flow-state/${encodeURIComponent(flow)}${key === undefined ? '' : `/${key}`}`;
+const path = (port: number, flow: string, key?: string) =>
+  `/admin/imposters/${port}/flow-state/${encodeURIComponent(flow)}${key === undefined ? '' : `/${key}`}`;
 
 test('PUT, GET, DELETE a key and DELETE a flow answer the spec JSON', async () => {
   const port = await svc.createImposter({ _svc: { flowState: {} } });
@@ -38,7 +45,21 @@ test('PUT, GET, DELETE a key and DELETE a flow answer the spec JSON', async () =
 test('GET a flow lists its keys and values set by stateOps and PUT (svc extension); an absent flow is empty', async () => {
   const port = await svc.createImposter({
     ...headerFlow,
-    stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'hits' }, { op: 'set', key: 'last', value: { path: '/x' } }] } }] }],
+    stubs: [
+      {
+        responses: [
+          {
+            ...is,
+            _svc: {
+              stateOps: [
+                { op: 'increment', key: 'hits' },
+                { op: 'set', key: 'last', value: { path: '/x' } },
+              ],
+            },
+          },
+        ],
+      },
+    ],
   });
   await call(port, 'GET', '/x', { headers: { 'X-Flow': 'a/b' } });
   await call(port, 'GET', '/x', { headers: { 'X-Flow': 'other' } });
@@ -55,7 +76,13 @@ test('GET a flow lists its keys and values set by stateOps and PUT (svc extensio
 
 test('404 for an unknown imposter or absent key; 400 for a missing value or bad JSON', async () => {
   const port = await svc.createImposter({ _svc: { flowState: {} } });
-  for (const [method, url] of [['GET', path(1, 'f', 'k')], ['PUT', path(1, 'f', 'k')], ['DELETE', path(1, 'f', 'k')], ['GET', path(1, 'f')], ['DELETE', path(1, 'f')]]) {
+  for (const [method, url] of [
+    ['GET', path(1, 'f', 'k')],
+    ['PUT', path(1, 'f', 'k')],
+    ['DELETE', path(1, 'f', 'k')],
+    ['GET', path(1, 'f')],
+    ['DELETE', path(1, 'f')],
+  ]) {
     const res = await svc.admin(method, url, method === 'PUT' ? { value: 1 } : undefined);
     assert.is(res.status, 404, `${method} ${url}`);
     assert.is(res.json.errors[0].type, 'no_such_resource');
@@ -76,8 +103,34 @@ test('stateOps run on the flow of the request when their response is served', as
   const port = await svc.createImposter({
     ...headerFlow,
     stubs: [
-      { predicates: [{ equals: { path: '/hit' } }], responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'hits' }, { op: 'set', key: 'last', value: { path: '/hit' } }] } }] },
-      { predicates: [{ equals: { path: '/down' } }], responses: [{ ...is, _svc: { stateOps: [{ op: 'decrement', key: 'hits', by: 5 }, { op: 'delete', key: 'last' }] } }] },
+      {
+        predicates: [{ equals: { path: '/hit' } }],
+        responses: [
+          {
+            ...is,
+            _svc: {
+              stateOps: [
+                { op: 'increment', key: 'hits' },
+                { op: 'set', key: 'last', value: { path: '/hit' } },
+              ],
+            },
+          },
+        ],
+      },
+      {
+        predicates: [{ equals: { path: '/down' } }],
+        responses: [
+          {
+            ...is,
+            _svc: {
+              stateOps: [
+                { op: 'decrement', key: 'hits', by: 5 },
+                { op: 'delete', key: 'last' },
+              ],
+            },
+          },
+        ],
+      },
       { predicates: [{ equals: { path: '/reset' } }], responses: [{ ...is, _svc: { stateOps: [{ op: 'clear' }] } }] },
     ],
   });
@@ -97,7 +150,14 @@ test('stateOps run on the flow of the request when their response is served', as
 
 test('stateOps follow the response cycle: only the served response applies its ops', async () => {
   const port = await svc.createImposter({
-    stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'first' }] } }, { ...is, _svc: { stateOps: [{ op: 'increment', key: 'second' }] } }] }],
+    stubs: [
+      {
+        responses: [
+          { ...is, _svc: { stateOps: [{ op: 'increment', key: 'first' }] } },
+          { ...is, _svc: { stateOps: [{ op: 'increment', key: 'second' }] } },
+        ],
+      },
+    ],
   });
   for (let i = 0; i < 3; i += 1) await call(port, 'GET', '/');
   assert.is((await svc.admin('GET', path(port, String(port), 'first'))).json.value, 2);
@@ -123,7 +183,10 @@ test('savedRequests match=flow_id and verify flowId use the header; without it a
   await call(port, 'GET', '/b', { headers: { 'X-FLOW': 'two' } });
   await call(port, 'GET', '/c');
   const one = await svc.admin('GET', `/imposters/${port}/savedRequests?match=flow_id=one`);
-  assert.equal(one.json.map((r: { path: string }) => r.path), ['/a']);
+  assert.equal(
+    one.json.map((r: { path: string }) => r.path),
+    ['/a'],
+  );
   const byPort = await svc.admin('GET', `/imposters/${port}/savedRequests?match=flow_id=${port}`);
   assert.equal(byPort.json, [], 'the polling filter does not fall back to the port (SPEC §6)');
   const verified = await svc.admin('POST', `/imposters/${port}/verify`, { predicates: [{ startsWith: { path: '/' } }], flowId: 'two' });
@@ -131,7 +194,10 @@ test('savedRequests match=flow_id and verify flowId use the header; without it a
   const all = await svc.admin('POST', `/imposters/${port}/verify`, { predicates: [{ startsWith: { path: '/' } }] });
   assert.is(all.json.total, 3);
   await svc.admin('DELETE', `/imposters/${port}/savedRequests?match=flow_id=one`);
-  assert.equal((await svc.admin('GET', `/imposters/${port}/savedRequests`)).json.map((r: { path: string }) => r.path), ['/b', '/c']);
+  assert.equal(
+    (await svc.admin('GET', `/imposters/${port}/savedRequests`)).json.map((r: { path: string }) => r.path),
+    ['/b', '/c'],
+  );
 });
 
 test('a port-sourced imposter: every request is in the port flow', async () => {
@@ -159,7 +225,9 @@ test('observers get the flow id resolved at record time, the port when the heade
 test('flow state survives PUT /imposters and stub edits when _svc.flowState is unchanged, and not when it changes', async () => {
   const port = await svc.createImposter({ _svc: { flowState: { ttlSeconds: 60 } }, name: 'v1', stubs: [{ responses: [is] }] });
   await svc.admin('PUT', path(port, 'f', 'k'), { value: 7 });
-  const replaced = await svc.admin('PUT', '/imposters', { imposters: [{ port, protocol: 'http', name: 'v2', _svc: { flowState: { ttlSeconds: 60 } }, stubs: [{ responses: [is] }] }] });
+  const replaced = await svc.admin('PUT', '/imposters', {
+    imposters: [{ port, protocol: 'http', name: 'v2', _svc: { flowState: { ttlSeconds: 60 } }, stubs: [{ responses: [is] }] }],
+  });
   assert.is(replaced.status, 200, JSON.stringify(replaced.json));
   assert.is((await svc.admin('GET', `/imposters/${port}`)).json.name, 'v2');
   assert.is((await svc.admin('GET', path(port, 'f', 'k'))).json.value, 7, 'kept across a replacement');
@@ -190,12 +258,24 @@ test('metrics: svc_flow_state_ops_total by operation and result, svc_active_flow
     await svc.admin('GET', path(port, 'm1', 'k'));
     await svc.admin('GET', path(port, 'm1', 'absent'));
     const after = await scrape();
-    assert.is(sample(after, 'svc_flow_state_ops_total', { operation: 'set', result: 'ok' }) - sample(before, 'svc_flow_state_ops_total', { operation: 'set', result: 'ok' }), 2);
-    assert.is(sample(after, 'svc_flow_state_ops_total', { operation: 'get', result: 'miss' }) - sample(before, 'svc_flow_state_ops_total', { operation: 'get', result: 'miss' }), 1);
+    assert.is(
+      sample(after, 'svc_flow_state_ops_total', { operation: 'set', result: 'ok' })
+        - sample(before, 'svc_flow_state_ops_total', { operation: 'set', result: 'ok' }),
+      2,
+    );
+    assert.is(
+      sample(after, 'svc_flow_state_ops_total', { operation: 'get', result: 'miss' })
+        - sample(before, 'svc_flow_state_ops_total', { operation: 'get', result: 'miss' }),
+      1,
+    );
     assert.is(sample(after, 'svc_active_flows', { backend: 'inmemory' }) - sample(before, 'svc_active_flows', { backend: 'inmemory' }), 2);
     await svc.admin('DELETE', path(port, 'm1'));
     await svc.admin('DELETE', `/imposters/${port}`);
-    assert.is(sample(await scrape(), 'svc_active_flows', { backend: 'inmemory' }), sample(before, 'svc_active_flows', { backend: 'inmemory' }), 'cleared and closed stores stop counting');
+    assert.is(
+      sample(await scrape(), 'svc_active_flows', { backend: 'inmemory' }),
+      sample(before, 'svc_active_flows', { backend: 'inmemory' }),
+      'cleared and closed stores stop counting',
+    );
   } finally {
     await metrics.close();
   }

@@ -6,9 +6,15 @@ import { freePort } from '../helpers/servers.js';
 const test = suite('state: _svc.flowState and _svc.stateOps validation (SPEC §2.8 rule 1, §2.3)');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const is = { is: { body: 'x' } };
 

@@ -9,12 +9,17 @@ const tmp = tempDirForSuite(test, 'svc-flow-lint-');
 const is = { is: { body: 'x' } };
 
 test('a scenario stub without _svc.flowState is warned about (exit 0); with flowState or no such stub, nothing', async () => {
-  const file = tmp.file('imposters.json', JSON.stringify({ imposters: [
-    { port: 4601, protocol: 'http', stubs: [{ scenarioName: 'order', responses: [is] }] },
-    { port: 4602, protocol: 'http', _svc: { flowState: {} }, stubs: [{ scenarioName: 'order', responses: [is] }] },
-    { port: 4603, protocol: 'http', stubs: [{ responses: [is] }] },
-    { port: 4604, protocol: 'http', stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'n' }] } }] }] },
-  ] }));
+  const file = tmp.file(
+    'imposters.json',
+    JSON.stringify({
+      imposters: [
+        { port: 4601, protocol: 'http', stubs: [{ scenarioName: 'order', responses: [is] }] },
+        { port: 4602, protocol: 'http', _svc: { flowState: {} }, stubs: [{ scenarioName: 'order', responses: [is] }] },
+        { port: 4603, protocol: 'http', stubs: [{ responses: [is] }] },
+        { port: 4604, protocol: 'http', stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'n' }] } }] }] },
+      ],
+    }),
+  );
   const run = await runSvc(['--validate', file]);
   assert.is(run.status, 0, run.stderr);
   assert.is(run.stdout.trim(), `${file}: valid, 4 imposter(s)`);

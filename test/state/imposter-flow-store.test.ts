@@ -8,9 +8,15 @@ import { ImposterManager } from '../../engine/manager/index.js';
 const test = suite('state: the store and flow id each imposter gets');
 let svc: InProcessSvc;
 
-test.before(async () => { svc = await startInProcess(); });
-test.after(async () => { await svc.stop(); });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.before(async () => {
+  svc = await startInProcess();
+});
+test.after(async () => {
+  await svc.stop();
+});
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const is = { is: { body: 'x' } };
 
@@ -45,7 +51,10 @@ test('the implicit store is announced by a warning at target svc::script; the no
   const manager = new ImposterManager({ allowInjection: false, log });
   try {
     await manager.createImposter({ port: await freePort(), stubs: [{ responses: [is] }] });
-    assert.equal(log.recent().filter((e) => e.message.includes('flow store')), []);
+    assert.equal(
+      log.recent().filter((e) => e.message.includes('flow store')),
+      [],
+    );
     const scenario = await manager.createImposter({ port: await freePort(), stubs: [{ scenarioName: 's', responses: [is] }] });
     const warnings = log.recent().filter((e) => e.level === 'warn' && e.message.startsWith('svc::script '));
     assert.is(warnings.length, 1);

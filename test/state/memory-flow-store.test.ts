@@ -8,7 +8,12 @@ const test = suite('state: memory and noop flow stores');
 function clocked(ttlSeconds = 10): { store: MemoryFlowStore; advance: (ms: number) => void } {
   let now = 1_000_000;
   const store = new MemoryFlowStore({ ttlSeconds, now: () => now });
-  return { store, advance: (ms) => { now += ms; } };
+  return {
+    store,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 test('set/get/exists/delete keep JSON values per flow', async () => {
@@ -119,8 +124,14 @@ test('metrics: every operation by result, and active flows as +1/-1 deltas (expi
   const ops: string[] = [];
   let active = 0;
   const store = new MemoryFlowStore({
-    ttlSeconds: 10, now: () => now,
-    metrics: { onFlowStateOp: (op, result) => ops.push(`${op}:${result}`), onActiveFlows: (backend, delta) => { if (backend === 'inmemory') active += delta; } },
+    ttlSeconds: 10,
+    now: () => now,
+    metrics: {
+      onFlowStateOp: (op, result) => ops.push(`${op}:${result}`),
+      onActiveFlows: (backend, delta) => {
+        if (backend === 'inmemory') active += delta;
+      },
+    },
   });
   await store.set('a', 'k', 1);
   await store.set('b', 'k', 'text');
@@ -141,7 +152,7 @@ test('metrics: every operation by result, and active flows as +1/-1 deltas (expi
   assert.is(active, 0, 'close drops the rest');
 });
 
-test('entries lists a flow\'s live keys with copies of their values, leaving expired keys out', async () => {
+test("entries lists a flow's live keys with copies of their values, leaving expired keys out", async () => {
   const { store, advance } = clocked(10);
   assert.equal(await store.entries('f'), {});
   await store.set('f', 'a', { n: [1] });

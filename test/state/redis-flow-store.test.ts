@@ -87,7 +87,7 @@ test('writes carry the TTL; expireKey/expireFlow re-stamp or delete; clear empti
   assert.is(await store.get('e', 'c'), undefined);
 });
 
-test('entries lists a flow\'s live keys (not another flow\'s, not expired ones) and forgets an emptied flow', async () => {
+test("entries lists a flow's live keys (not another flow's, not expired ones) and forgets an emptied flow", async () => {
   const { store } = setup.get();
   assert.equal(await store.entries('l'), {});
   await store.set('l', 'doc', { a: [1, null] });
@@ -138,7 +138,13 @@ test('svc_active_flows follows the server within its refresh period, and drops t
     backends.add(backend);
     gauge += delta;
   };
-  const own = await RedisFlowStore.open({ url: redis.url, poolSize: 1, keyPrefix: 'gauge:', ttlSeconds: 5, metrics: { onFlowStateOp: () => undefined, onActiveFlows } });
+  const own = await RedisFlowStore.open({
+    url: redis.url,
+    poolSize: 1,
+    keyPrefix: 'gauge:',
+    ttlSeconds: 5,
+    metrics: { onFlowStateOp: () => undefined, onActiveFlows },
+  });
   const waitFor = async (wanted: number): Promise<void> => {
     for (let i = 0; i < 1200 && gauge !== wanted; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(gauge, wanted);
@@ -156,7 +162,12 @@ test('svc_active_flows follows the server within its refresh period, and drops t
 test('stores sharing a server and prefix count their shared flows once, and hand the count over on close', async () => {
   const { redis } = setup.get();
   let gauge = 0;
-  const shared: FlowStoreMetrics = { onFlowStateOp: () => undefined, onActiveFlows: (_backend, delta) => { gauge += delta; } };
+  const shared: FlowStoreMetrics = {
+    onFlowStateOp: () => undefined,
+    onActiveFlows: (_backend, delta) => {
+      gauge += delta;
+    },
+  };
   const options = { url: redis.url, poolSize: 1, keyPrefix: 'shared:', ttlSeconds: 60, metrics: shared };
   const [first, second] = [await RedisFlowStore.open(options), await RedisFlowStore.open(options)];
   const waitFor = async (wanted: number): Promise<void> => {
@@ -185,7 +196,10 @@ test('a store whose server went away works again once it is back (reconnects in 
   let second: RedisServer | undefined;
   try {
     await first.stop();
-    await own.set('f', 'k', 1).then(() => assert.unreachable('the server is stopped'), (err: Error) => assert.match(err.message, /^redis flow store: /));
+    await own.set('f', 'k', 1).then(
+      () => assert.unreachable('the server is stopped'),
+      (err: Error) => assert.match(err.message, /^redis flow store: /),
+    );
     second = await startRedis(first.port);
     let answer: unknown = 'never';
     for (let i = 0; i < 50 && answer === 'never'; i += 1) {

@@ -17,7 +17,9 @@ test.after(async () => {
   await svc?.stop();
   await redis?.stop();
 });
-test.after.each(async () => { await svc.admin('DELETE', '/imposters'); });
+test.after.each(async () => {
+  await svc.admin('DELETE', '/imposters');
+});
 
 const path = (port: number, flow: string, key?: string) => `/admin/imposters/${port}/flow-state/${flow}${key === undefined ? '' : `/${key}`}`;
 const counter = { responses: [{ is: { body: 'counted' }, _svc: { stateOps: [{ op: 'increment', key: 'n' }] } }] };
@@ -71,7 +73,13 @@ test('a stopped redis: admin flow-state routes answer 503, stateOps requests 500
     const port = await svc.createImposter({ _svc: { flowState: { backend: 'redis', url: doomed.url, poolSize: 1 } }, stubs: [counter] });
     assert.is((await call(port, 'GET', '/')).status, 200);
     await doomed.stop();
-    for (const [method, url] of [['GET', path(port, 'f', 'k')], ['PUT', path(port, 'f', 'k')], ['DELETE', path(port, 'f', 'k')], ['GET', path(port, 'f')], ['DELETE', path(port, 'f')]]) {
+    for (const [method, url] of [
+      ['GET', path(port, 'f', 'k')],
+      ['PUT', path(port, 'f', 'k')],
+      ['DELETE', path(port, 'f', 'k')],
+      ['GET', path(port, 'f')],
+      ['DELETE', path(port, 'f')],
+    ]) {
       const res = await svc.admin(method, url, method === 'PUT' ? { value: 1 } : undefined);
       assert.is(res.status, 503, `${method} ${url}`);
       assert.match(res.json.errors[0].message, /flow store unavailable: redis flow store: /);

@@ -44,23 +44,38 @@ test('static stubs: PASS when every step meets its expect, exit 0, one line per 
 });
 
 test('https imposters and YAML files are verified too', async () => {
-  const file = dir.file('secure.yaml', [
-    '- protocol: https',
-    '  port: 4545',
-    '  stubs:',
-    '    - responses: [{ is: { statusCode: 202, body: secure } }]',
-    '      _verify: { sequence: [{ request: { path: /x }, expect: { status: 202, bodyEquals: secure } }] }',
-    '',
-  ].join('\n'));
+  const file = dir.file(
+    'secure.yaml',
+    [
+      '- protocol: https',
+      '  port: 4545',
+      '  stubs:',
+      '    - responses: [{ is: { statusCode: 202, body: secure } }]',
+      '      _verify: { sequence: [{ request: { path: /x }, expect: { status: 202, bodyEquals: secure } }] }',
+      '',
+    ].join('\n'),
+  );
   const run = await runSvc(['verify', file]);
   assert.is(run.status, 0, run.stdout + run.stderr);
   assert.match(line(run, 0), /^PASS .*1 step\(s\)/);
 });
 
 test('a failed expectation and a malformed _verify are FAILs with reasons, exit 1', async () => {
-  const wrongStatus = { predicates: [{ equals: { path: '/a' } }], responses: [{ is: { statusCode: 200, body: 'a' } }], _verify: { sequence: [{ request: { path: '/a' }, expect: { status: 500 } }] } };
-  const wrongBody = { predicates: [{ equals: { path: '/b' } }], responses: [{ is: { body: 'bbb' } }], _verify: { sequence: [{ request: { path: '/b' }, expect: { bodyEquals: 'b' } }] } };
-  const missingContains = { predicates: [{ equals: { path: '/c' } }], responses: [{ is: { body: 'ccc' } }], _verify: { sequence: [{ request: { path: '/c' }, expect: { bodyContains: 'zzz' } }] } };
+  const wrongStatus = {
+    predicates: [{ equals: { path: '/a' } }],
+    responses: [{ is: { statusCode: 200, body: 'a' } }],
+    _verify: { sequence: [{ request: { path: '/a' }, expect: { status: 500 } }] },
+  };
+  const wrongBody = {
+    predicates: [{ equals: { path: '/b' } }],
+    responses: [{ is: { body: 'bbb' } }],
+    _verify: { sequence: [{ request: { path: '/b' }, expect: { bodyEquals: 'b' } }] },
+  };
+  const missingContains = {
+    predicates: [{ equals: { path: '/c' } }],
+    responses: [{ is: { body: 'ccc' } }],
+    _verify: { sequence: [{ request: { path: '/c' }, expect: { bodyContains: 'zzz' } }] },
+  };
   const noRequest = { predicates: [{ equals: { path: '/d' } }], responses: [{ is: {} }], _verify: { sequence: [{ expect: { status: 200 } }] } };
   const notArray = { predicates: [{ equals: { path: '/e' } }], responses: [{ is: {} }], _verify: { sequence: 'GET /e' } };
   const run = await runSvc(['verify', config('fail.json', [wrongStatus, wrongBody, missingContains, noRequest, notArray])]);
@@ -123,7 +138,10 @@ test('--verify-dynamic: a fault the request never reaches is a FAIL', async () =
 test('usage errors exit 2; an unreadable file exits 1 (in-process, stderr captured)', async () => {
   const written: string[] = [];
   const write = process.stderr.write;
-  process.stderr.write = ((chunk: string) => { written.push(String(chunk)); return true; }) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string) => {
+    written.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
   let statuses: number[];
   try {
     statuses = [

@@ -54,7 +54,11 @@ interface CommandHelp {
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   start: { synopsis: 'svc [start] [options]', text: 'serve the admin API and imposters (the default command)', options: SERVER },
   stop: { synopsis: 'svc stop [--pidfile F]', text: "SIGTERM the pidfile's process, wait for it, remove the file", options: [PIDFILE] },
-  restart: { synopsis: 'svc restart [start options]', text: 'stop (a missing pidfile is fine), then start detached; the log goes to --logfile (svc.log)', options: SERVER },
+  restart: {
+    synopsis: 'svc restart [start options]',
+    text: 'stop (a missing pidfile is fine), then start detached; the log goes to --logfile (svc.log)',
+    options: SERVER,
+  },
   save: {
     synopsis: 'svc save [file] [options]',
     text: 'write GET /imposters?replayable=true to a file (default svc.json)',
@@ -76,7 +80,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     text: "drive each stub's _verify sequence against a fresh copy of its imposter",
     options: [],
   },
-  help: { synopsis: 'svc help [command]', text: 'this help, or one command\'s', options: [] },
+  help: { synopsis: 'svc help [command]', text: "this help, or one command's", options: [] },
   version: { synopsis: 'svc --version | -v | -V | version', text: 'print the version', options: [] },
 };
 
@@ -88,7 +92,9 @@ function optionLines(options: OptionHelp[]): string {
 export const USAGE = `Usage: svc [command=start] [options...]
 
 Commands:
-${Object.entries(COMMAND_HELP).map(([name, help]) => `  ${name.padEnd(12)} ${help.text}\n`).join('')}
+${Object.entries(COMMAND_HELP)
+  .map(([name, help]) => `  ${name.padEnd(12)} ${help.text}\n`)
+  .join('')}
 Options of start and restart:
 ${optionLines(SERVER)}
 Options of save (replay and healthcheck take --port, --host, --api-key; stop takes --pidfile):

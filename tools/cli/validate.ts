@@ -35,14 +35,21 @@ export function validateCommand(options: CliOptions, file: string): number {
       const definition = parseImposter(body, { allowInjection: options.allowInjection, generateIds: false, scriptBase });
       if (definition.port !== 0 && ports.has(definition.port)) problems.push(`${file}: duplicate port ${definition.port}`);
       ports.add(definition.port);
-      for (const ignored of ignoredConfigKeys(definition.config, definition.stubs.map((s) => s.config))) {
+      for (const ignored of ignoredConfigKeys(
+        definition.config,
+        definition.stubs.map((s) => s.config),
+      )) {
         warnings.push(`${file}: ${label(body, index)}: warning config_key_ignored: ${ignored.message}`);
       }
       if (needsImplicitFlowStore({ _svc: definition.config._svc, stubs: definition.stubs.map((s) => s.config) })) {
-        warnings.push(`${file}: ${label(body, index)}: warning E042: script or scenario stubs without _svc.flowState; an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS}) will be used`);
+        warnings.push(
+          `${file}: ${label(body, index)}: warning E042: script or scenario stubs without _svc.flowState; an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS}) will be used`,
+        );
       }
     } catch (err) {
-      const messages = isSvcError(err) ? err.entries.map((e) => `${e.path === undefined ? '' : `${e.path}: `}${e.code}: ${e.message}`) : [(err as Error).message];
+      const messages = isSvcError(err)
+        ? err.entries.map((e) => `${e.path === undefined ? '' : `${e.path}: `}${e.code}: ${e.message}`)
+        : [(err as Error).message];
       for (const message of messages) problems.push(`${file}: ${label(body, index)}: ${message}`);
     }
   });

@@ -35,10 +35,14 @@ export function memoryState(): StateCall {
     const m = live(flowId);
     const key = String(args[0]);
     switch (op) {
-      case 'get': return m.get(key)?.value;
-      case 'set': return write(flowId, key, args[1]);
-      case 'exists': return m.has(key);
-      case 'delete': return m.delete(key);
+      case 'get':
+        return m.get(key)?.value;
+      case 'set':
+        return write(flowId, key, args[1]);
+      case 'exists':
+        return m.has(key);
+      case 'delete':
+        return m.delete(key);
       case 'incrBy': {
         const current = m.get(key)?.value ?? 0;
         if (typeof current !== 'number') throw new Error(`state: value of '${key}' is not a number`);

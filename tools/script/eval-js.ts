@@ -35,21 +35,32 @@ export async function evalJavaScript(file: string, source: string, request: Requ
   const store = new MemoryFlowStore({ ttlSeconds: 300 });
   const body = request?.body === undefined || request.body === null ? '' : typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
   try {
-    const value = await host.svc(0, source, {
-      placement: 'respond',
-      request: {
-        method: (request?.method ?? 'GET').toUpperCase(), path: request?.path ?? '/', query: request?.query ?? {},
-        pathParams: request?.pathParams ?? {}, headers: request?.headers ?? {}, body,
+    const value = await host.svc(
+      0,
+      source,
+      {
+        placement: 'respond',
+        request: {
+          method: (request?.method ?? 'GET').toUpperCase(),
+          path: request?.path ?? '/',
+          query: request?.query ?? {},
+          pathParams: request?.pathParams ?? {},
+          headers: request?.headers ?? {},
+          body,
+        },
+        flowId: 'cli',
+        stub: {},
+        store,
       },
-      flowId: 'cli', stub: {}, store,
-    }, { timeoutMs: deadlineMs });
+      { timeoutMs: deadlineMs },
+    );
     const tagged = value !== null && typeof value === 'object' && '__svc' in value;
     const outcome = tagged ? jsOutcomeOf('respond', value) : undefined;
     if (outcome && !outcome.ok) {
       process.stderr.write(`${file}: ${outcome.errorType} error: ${outcome.message}\n`);
       return 1;
     }
-    process.stdout.write(`${JSON.stringify(outcome?.ok && outcome.result ? printable(outcome.result) : value ?? null)}\n`);
+    process.stdout.write(`${JSON.stringify(outcome?.ok && outcome.result ? printable(outcome.result) : (value ?? null))}\n`);
     return 0;
   } catch (err) {
     if (err instanceof ScriptTimeoutError) process.stderr.write(`${file}: timeout error: ${err.message}\n`);

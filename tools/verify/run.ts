@@ -59,38 +59,45 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
     }
   }
 
-  const sequence = (body: Record<string, unknown>, steps: VerifyStep[]) => withCopy(body, false, async (protocol, port) => {
-    for (const [index, step] of steps.entries()) {
-      const problem = mismatch(await drive(protocol, port, step.request), step.expect);
-      if (problem !== undefined) return { pass: false, reason: `${stepLabel(index, step.request)}: ${problem}` };
-    }
-    return { pass: true, note: `${steps.length} step(s)` };
-  });
+  const sequence = (body: Record<string, unknown>, steps: VerifyStep[]) =>
+    withCopy(body, false, async (protocol, port) => {
+      for (const [index, step] of steps.entries()) {
+        const problem = mismatch(await drive(protocol, port, step.request), step.expect);
+        if (problem !== undefined) return { pass: false, reason: `${stepLabel(index, step.request)}: ${problem}` };
+      }
+      return { pass: true, note: `${steps.length} step(s)` };
+    });
 
-  const proxied = (body: Record<string, unknown>, request: VerifyStep['request']) => withCopy(body, true, async (protocol, port) => {
-    const before = upstream?.received ?? 0;
-    const outcome = await drive(protocol, port, request);
-    if (outcome.kind === 'answer' && outcome.body === UPSTREAM_BODY && (upstream?.received ?? 0) > before) {
-      return { pass: true, note: `${request.method} ${request.path} proxied to the embedded upstream` };
-    }
-    const got = outcome.kind === 'answer' ? `status ${outcome.status}` : outcome.code;
-    return { pass: false, reason: `${request.method} ${request.path} was not proxied to the embedded upstream (got ${got})` };
-  });
+  const proxied = (body: Record<string, unknown>, request: VerifyStep['request']) =>
+    withCopy(body, true, async (protocol, port) => {
+      const before = upstream?.received ?? 0;
+      const outcome = await drive(protocol, port, request);
+      if (outcome.kind === 'answer' && outcome.body === UPSTREAM_BODY && (upstream?.received ?? 0) > before) {
+        return { pass: true, note: `${request.method} ${request.path} proxied to the embedded upstream` };
+      }
+      const got = outcome.kind === 'answer' ? `status ${outcome.status}` : outcome.code;
+      return { pass: false, reason: `${request.method} ${request.path} was not proxied to the embedded upstream (got ${got})` };
+    });
 
-  const faulted = (body: Record<string, unknown>, request: VerifyStep['request'], expected: FaultExpectation) => withCopy(body, false, async (protocol, port) => {
-    const outcome = await drive(protocol, port, request);
-    const took = Math.round(outcome.elapsedMs);
-    // The fault delays at least its delay; a millisecond of slack for the client's own clock reading.
-    if (outcome.elapsedMs + 1 < expected.minElapsedMs) return { pass: false, reason: `expected latency >= ${expected.minElapsedMs} ms, took ${took} ms` };
-    if (expected.tcp) {
-      if (outcome.kind === 'failed') return { pass: true, note: `tcp fault observed (${outcome.code})` };
-      return { pass: false, reason: `expected the connection reset, got status ${outcome.status}` };
-    }
-    if (outcome.kind === 'failed') return { pass: false, reason: `no answer (${outcome.code})` };
-    if (expected.status !== undefined && outcome.status !== expected.status) return { pass: false, reason: `expected error status ${expected.status}, got ${outcome.status}` };
-    const notes = [...(expected.minElapsedMs > 0 ? [`latency ${took} ms >= ${expected.minElapsedMs} ms`] : []), ...(expected.status !== undefined ? [`error status ${expected.status}`] : [])];
-    return { pass: true, note: notes.join(', ') };
-  });
+  const faulted = (body: Record<string, unknown>, request: VerifyStep['request'], expected: FaultExpectation) =>
+    withCopy(body, false, async (protocol, port) => {
+      const outcome = await drive(protocol, port, request);
+      const took = Math.round(outcome.elapsedMs);
+      // The fault delays at least its delay; a millisecond of slack for the client's own clock reading.
+      if (outcome.elapsedMs + 1 < expected.minElapsedMs) return { pass: false, reason: `expected latency >= ${expected.minElapsedMs} ms, took ${took} ms` };
+      if (expected.tcp) {
+        if (outcome.kind === 'failed') return { pass: true, note: `tcp fault observed (${outcome.code})` };
+        return { pass: false, reason: `expected the connection reset, got status ${outcome.status}` };
+      }
+      if (outcome.kind === 'failed') return { pass: false, reason: `no answer (${outcome.code})` };
+      if (expected.status !== undefined && outcome.status !== expected.status)
+        return { pass: false, reason: `expected error status ${expected.status}, got ${outcome.status}` };
+      const notes = [
+        ...(expected.minElapsedMs > 0 ? [`latency ${took} ms >= ${expected.minElapsedMs} ms`] : []),
+        ...(expected.status !== undefined ? [`error status ${expected.status}`] : []),
+      ];
+      return { pass: true, note: notes.join(', ') };
+    });
 
   async function verdictOf(body: Record<string, unknown>, stub: Record<string, unknown>): Promise<Check | Skip> {
     let steps: VerifyStep[];
@@ -103,7 +110,8 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
     if (kinds.length === 0) return steps.length > 0 ? sequence(body, steps) : { skip: 'no _verify sequence' };
     const what = `dynamic (${kinds.join(', ')})`;
     if (mode === 'skip') return { skip: `${what}: --skip-dynamic` };
-    if (mode === 'default') return steps.length > 0 ? sequence(body, steps) : { skip: `${what}: nothing to verify with (--verify-dynamic checks proxies and deterministic faults)` };
+    if (mode === 'default')
+      return steps.length > 0 ? sequence(body, steps) : { skip: `${what}: nothing to verify with (--verify-dynamic checks proxies and deterministic faults)` };
     const request = steps[0]?.request ?? requestFromPredicates(stub.predicates);
     if (kinds.includes('proxy')) return proxied(body, request);
     if (steps.length > 0) return sequence(body, steps);

@@ -26,11 +26,14 @@ export function startUpstream(): Promise<EmbeddedUpstream> {
       const { port } = server.address() as AddressInfo;
       resolve({
         origin: `http://127.0.0.1:${port}`,
-        get received() { return received; },
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        get received() {
+          return received;
+        },
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });

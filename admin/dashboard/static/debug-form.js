@@ -55,9 +55,9 @@ export function DebugForm({ port }) {
       } catch {
         parsed = undefined;
       }
-      setOutcome(response.headers.get('x-svc-debug-response') === 'true' && parsed
-        ? { report: parsed }
-        : { failure: `HTTP ${response.status}: ${text.slice(0, 500)}` });
+      setOutcome(
+        response.headers.get('x-svc-debug-response') === 'true' && parsed ? { report: parsed } : { failure: `HTTP ${response.status}: ${text.slice(0, 500)}` },
+      );
     } catch (err) {
       setOutcome({ failure: String(err) });
     }

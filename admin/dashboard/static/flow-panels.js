@@ -49,11 +49,14 @@ export function SpacesPanel({ port, stubs }) {
     <h2>Spaces <span class="muted">${spaces.length}</span></h2>
     <div class="chips">${spaces.map((name) => html`<button class=${name === selected ? 'chip active' : 'chip'} onClick=${() => setSelected(name)}>${name}</button>`)}</div>
     <${ErrorText} error=${space.error} />
-    ${space.data && html`<div>
+    ${
+      space.data
+      && html`<div>
       <p>${space.data.stubs?.length ?? 0} stubs · ${space.data.numberOfRequests} requests ·
         ${' '}${(space.data.scenarios ?? []).map((s) => `${s.name}=${s.state}`).join(', ') || 'no scenarios'}</p>
       <${JsonView} summary="space detail" value=${space.data} />
-    </div>`}
+    </div>`
+    }
   </section>`;
 }
 
@@ -68,11 +71,14 @@ export function FlowStatePanel({ port, stubs }) {
     <div class="title-row"><h2>Flow state <span class="muted" id="flow-state-count">${rows.length}</span></h2>
       <${FlowIdInput} id="flow-state-flow" value=${flowId} onChange=${setFlowId} /></div>
     <${ErrorText} error=${values.error} />
-    ${values.data && (rows.length === 0
-      ? html`<p class="muted">No keys in flow <code>${flowId}</code>.</p>`
-      : html`<table><thead><tr><th>Key</th><th>Value</th></tr></thead>
+    ${
+      values.data
+      && (rows.length === 0
+        ? html`<p class="muted">No keys in flow <code>${flowId}</code>.</p>`
+        : html`<table><thead><tr><th>Key</th><th>Value</th></tr></thead>
         <tbody>${rows.map(([key, value]) => html`<tr><td><code>${key}</code></td><td><code>${JSON.stringify(value)}</code></td></tr>`)}</tbody>
-      </table>`)}
+      </table>`)
+    }
     <button onClick=${values.reload}>Refresh</button>
   </section>`;
 }

@@ -103,9 +103,11 @@ export function ImposterPage({ port }) {
       <h1>Imposter ${port} <span class="badge">${imposter.protocol}</span> ${imposter.name && html`<span class="muted">${imposter.name}</span>`}
         ${' '}<span class=${imposter.enabled ? 'badge on' : 'badge off'}>${imposter.enabled ? 'enabled' : 'disabled'}</span></h1>
       <div class="actions">
-        ${imposter.enabled
-          ? html`<button onClick=${() => act('POST', `/imposters/${port}/disable`, detail.reload)}>Disable</button>`
-          : html`<button onClick=${() => act('POST', `/imposters/${port}/enable`, detail.reload)}>Enable</button>`}
+        ${
+          imposter.enabled
+            ? html`<button onClick=${() => act('POST', `/imposters/${port}/disable`, detail.reload)}>Disable</button>`
+            : html`<button onClick=${() => act('POST', `/imposters/${port}/enable`, detail.reload)}>Enable</button>`
+        }
         <button class="danger" onClick=${() => confirm(`Delete imposter ${port}?`) && act('DELETE', `/imposters/${port}`, () => navigate('/imposters'))}>Delete</button>
       </div>
     </div>

@@ -24,9 +24,11 @@ function ImposterRow({ imposter, onChanged, onError }) {
     <td class="num">${imposter.numberOfRequests}</td>
     <td class="num">${imposter.warningCount > 0 ? html`<span class="warn">${imposter.warningCount}</span>` : 0}</td>
     <td class="actions">
-      ${imposter.enabled
-        ? html`<button onClick=${() => act('POST', `/imposters/${port}/disable`)}>Disable</button>`
-        : html`<button onClick=${() => act('POST', `/imposters/${port}/enable`)}>Enable</button>`}
+      ${
+        imposter.enabled
+          ? html`<button onClick=${() => act('POST', `/imposters/${port}/disable`)}>Disable</button>`
+          : html`<button onClick=${() => act('POST', `/imposters/${port}/enable`)}>Enable</button>`
+      }
       <button class="danger" onClick=${() => confirm(`Delete imposter ${port}?`) && act('DELETE', `/imposters/${port}`)}>Delete</button>
     </td>
   </tr>`;

@@ -14,9 +14,13 @@ export function describePredicate(predicate) {
   if (operator === 'not') return `not (${describePredicate(argument)})`;
   if (operator === 'inject' || !isObject(argument)) return operator;
   const fields = Object.keys(argument).flatMap((field) =>
-    MAPPED_FIELDS.has(field) && isObject(argument[field]) ? Object.keys(argument[field]).map((key) => `${field}.${key}`) : [field]);
-  const selector = isObject(predicate.jsonpath) ? ` (jsonpath ${predicate.jsonpath.selector})`
-    : isObject(predicate.xpath) ? ` (xpath ${predicate.xpath.selector})` : '';
+    MAPPED_FIELDS.has(field) && isObject(argument[field]) ? Object.keys(argument[field]).map((key) => `${field}.${key}`) : [field],
+  );
+  const selector = isObject(predicate.jsonpath)
+    ? ` (jsonpath ${predicate.jsonpath.selector})`
+    : isObject(predicate.xpath)
+      ? ` (xpath ${predicate.xpath.selector})`
+      : '';
   return `${operator} ${fields.join(', ')}${selector}`;
 }
 
@@ -52,9 +56,7 @@ function triedSentence(entry, stubs) {
 export function outcomeSentences(outcome, stubs = []) {
   if (!isObject(outcome)) return [{ kind: 'none', text: 'no match outcome recorded' }];
   const tried = Array.isArray(outcome.tried) ? outcome.tried : [];
-  const lines = [outcome.matched
-    ? { kind: 'match', text: `matched stub ${outcome.stubIndex}` }
-    : { kind: 'miss', text: 'matched no stub' }];
+  const lines = [outcome.matched ? { kind: 'match', text: `matched stub ${outcome.stubIndex}` } : { kind: 'miss', text: 'matched no stub' }];
   for (const entry of tried) lines.push({ kind: 'tried', text: triedSentence(entry, stubs) });
   if (outcome.triedOmitted > 0) lines.push({ kind: 'tried', text: `… and ${outcome.triedOmitted} more candidates` });
   if (!outcome.matched && !(outcome.triedOmitted > 0)) {

@@ -29,7 +29,7 @@ export function useRequestTail(port, onLifecycle) {
 
     const keep = (items) => {
       const { entries } = store.current;
-      for (const request of items) entries.push({ seq: store.current.seq += 1, request });
+      for (const request of items) entries.push({ seq: (store.current.seq += 1), request });
       if (entries.length > RETENTION) entries.splice(0, entries.length - RETENTION);
     };
     const reconcile = async () => {
@@ -60,10 +60,14 @@ export function useRequestTail(port, onLifecycle) {
     (async () => {
       while (!stopped) {
         try {
-          await readEventStream(`/events?port=${port}`, (event) => {
-            if (event.event === 'hello') setStatus('live');
-            enqueue(event);
-          }, controller.signal);
+          await readEventStream(
+            `/events?port=${port}`,
+            (event) => {
+              if (event.event === 'hello') setStatus('live');
+              enqueue(event);
+            },
+            controller.signal,
+          );
         } catch {
           // Network error, abort or refusal: retry below unless the page went away.
         }

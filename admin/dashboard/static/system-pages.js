@@ -8,8 +8,10 @@ const LOG_LINES = 500;
 
 function Fields({ value }) {
   return html`<table class="fields"><tbody>
-    ${Object.entries(value ?? {}).map(([name, field]) => html`<tr><th>${name}</th>
-      <td>${field !== null && typeof field === 'object' ? html`<code>${JSON.stringify(field)}</code>` : html`<code>${String(field)}</code>`}</td></tr>`)}
+    ${Object.entries(value ?? {}).map(
+      ([name, field]) => html`<tr><th>${name}</th>
+      <td>${field !== null && typeof field === 'object' ? html`<code>${JSON.stringify(field)}</code>` : html`<code>${String(field)}</code>`}</td></tr>`,
+    )}
   </tbody></table>`;
 }
 
@@ -19,12 +21,15 @@ export function ConfigPage() {
   return html`<section>
     <h1>Config ${data && html`<span class="muted">svc ${data.version}</span>`}</h1>
     <${ErrorText} error=${config.error} />
-    ${data && html`<div class="columns even">
+    ${
+      data
+      && html`<div class="columns even">
       <section class="panel"><h2>Options</h2><${Fields} value=${data.options} /></section>
       <section class="panel"><h2>Serve options</h2><${Fields} value=${data.serveOptions} /></section>
       <section class="panel"><h2>Process</h2><${Fields} value=${data.process} /></section>
     </div>
-    <${JsonView} summary="raw /config" value=${data} />`}
+    <${JsonView} summary="raw /config" value=${data} />`
+    }
   </section>`;
 }
 
@@ -32,7 +37,10 @@ export function LogsPage() {
   const logs = useLoad(() => api('GET', '/logs').then((r) => r.body.logs), []);
   const [level, setLevel] = useState('');
   const all = logs.data ?? [];
-  const shown = all.filter((entry) => level === '' || entry.level === level).slice(-LOG_LINES).reverse();
+  const shown = all
+    .filter((entry) => level === '' || entry.level === level)
+    .slice(-LOG_LINES)
+    .reverse();
   return html`<section>
     <div class="title-row">
       <h1>Logs <span class="muted">${all.length}</span></h1>

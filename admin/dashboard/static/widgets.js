@@ -26,7 +26,9 @@ export function useLoad(load, deps) {
       (data) => live && setState({ data, error: undefined }),
       (error) => live && setState((old) => ({ data: old.data, error })),
     );
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((t) => t + 1) };
 }

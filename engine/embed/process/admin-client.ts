@@ -14,7 +14,13 @@ export function adminBase(options: Pick<CliOptions, 'host' | 'port'>): string {
 }
 
 /** One admin call with the API key (when configured) in the `Authorization` header. */
-export function adminCall(options: Pick<CliOptions, 'host' | 'port' | 'apiKey'>, method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<AdminResponse> {
+export function adminCall(
+  options: Pick<CliOptions, 'host' | 'port' | 'apiKey'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 30_000,
+): Promise<AdminResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { Connection: 'close' };
     if (options.apiKey !== undefined) headers.Authorization = options.apiKey;

@@ -78,8 +78,12 @@ export async function restartCommand(options: CliOptions, startArgs: string[]): 
   });
   closeSync(errFd);
   let exitCode: number | null | undefined;
-  child.once('exit', (code, signal) => { exitCode = code ?? (signal ? 1 : 0); });
-  child.once('error', () => { exitCode = 1; });
+  child.once('exit', (code, signal) => {
+    exitCode = code ?? (signal ? 1 : 0);
+  });
+  child.once('error', () => {
+    exitCode = 1;
+  });
   try {
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (exitCode === undefined && Date.now() < deadline) {

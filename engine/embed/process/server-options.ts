@@ -64,14 +64,21 @@ type Layer = Partial<Pick<CliOptions, Key>>;
 
 /** Flags that take a value, by every spelling accepted (mountebank's yargs aliases included). */
 const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
-  '--port': 'port', '-p': 'port',
-  '--host': 'host', '-h': 'host',
-  '--loglevel': 'logLevel', '--logLevel': 'logLevel',
+  '--port': 'port',
+  '-p': 'port',
+  '--host': 'host',
+  '-h': 'host',
+  '--loglevel': 'logLevel',
+  '--logLevel': 'logLevel',
   '--logfile': 'logFile',
   '--pidfile': 'pidFile',
-  '--ipWhitelist': 'ipWhitelist', '--ip-whitelist': 'ipWhitelist', '-w': 'ipWhitelist',
-  '--configfile': 'configFile', '--imposters': 'configFile',
-  '--api-key': 'apiKey', '--apikey': 'apiKey',
+  '--ipWhitelist': 'ipWhitelist',
+  '--ip-whitelist': 'ipWhitelist',
+  '-w': 'ipWhitelist',
+  '--configfile': 'configFile',
+  '--imposters': 'configFile',
+  '--api-key': 'apiKey',
+  '--apikey': 'apiKey',
   '--datadir': 'datadir',
   '--metrics-port': 'metricsPort',
   '--rcfile': 'rcFile',
@@ -87,30 +94,44 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--validate': 'validate',
   '--savefile': 'saveFile',
   '--protofile': 'ignored',
-  '--impostersRepository': 'ignored', '--imposters-repository': 'ignored',
-  '--origin': 'ignored', '-o': 'ignored',
+  '--impostersRepository': 'ignored',
+  '--imposters-repository': 'ignored',
+  '--origin': 'ignored',
+  '-o': 'ignored',
   '--formatter': 'ignored',
   '--log': 'ignored',
 };
 
 const BOOLEAN_FLAGS: Record<string, Key | 'ignored'> = {
-  '--allowInjection': 'allowInjection', '--allow-injection': 'allowInjection', '-i': 'allowInjection',
-  '--localOnly': 'localOnly', '--local-only': 'localOnly', '-l': 'localOnly',
-  '--no-parse': 'noParse', '--noParse': 'noParse',
+  '--allowInjection': 'allowInjection',
+  '--allow-injection': 'allowInjection',
+  '-i': 'allowInjection',
+  '--localOnly': 'localOnly',
+  '--local-only': 'localOnly',
+  '-l': 'localOnly',
+  '--no-parse': 'noParse',
+  '--noParse': 'noParse',
   '--nologfile': 'noLogFile',
   '--require-admin-auth': 'requireAdminAuth',
-  '--removeProxies': 'removeProxies', '--remove-proxies': 'removeProxies', '-r': 'removeProxies',
-  '--mock': 'mock', '-m': 'mock',
-  '--debug': 'debug', '-d': 'debug',
+  '--removeProxies': 'removeProxies',
+  '--remove-proxies': 'removeProxies',
+  '-r': 'removeProxies',
+  '--mock': 'mock',
+  '-m': 'mock',
+  '--debug': 'debug',
+  '-d': 'debug',
 };
 
 /** rcfile keys (SPEC §1) and the option each one sets. */
 const RC_KEYS: Record<string, Key> = {
   port: 'port',
   host: 'host',
-  logLevel: 'logLevel', loglevel: 'logLevel',
-  allowInjection: 'allowInjection', allow_injection: 'allowInjection',
-  localOnly: 'localOnly', local_only: 'localOnly',
+  logLevel: 'logLevel',
+  loglevel: 'logLevel',
+  allowInjection: 'allowInjection',
+  allow_injection: 'allowInjection',
+  localOnly: 'localOnly',
+  local_only: 'localOnly',
   datadir: 'datadir',
   configfile: 'configFile',
 };
@@ -144,7 +165,8 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       return;
     case 'maxBufferedBodyBytes': {
       const bytes = Number(value);
-      if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes === 0) throw new UsageError(`${source} must be a positive number of bytes, got '${value}'`);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(bytes) || bytes === 0)
+        throw new UsageError(`${source} must be a positive number of bytes, got '${value}'`);
       layer.maxBufferedBodyBytes = bytes;
       return;
     }
@@ -371,7 +393,12 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
   const rcFile = flags.layer.rcFile;
   const fromRc = rcFile === undefined ? {} : rcLayer(rcFile, warnings);
   const options: CliOptions = {
-    ...defaults(), ...fromRc, ...fromEnv, ...flags.layer, positionals: flags.positionals, warnings,
+    ...defaults(),
+    ...fromRc,
+    ...fromEnv,
+    ...flags.layer,
+    positionals: flags.positionals,
+    warnings,
   };
   if (options.apiKey !== undefined && options.apiKey.trim() === '') throw new UsageError('--api-key must not be blank');
   if (options.scriptsDir !== undefined) {

@@ -43,7 +43,10 @@ function compileStep(kind: BehaviorKind, value: unknown, scripts: BehaviorScript
 /** The behaviors of a validated response, or undefined when it has none (`repeat` is the cycle's business). */
 export function compileBehaviors(response: Record<string, unknown>, scripts?: BehaviorScriptContext): CompiledBehaviors | undefined {
   const entries = behaviorEntries(response) ?? [];
-  const steps = entries.filter(isObject).flatMap(entrySteps).map(({ kind, value }) => compileStep(kind, value, scripts));
+  const steps = entries
+    .filter(isObject)
+    .flatMap(entrySteps)
+    .map(({ kind, value }) => compileStep(kind, value, scripts));
   return steps.length > 0 ? { steps } : undefined;
 }
 

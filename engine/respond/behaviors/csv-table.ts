@@ -83,7 +83,9 @@ function tableOf(records: string[][]): CsvTable {
   const [headers = [], ...data] = records;
   const rows = data.map((values) => {
     const row: Record<string, string> = {};
-    values.forEach((value, i) => { row[headers[i]] = value; });
+    values.forEach((value, i) => {
+      row[headers[i]] = value;
+    });
     return row;
   });
   const indexes = new Map<string, Map<string, Record<string, string>>>();

@@ -51,6 +51,7 @@ export async function injectedPredicates(access: SandboxAccess, port: number, so
     }
     throw err;
   }
-  if (!Array.isArray(result)) throw new BehaviorError('invalid_injection', 'invalid predicateGenerator injection: the function must return an array of predicates');
+  if (!Array.isArray(result))
+    throw new BehaviorError('invalid_injection', 'invalid predicateGenerator injection: the function must return an array of predicates');
   return result;
 }

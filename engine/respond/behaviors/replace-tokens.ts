@@ -47,11 +47,12 @@ export function indexedTokenRewrite(token: string): (values: unknown[]) => TextR
   const pattern = new RegExp(`${escapeRegex(token)}(?:\\[(\\d+)\\])?`, 'g');
   return (values) => {
     if (values.length === 0) return undefined;
-    return (text) => text.replace(pattern, (_whole, digits: string | undefined) => {
-      if (digits === undefined) return joined(values[0]);
-      if (INDEX.test(digits) && Number(digits) < values.length) return joined(values[Number(digits)]);
-      return `${joined(values[0])}[${digits}]`;
-    });
+    return (text) =>
+      text.replace(pattern, (_whole, digits: string | undefined) => {
+        if (digits === undefined) return joined(values[0]);
+        if (INDEX.test(digits) && Number(digits) < values.length) return joined(values[Number(digits)]);
+        return `${joined(values[0])}[${digits}]`;
+      });
   };
 }
 

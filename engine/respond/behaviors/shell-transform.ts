@@ -16,22 +16,23 @@ function quoted(value: unknown): string {
  * its stdout, parsed as JSON, is the new response.
  */
 export function compileShellTransform(command: string): StepRunner {
-  return (response: ResponseFields, ctx) => new Promise((resolve, reject) => {
-    const request = ctx.requestJson();
-    const env = { ...process.env, MB_REQUEST: JSON.stringify(request), MB_RESPONSE: JSON.stringify(response) };
-    let line = `${command} ${quoted(request)} ${quoted(response)}`;
-    if (line.length >= MAX_COMMAND_LENGTH) line = command;
-    exec(line, { env, maxBuffer: constants.MAX_STRING_LENGTH }, (error, stdout, stderr) => {
-      if (error) {
-        if (stderr) ctx.log(`shellTransform ${command}: ${stderr}`);
-        reject(new BehaviorError('shell_transform_failed', error.message));
-        return;
-      }
-      try {
-        resolve(JSON.parse(stdout) as ResponseFields);
-      } catch {
-        reject(new BehaviorError('shell_transform_failed', `Shell command returned invalid JSON: '${stdout}'`));
-      }
+  return (response: ResponseFields, ctx) =>
+    new Promise((resolve, reject) => {
+      const request = ctx.requestJson();
+      const env = { ...process.env, MB_REQUEST: JSON.stringify(request), MB_RESPONSE: JSON.stringify(response) };
+      let line = `${command} ${quoted(request)} ${quoted(response)}`;
+      if (line.length >= MAX_COMMAND_LENGTH) line = command;
+      exec(line, { env, maxBuffer: constants.MAX_STRING_LENGTH }, (error, stdout, stderr) => {
+        if (error) {
+          if (stderr) ctx.log(`shellTransform ${command}: ${stderr}`);
+          reject(new BehaviorError('shell_transform_failed', error.message));
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout) as ResponseFields);
+        } catch {
+          reject(new BehaviorError('shell_transform_failed', `Shell command returned invalid JSON: '${stdout}'`));
+        }
+      });
     });
-  });
 }

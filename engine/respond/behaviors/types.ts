@@ -32,7 +32,10 @@ export type StepRunner = (response: ResponseFields, ctx: BehaviorContext) => Res
 
 /** A behavior failure that ends the request with a 500 envelope (mountebank answers 500 too). */
 export class BehaviorError extends SvcFailure {
-  constructor(readonly type: ErrorSlug, message: string) {
+  constructor(
+    readonly type: ErrorSlug,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -220,7 +220,9 @@ export function behaviorProblems(response: Record<string, unknown>, csvRoot?: st
     }
     const steps = entrySteps(entry);
     for (const { kind, value } of steps) {
-      const report = (path: string, message: string): void => { problems.push({ message: `${kind} behavior "${path}" field ${message}`, source: entry }); };
+      const report = (path: string, message: string): void => {
+        problems.push({ message: `${kind} behavior "${path}" field ${message}`, source: entry });
+      };
       checkStep(kind, value, report);
       if (kind === 'lookup' && csvRoot !== undefined) checkCsvConfined(value, csvRoot, report);
     }

@@ -45,9 +45,7 @@ export interface FaultedOutcome {
  * continues, then a firing tcp fault replaces the response, else a firing error does. Every draw is
  * made before any delay, so the imposter's draw sequence follows request arrival order.
  */
-export function applyFaultBlock(
-  outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext,
-): FaultedOutcome | Promise<FaultedOutcome> {
+export function applyFaultBlock(outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext): FaultedOutcome | Promise<FaultedOutcome> {
   const faults = faultsOf(compiled);
   if (faults === null) {
     countFaultResponse(outcome, compiled, ctx);

@@ -31,9 +31,7 @@ export function compileProxy(config: Record<string, unknown>): CompiledProxy {
     mode: typeof proxy.mode === 'string' && MODES.has(proxy.mode) ? (proxy.mode as ProxyMode) : 'proxyOnce',
     injectHeaders,
     hostInjected: injectHeaders.some(([name]) => name.toLowerCase() === 'host'),
-    pathRewrite: isObject(rewrite) && typeof rewrite.from === 'string' && typeof rewrite.to === 'string'
-      ? { from: rewrite.from, to: rewrite.to }
-      : undefined,
+    pathRewrite: isObject(rewrite) && typeof rewrite.from === 'string' && typeof rewrite.to === 'string' ? { from: rewrite.from, to: rewrite.to } : undefined,
     predicateGenerators: proxy.predicateGenerators,
     addWaitBehavior: proxy.addWaitBehavior === true,
     addDecorateBehavior: typeof proxy.addDecorateBehavior === 'string' ? proxy.addDecorateBehavior : undefined,

@@ -37,9 +37,7 @@ export function isRecordedProxyResponse(response: unknown): boolean {
 }
 
 /** Stores a recording made by the proxy response `source` (located by identity: stubs may have moved meanwhile). */
-export function storeRecording(
-  store: StubStore, source: unknown, mode: ProxyMode, predicates: unknown[], response: Record<string, unknown>,
-): void {
+export function storeRecording(store: StubStore, source: unknown, mode: ProxyMode, predicates: unknown[], response: Record<string, unknown>): void {
   if (mode === 'proxyTransparent') return;
   const at = store.stubs.findIndex((stub) => stub.cycle.responses.includes(source));
   if (at === -1) return;

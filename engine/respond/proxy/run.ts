@@ -24,7 +24,11 @@ export function proxiedRequest(proxy: CompiledProxy, plain: Record<string, unkno
 
 /** Forwards the request (raw target, rewritten) and returns the upstream response with `_proxyResponseTime`. */
 export async function callUpstream(
-  proxy: CompiledProxy, request: MockRequest, url: string, proxied: Record<string, unknown>, observer: ProxyObserver | undefined,
+  proxy: CompiledProxy,
+  request: MockRequest,
+  url: string,
+  proxied: Record<string, unknown>,
+  observer: ProxyObserver | undefined,
 ): Promise<ResponseFields> {
   const target = proxy.target;
   if (target instanceof Error) throw new ProxyError(`Invalid proxy.to: ${target.message}`);
@@ -44,8 +48,12 @@ export async function callUpstream(
 
 /** Records the served response as a new stub response where the proxy's mode puts it. */
 export async function recordProxyResponse(
-  proxy: CompiledProxy, source: unknown, store: StubStore, proxied: Record<string, unknown>,
-  response: ResponseFields, inject: InjectedGenerator | undefined,
+  proxy: CompiledProxy,
+  source: unknown,
+  store: StubStore,
+  proxied: Record<string, unknown>,
+  response: ResponseFields,
+  inject: InjectedGenerator | undefined,
 ): Promise<void> {
   if (proxy.mode === 'proxyTransparent') return;
   const predicates = await generatePredicates(structuredClone(proxied), proxy.predicateGenerators, inject);

@@ -30,9 +30,7 @@ function agentFor(url: URL): HttpAgent {
   const origin = `${url.protocol}//${url.host}`;
   let agent = agents.get(origin);
   if (!agent) {
-    agent = url.protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: false })
-      : new HttpAgent({ keepAlive: true });
+    agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: false }) : new HttpAgent({ keepAlive: true });
     agents.set(origin, agent);
   }
   return agent;
@@ -49,10 +47,25 @@ export function upstreamTarget(to: string, proxy: Record<string, unknown>): Upst
 
 const BINARY_ENCODINGS = ['gzip', 'br', 'compress', 'deflate'];
 const BINARY_TYPES = [
-  'audio/', 'application/epub+zip', 'application/gzip', 'application/java-archive', 'application/msword',
-  'application/octet-stream', 'application/pdf', 'application/rtf', 'application/vnd.ms-excel',
-  'application/vnd.ms-fontobject', 'application/vnd.ms-powerpoint', 'application/vnd.visio',
-  'application/x-shockwave-flash', 'application/x-tar', 'application/zip', 'font/', 'image/', 'model/', 'video/',
+  'audio/',
+  'application/epub+zip',
+  'application/gzip',
+  'application/java-archive',
+  'application/msword',
+  'application/octet-stream',
+  'application/pdf',
+  'application/rtf',
+  'application/vnd.ms-excel',
+  'application/vnd.ms-fontobject',
+  'application/vnd.ms-powerpoint',
+  'application/vnd.visio',
+  'application/x-shockwave-flash',
+  'application/x-tar',
+  'application/zip',
+  'font/',
+  'image/',
+  'model/',
+  'video/',
 ];
 
 /** mountebank's content-type/encoding rule, plus bodies that are not UTF-8 (which text mode would corrupt). */
@@ -107,7 +120,13 @@ function translate(error: NodeJS.ErrnoException, to: string): Error {
   return error;
 }
 
-function exchange(target: UpstreamTarget, method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer): Promise<{ response: IncomingMessage; body: Buffer }> {
+function exchange(
+  target: UpstreamTarget,
+  method: string,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  body: Buffer,
+): Promise<{ response: IncomingMessage; body: Buffer }> {
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send({
@@ -142,7 +161,12 @@ function exchange(target: UpstreamTarget, method: string, path: string, headers:
  * once on a fresh one.
  */
 export async function forward(
-  target: UpstreamTarget, method: string, path: string, headers: HeaderMap, body: Buffer, hostInjected: boolean,
+  target: UpstreamTarget,
+  method: string,
+  path: string,
+  headers: HeaderMap,
+  body: Buffer,
+  hostInjected: boolean,
 ): Promise<ResponseFields> {
   const outgoing = outgoingHeaders(headers, target, hostInjected, body);
   let result: { response: IncomingMessage; body: Buffer };

@@ -110,8 +110,11 @@ class WorkerSlot {
   private sources = new Map<string, number>();
   private flushScheduled = false;
 
-  constructor(private readonly spawn: () => { worker: Worker; state: StateChannel }, private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
-    private readonly onExit: (slot: WorkerSlot, error: Error) => void) {}
+  constructor(
+    private readonly spawn: () => { worker: Worker; state: StateChannel },
+    private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
+    private readonly onExit: (slot: WorkerSlot, error: Error) => void,
+  ) {}
 
   run(message: RunMessage): void {
     this.ensureWorker();
@@ -239,8 +242,15 @@ class WorkerScriptHost implements JsScriptHost {
 
   svc(scope: number, code: string, call: SvcJsCall, options?: ScriptCallOptions): Promise<unknown> {
     const meta = JSON.stringify({ placement: call.placement, flowId: call.flowId, stub: call.stub });
-    return this.run(scope, 'svc', svcFunctionSource(code, call.placement), call.request as unknown as ScriptRequest, call.response as unknown as ScriptResponse, options,
-      { meta, store: call.store });
+    return this.run(
+      scope,
+      'svc',
+      svcFunctionSource(code, call.placement),
+      call.request as unknown as ScriptRequest,
+      call.response as unknown as ScriptResponse,
+      options,
+      { meta, store: call.store },
+    );
   }
 
   forget(scope: number): void {
@@ -280,21 +290,41 @@ class WorkerScriptHost implements JsScriptHost {
     return slot;
   }
 
-  private run(scope: number, kind: HookKind, source: string, request: ScriptRequest, response: ScriptResponse | undefined,
-    options: ScriptCallOptions | undefined, svc?: { meta: string; store: FlowStore }): Promise<unknown> {
+  private run(
+    scope: number,
+    kind: HookKind,
+    source: string,
+    request: ScriptRequest,
+    response: ScriptResponse | undefined,
+    options: ScriptCallOptions | undefined,
+    svc?: { meta: string; store: FlowStore },
+  ): Promise<unknown> {
     if (this.closed) return Promise.reject(new ScriptError('script host closed', 'host'));
     const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const slot = this.slotFor(scope);
     const id = this.nextId++;
     const message: RunMessage = {
-      id, scope, kind, source, timeoutMs,
+      id,
+      scope,
+      kind,
+      source,
+      timeoutMs,
       request: JSON.stringify(request),
       deadline: Date.now() + timeoutMs,
     };
     if (response !== undefined) message.response = JSON.stringify(response);
     if (svc) message.meta = svc.meta;
     return new Promise((resolve, reject) => {
-      const call: PendingCall = { resolve, reject, released: false, timeoutMs, message, slot, timer: setTimeout(() => this.release(call), timeoutMs), store: svc?.store };
+      const call: PendingCall = {
+        resolve,
+        reject,
+        released: false,
+        timeoutMs,
+        message,
+        slot,
+        timer: setTimeout(() => this.release(call), timeoutMs),
+        store: svc?.store,
+      };
       slot.pending.set(id, call);
       slot.run(message);
     });

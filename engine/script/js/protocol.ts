@@ -33,9 +33,7 @@ export type FailureKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | '
 
 export type RunOutcome =
   /** `json` is the hook's result as JSON text, '' for undefined. */
-  | { ok: true; json: string }
-  | { ok: false; timeout: true; message: string }
-  | { ok: false; timeout: false; kind: FailureKind; message: string };
+  { ok: true; json: string } | { ok: false; timeout: true; message: string } | { ok: false; timeout: false; kind: FailureKind; message: string };
 
 /**
  * The wire: one string per batch, made of length-prefixed fields `<length>:<text>`. postMessage
@@ -103,8 +101,17 @@ export class WireBatch {
   }
 
   run(message: RunMessage, sourceId: number): void {
-    this.writer.add(RUN).add(message.id).add(message.scope).add(message.kind).add(sourceId)
-      .add(message.request).add(message.response ?? '').add(message.deadline).add(message.timeoutMs).add(message.meta ?? '');
+    this.writer
+      .add(RUN)
+      .add(message.id)
+      .add(message.scope)
+      .add(message.kind)
+      .add(sourceId)
+      .add(message.request)
+      .add(message.response ?? '')
+      .add(message.deadline)
+      .add(message.timeoutMs)
+      .add(message.meta ?? '');
   }
 
   forget(scope: number): void {
@@ -199,9 +206,12 @@ export function readReplies(batch: string): Reply[] {
     const kind = reader.next() as FailureKind;
     const logsText = reader.next();
     const logs = logsText === '' ? undefined : (JSON.parse(logsText) as LogLine[]);
-    const outcome: RunOutcome = code === OK ? { ok: true, json: text }
-      : code === TIMEOUT ? { ok: false, timeout: true, message: text }
-        : { ok: false, timeout: false, kind, message: text };
+    const outcome: RunOutcome =
+      code === OK
+        ? { ok: true, json: text }
+        : code === TIMEOUT
+          ? { ok: false, timeout: true, message: text }
+          : { ok: false, timeout: false, kind, message: text };
     replies.push({ id, outcome, logs });
   }
   return replies;

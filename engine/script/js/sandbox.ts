@@ -22,7 +22,13 @@
  *   later calls.
  */
 import {
-  newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule,
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-guard.js';
 import { PRELUDE } from './prelude.js';
@@ -58,8 +64,13 @@ class ScopeSandbox {
   private current: RunMessage | undefined;
   logs: LogLine[] = [];
 
-  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly onPoll: () => void,
-    private readonly heapFull: () => boolean, private readonly svcState: SvcStateCall) {
+  constructor(
+    module: QuickJSWASMModule,
+    memoryLimitBytes: number,
+    private readonly onPoll: () => void,
+    private readonly heapFull: () => boolean,
+    private readonly svcState: SvcStateCall,
+  ) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(memoryLimitBytes);
     this.runtime.setMaxStackSize(STACK_BYTES);
@@ -212,7 +223,10 @@ class ScopeSandbox {
 }
 
 const LOOP_BOUND_EXCEEDED: RunOutcome = {
-  ok: false, timeout: false, kind: 'loop-bound', message: `loop bound exceeded (more than ${LOOP_ITERATIONS_PER_FRAME} iterations per call frame)`,
+  ok: false,
+  timeout: false,
+  kind: 'loop-bound',
+  message: `loop bound exceeded (more than ${LOOP_ITERATIONS_PER_FRAME} iterations per call frame)`,
 };
 
 function timedOut(message: RunMessage): RunOutcome {
@@ -228,7 +242,7 @@ function describe(ctx: QuickJSContext, error: QuickJSHandle): string {
       const { name, message } = dumped as { name?: unknown; message?: unknown };
       text = name ? `${String(name)}: ${String(message)}` : String(message);
     } else {
-      text = typeof dumped === 'string' ? dumped : JSON.stringify(dumped) ?? String(dumped);
+      text = typeof dumped === 'string' ? dumped : (JSON.stringify(dumped) ?? String(dumped));
     }
   } catch {
     text = 'unprintable error';
@@ -242,8 +256,13 @@ export class SandboxSet {
   private readonly heapFull: () => boolean;
 
   /** `onPoll` runs at every interrupt poll of a running script (well under a millisecond apart). */
-  static async create(memoryLimitBytes = DEFAULT_MEMORY_LIMIT, onPoll: () => void = () => undefined,
-    svcState: SvcStateCall = () => { throw new Error('ctx.state is not available'); }): Promise<SandboxSet> {
+  static async create(
+    memoryLimitBytes = DEFAULT_MEMORY_LIMIT,
+    onPoll: () => void = () => undefined,
+    svcState: SvcStateCall = () => {
+      throw new Error('ctx.state is not available');
+    },
+  ): Promise<SandboxSet> {
     const initial = BASE_MEMORY / WASM_PAGE;
     const maximum = initial + Math.ceil(memoryLimitBytes / WASM_PAGE);
     const memory = new WebAssembly.Memory({ initial, maximum });
@@ -251,8 +270,14 @@ export class SandboxSet {
     return new SandboxSet(module, memoryLimitBytes, onPoll, memory, maximum * WASM_PAGE, svcState);
   }
 
-  private constructor(private readonly module: QuickJSWASMModule, private readonly memoryLimitBytes: number,
-    private readonly onPoll: () => void, memory: WebAssembly.Memory, maximumBytes: number, private readonly svcState: SvcStateCall) {
+  private constructor(
+    private readonly module: QuickJSWASMModule,
+    private readonly memoryLimitBytes: number,
+    private readonly onPoll: () => void,
+    memory: WebAssembly.Memory,
+    maximumBytes: number,
+    private readonly svcState: SvcStateCall,
+  ) {
     // Allocations grow by doubling, so the one that fails can leave a tenth of the ceiling unused.
     this.heapFull = () => memory.buffer.byteLength >= maximumBytes * 0.9;
   }

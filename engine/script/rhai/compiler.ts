@@ -7,32 +7,9 @@ import { indexGet, indexSet, propGet, propSet } from './access.js';
 import type { Expr, FnDef, ProgramAst, SwitchCase, VarInfo } from './ast.js';
 import { RhaiError, runtimeError, type Pos } from './errors.js';
 import { BINARY_OPS, add, compare, eq, neg, range } from './ops.js';
-import {
-  CTL_BREAK,
-  CTL_CONTINUE,
-  CTL_RETURN,
-  Cell,
-  Closure,
-  CompiledFn,
-  NO_OUT,
-  type Code,
-  type MethodSite,
-  type Run,
-} from './runtime.js';
+import { CTL_BREAK, CTL_CONTINUE, CTL_RETURN, Cell, Closure, CompiledFn, NO_OUT, type Code, type MethodSite, type Run } from './runtime.js';
 import { toJs } from './convert.js';
-import {
-  FnPtr,
-  RChar,
-  RRange,
-  chars,
-  cloneValue,
-  display,
-  isInt,
-  normBig,
-  typeName,
-  type RMap,
-  type Value,
-} from './values.js';
+import { FnPtr, RChar, RRange, chars, cloneValue, display, isInt, normBig, typeName, type RMap, type Value } from './values.js';
 
 const MAX_SAFE = 9007199254740991;
 
@@ -279,9 +256,7 @@ class Compiler {
                 throw runtimeError(`Cannot modify constant: ${name}`, pos);
               },
             };
-          return ref.boxed
-            ? { get, set: (s, _r, v) => void ((s[slot] as Cell).v = v) }
-            : { get, set: (s, _r, v) => void (s[slot] = v) };
+          return ref.boxed ? { get, set: (s, _r, v) => void ((s[slot] as Cell).v = v) } : { get, set: (s, _r, v) => void (s[slot] = v) };
         }
         return {
           get,
@@ -818,4 +793,3 @@ function constValue(e: Expr, pos: Pos): Value {
       throw runtimeError('Expecting a literal value for a switch case', pos);
   }
 }
-

@@ -2,20 +2,7 @@
  * JS ⇄ Rhai value conversion (the rule is documented in index.ts).
  */
 import { RhaiError, runtimeError, type Pos } from './errors.js';
-import {
-  FnPtr,
-  RChar,
-  RFloat,
-  RRange,
-  RTimestamp,
-  formatFloat,
-  normBig,
-  sortedKeys,
-  type Callable,
-  type RMap,
-  type Slot,
-  type Value,
-} from './values.js';
+import { FnPtr, RChar, RFloat, RRange, RTimestamp, formatFloat, normBig, sortedKeys, type Callable, type RMap, type Slot, type Value } from './values.js';
 import { errorText } from '../../model/index.js';
 
 /** A host function; receives JS values, returns a JS value. */
@@ -107,7 +94,14 @@ export function toJson(v: Value, pos?: Pos): string {
   }
   if (v instanceof RChar) return JSON.stringify(v.c);
   if (Array.isArray(v)) return '[' + v.map((x) => toJson(x, pos)).join(',') + ']';
-  if (v instanceof Map) return '{' + sortedKeys(v).map((k) => JSON.stringify(k) + ':' + toJson(v.get(k), pos)).join(',') + '}';
+  if (v instanceof Map)
+    return (
+      '{'
+      + sortedKeys(v)
+        .map((k) => JSON.stringify(k) + ':' + toJson(v.get(k), pos))
+        .join(',')
+      + '}'
+    );
   if (v instanceof FnPtr) return JSON.stringify(`Fn(${v.name})`);
   if (v instanceof RRange) return JSON.stringify(`${v.start}..${v.inclusive ? '=' : ''}${v.end}`);
   if (v instanceof RTimestamp) return 'null';

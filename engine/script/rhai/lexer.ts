@@ -21,11 +21,58 @@ export type TplPart = string | { tokens: Token[]; pos: Pos };
 
 // Longest first so that prefixes do not shadow longer operators.
 const OPERATORS = [
-  '<<=', '>>=', '**=', '..=', '!in',
-  '::', '=>', '==', '!=', '<=', '>=', '<<', '>>', '**', '&&', '||', '+=', '-=', '*=', '/=', '%=',
-  '&=', '|=', '^=', '?.', '?[', '??', '#{', '..',
-  '+', '-', '*', '/', '%', '=', '<', '>', '!', '&', '|', '^', '(', ')', '[', ']', '{', '}', ',', ';',
-  ':', '.', '?',
+  '<<=',
+  '>>=',
+  '**=',
+  '..=',
+  '!in',
+  '::',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '<<',
+  '>>',
+  '**',
+  '&&',
+  '||',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '?.',
+  '?[',
+  '??',
+  '#{',
+  '..',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '=',
+  '<',
+  '>',
+  '!',
+  '&',
+  '|',
+  '^',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ';',
+  ':',
+  '.',
+  '?',
 ];
 
 export function tokenize(src: string): Token[] {
@@ -204,17 +251,39 @@ class Lexer {
         }
         this.advance();
         switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case '0': out += '\0'; break;
-          case '\\': out += '\\'; break;
-          case '"': out += '"'; break;
-          case "'": out += "'"; break;
-          case '`': out += '`'; break;
-          case 'x': out += this.hexEscape(2, escPos); break;
-          case 'u': out += this.hexEscape(4, escPos); break;
-          case 'U': out += this.hexEscape(8, escPos); break;
+          case 'n':
+            out += '\n';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case '0':
+            out += '\0';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '"':
+            out += '"';
+            break;
+          case "'":
+            out += "'";
+            break;
+          case '`':
+            out += '`';
+            break;
+          case 'x':
+            out += this.hexEscape(2, escPos);
+            break;
+          case 'u':
+            out += this.hexEscape(4, escPos);
+            break;
+          case 'U':
+            out += this.hexEscape(8, escPos);
+            break;
           default:
             throw parseError(`Invalid escape sequence: \\${e ?? ''}`, escPos);
         }

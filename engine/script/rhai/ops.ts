@@ -6,20 +6,7 @@
 import { runtimeError, type Pos } from './errors.js';
 import { signature } from './natives.js';
 import type { Run } from './runtime.js';
-import {
-  RChar,
-  RFloat,
-  RRange,
-  compareValues,
-  display,
-  isInt,
-  normBig,
-  typeName,
-  valuesEqual,
-  type Int,
-  type RMap,
-  type Value,
-} from './values.js';
+import { RChar, RFloat, RRange, compareValues, display, isInt, normBig, typeName, valuesEqual, type Int, type RMap, type Value } from './values.js';
 
 const MAX_SAFE = 9007199254740991;
 
@@ -61,8 +48,7 @@ export function add(a: Value, b: Value, pos: Pos, r?: Run): Value {
     return big(BigInt(a) + BigInt(b), 'Addition', a, '+', b, pos);
   }
   if (typeof a === 'string' || typeof b === 'string' || a instanceof RChar || b instanceof RChar) {
-    if (typeof a === 'string' || typeof b === 'string' || (a instanceof RChar && b instanceof RChar))
-      return display(a) + display(b);
+    if (typeof a === 'string' || typeof b === 'string' || (a instanceof RChar && b instanceof RChar)) return display(a) + display(b);
   }
   if (a instanceof RFloat || b instanceof RFloat) {
     const x = asFloat(a);

@@ -9,24 +9,61 @@ import { RChar, RFloat } from './values.js';
 
 /** Binary operator precedence, from the Rhai Book. */
 const BINARY: Record<string, number> = {
-  '||': 30, '|': 30, '^': 30,
-  '&&': 60, '&': 60,
-  '==': 90, '!=': 90,
-  in: 110, '!in': 110,
-  '>': 130, '>=': 130, '<': 130, '<=': 130,
+  '||': 30,
+  '|': 30,
+  '^': 30,
+  '&&': 60,
+  '&': 60,
+  '==': 90,
+  '!=': 90,
+  in: 110,
+  '!in': 110,
+  '>': 130,
+  '>=': 130,
+  '<': 130,
+  '<=': 130,
   '??': 135,
-  '..': 140, '..=': 140,
-  '+': 150, '-': 150,
-  '*': 180, '/': 180, '%': 180,
+  '..': 140,
+  '..=': 140,
+  '+': 150,
+  '-': 150,
+  '*': 180,
+  '/': 180,
+  '%': 180,
   '**': 190,
-  '<<': 210, '>>': 210,
+  '<<': 210,
+  '>>': 210,
 };
 
 const ASSIGN = new Set(['=', '+=', '-=', '*=', '/=', '%=', '**=', '<<=', '>>=', '&=', '|=', '^=']);
 
 const KEYWORDS = new Set([
-  'let', 'const', 'if', 'else', 'switch', 'do', 'while', 'until', 'loop', 'for', 'in', 'break', 'continue',
-  'return', 'throw', 'try', 'catch', 'fn', 'private', 'true', 'false', 'this', 'import', 'export', 'as', 'global',
+  'let',
+  'const',
+  'if',
+  'else',
+  'switch',
+  'do',
+  'while',
+  'until',
+  'loop',
+  'for',
+  'in',
+  'break',
+  'continue',
+  'return',
+  'throw',
+  'try',
+  'catch',
+  'fn',
+  'private',
+  'true',
+  'false',
+  'this',
+  'import',
+  'export',
+  'as',
+  'global',
 ]);
 
 /** Statements ending in a block need no `;` after them. */
@@ -460,8 +497,7 @@ class Parser {
       const r = this.scopes.resolve(v);
       return { k: 'call', name: v, args, ref: r.ref, pos };
     }
-    if (this.isOp('!') && this.peek(1).k === 'op' && this.peek(1).v === '(')
-      throw parseError(`Calling '${v}!(...)' with scope capture is not supported`, pos);
+    if (this.isOp('!') && this.peek(1).k === 'op' && this.peek(1).v === '(') throw parseError(`Calling '${v}!(...)' with scope capture is not supported`, pos);
     const r = this.scopes.resolve(v);
     return { k: 'var', name: v, ref: r.ref, external: r.external, pos };
   }
@@ -529,8 +565,7 @@ class Parser {
       const body = this.isOp('{') ? this.block() : this.statementBody();
       if (isDefault) def = body;
       else cases.push({ patterns, cond, body });
-      if (!this.eatOp(',') && !this.isOp('}') && body.k !== 'block')
-        throw parseError("Expecting ',' to separate the switch cases", this.posOf(this.peek()));
+      if (!this.eatOp(',') && !this.isOp('}') && body.k !== 'block') throw parseError("Expecting ',' to separate the switch cases", this.posOf(this.peek()));
     }
     this.p++;
     return { k: 'switch', subject, cases, def, pos };

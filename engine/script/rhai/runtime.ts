@@ -192,8 +192,7 @@ export class Run {
     const all = fp.curried.length ? [...fp.curried, ...args] : args;
     const t: Callable | undefined = fp.target;
     if (t) {
-      if (t.arity >= 0 && t.arity !== all.length)
-        throw runtimeError(`Function not found: ${signature(fp.name, all)}`, pos);
+      if (t.arity >= 0 && t.arity !== all.length) throw runtimeError(`Function not found: ${signature(fp.name, all)}`, pos);
       const slot: Slot | undefined = self === undefined ? undefined : { get: () => self, set: () => {} };
       return t.invoke(this, all, slot, pos);
     }

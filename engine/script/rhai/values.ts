@@ -17,7 +17,11 @@ export class RChar {
 }
 
 export class RRange {
-  constructor(readonly start: Int, readonly end: Int, readonly inclusive: boolean) {}
+  constructor(
+    readonly start: Int,
+    readonly end: Int,
+    readonly inclusive: boolean,
+  ) {}
 }
 
 export class RTimestamp {
@@ -50,20 +54,7 @@ export interface Slot {
 
 export type Int = number | bigint;
 export type RMap = Map<string, Value>;
-export type Value =
-  | undefined
-  | boolean
-  | number
-  | bigint
-  | string
-  | RFloat
-  | RChar
-  | Value[]
-  | RMap
-  | FnPtr
-  | RRange
-  | RTimestamp
-  | object;
+export type Value = undefined | boolean | number | bigint | string | RFloat | RChar | Value[] | RMap | FnPtr | RRange | RTimestamp | object;
 
 export const I64_MAX = 9223372036854775807n;
 export const I64_MIN = -9223372036854775808n;
@@ -247,8 +238,7 @@ export function valuesEqual(a: Value, b: Value): boolean {
     for (const [k, v] of a) if (!b.has(k) || !valuesEqual(v, b.get(k))) return false;
     return true;
   }
-  if (a instanceof RRange && b instanceof RRange)
-    return a.start === b.start && a.end === b.end && a.inclusive === b.inclusive;
+  if (a instanceof RRange && b instanceof RRange) return a.start === b.start && a.end === b.end && a.inclusive === b.inclusive;
   if (a instanceof FnPtr && b instanceof FnPtr) return a.name === b.name && a.target === b.target;
   return false;
 }
@@ -299,4 +289,3 @@ export function cloneValue(v: Value): Value {
   }
   return v;
 }
-

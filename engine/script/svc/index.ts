@@ -14,7 +14,17 @@ export type { Placement, RunOutcome, ScriptErrorType, ScriptRequestData, ScriptR
 export type { ScriptResult } from './results.js';
 export { HttpResult, DelayResult, ResetResult, PassResult, registerResults, jsonText } from './results.js';
 export { buildCtx, stateHandle, type StateCall, type StateOp, type LogLevel, type CtxInput } from '../ctx.js';
-export { resolveScript, scriptEngineNamed, scriptEngineOfFile, scriptSettingsOf, ScriptSpecError, type ScriptBase, type ScriptSettings, type ScriptSource, type ScriptEngineName } from './spec.js';
+export {
+  resolveScript,
+  scriptEngineNamed,
+  scriptEngineOfFile,
+  scriptSettingsOf,
+  ScriptSpecError,
+  type ScriptBase,
+  type ScriptSettings,
+  type ScriptSource,
+  type ScriptEngineName,
+} from './spec.js';
 export { stubScripts, stubScriptProblems, scriptSpecOf, isScriptPredicate, type StubScript } from './stub-scripts.js';
 export { compileRoutePattern, type PathParams } from './route-pattern.js';
 export { jsOutcomeOf } from './placement.js';

@@ -31,9 +31,7 @@ export interface RunMessage extends ScriptInput {
 /** Why a run failed, as the `error_type` of `svc_script_errors_total`. */
 export type ScriptErrorType = 'compile' | 'runtime' | 'limit' | 'backend' | 'timeout' | 'host';
 
-export type RunOutcome =
-  | { ok: true; result?: ScriptResult; value?: unknown }
-  | { ok: false; errorType: ScriptErrorType; message: string };
+export type RunOutcome = { ok: true; result?: ScriptResult; value?: unknown } | { ok: false; errorType: ScriptErrorType; message: string };
 
 export interface DoneMessage {
   type: 'done';

@@ -57,7 +57,13 @@ export interface SvcScriptRunnerOptions {
 }
 
 const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
-  compile: 'compile', runtime: 'runtime', 'loop-bound': 'limit', recursion: 'limit', memory: 'limit', backend: 'backend', host: 'host',
+  compile: 'compile',
+  runtime: 'runtime',
+  'loop-bound': 'limit',
+  recursion: 'limit',
+  memory: 'limit',
+  backend: 'backend',
+  host: 'host',
 };
 
 interface Pending {
@@ -81,8 +87,11 @@ class Slot {
   /** The current worker has started (a run posted before then waits for the start, not for a script). */
   ready = false;
 
-  constructor(private readonly spawn: () => [Worker, StateChannel], private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
-    private readonly onExit: (slot: Slot, reason: string) => void) {
+  constructor(
+    private readonly spawn: () => [Worker, StateChannel],
+    private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
+    private readonly onExit: (slot: Slot, reason: string) => void,
+  ) {
     [this.worker, this.state] = this.start();
   }
 
@@ -155,7 +164,12 @@ export class SvcScriptRunner {
     };
     this.baseWorkers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.maxWorkers = Math.max(this.baseWorkers, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
-    this.newSlot = () => new Slot(spawn, (slot, m) => this.received(slot, m), (slot, reason) => this.lost(slot, reason));
+    this.newSlot = () =>
+      new Slot(
+        spawn,
+        (slot, m) => this.received(slot, m),
+        (slot, reason) => this.lost(slot, reason),
+      );
     for (let i = 0; i < this.baseWorkers; i++) this.slots.push(this.newSlot());
   }
 
@@ -165,7 +179,13 @@ export class SvcScriptRunner {
     if (run.engine === 'javascript') return this.runJavaScript(run);
     const id = this.nextId++;
     const message: RunMessage = {
-      type: 'run', id, source: run.source, placement: run.placement, request: run.request, flowId: run.flowId, stub: run.stub,
+      type: 'run',
+      id,
+      source: run.source,
+      placement: run.placement,
+      request: run.request,
+      flowId: run.flowId,
+      stub: run.stub,
       deadline: Date.now() + run.timeoutMs,
     };
     if (run.response) message.response = run.response;
@@ -191,7 +211,7 @@ export class SvcScriptRunner {
   /** Starts queued runs on idle workers, oldest first, skipping imposters already at their share. */
   private dispatch(): void {
     let waiting = false;
-    for (let i = 0; i < this.queue.length;) {
+    for (let i = 0; i < this.queue.length; ) {
       const pending = this.queue[i]!;
       const scope = pending.run.scope;
       const busy = this.running.get(scope) ?? 0;

@@ -76,9 +76,7 @@ function run(message: RunMessage): RunOutcome {
   const entry = message.placement;
   const deadlineMs = Math.max(0, message.deadline - Date.now());
   try {
-    const value = program.hasFunction(entry, 1)
-      ? program.call(entry, [ctx], { deadlineMs })
-      : program.run({ scope: { ctx }, deadlineMs });
+    const value = program.hasFunction(entry, 1) ? program.call(entry, [ctx], { deadlineMs }) : program.run({ scope: { ctx }, deadlineMs });
     return outcomeOf(message.placement, value);
   } catch (err) {
     if (err instanceof RhaiTimeoutError || stateTimedOut) return failure('timeout', `script exceeded its deadline`);

@@ -5,16 +5,7 @@ import { toJson } from '../convert.js';
 import { runtimeError } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
-import {
-  FnPtr,
-  RFloat,
-  RTimestamp,
-  debug,
-  display,
-  isInt,
-  typeName,
-  type Value,
-} from '../values.js';
+import { FnPtr, RFloat, RTimestamp, debug, display, isInt, typeName, type Value } from '../values.js';
 import { parseJson } from './json.js';
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -59,10 +50,15 @@ export function registerCore(n: NativeRegistry<Run>): void {
     return new FnPtr(name as string);
   });
   n.add('call', ['Fn'], ([fp, ...args], r, pos) => r.callPtr(fp as FnPtr, args, pos), { variadic: true });
-  n.add('curry', ['Fn'], ([fp, ...args]) => {
-    const f = fp as FnPtr;
-    return new FnPtr(f.name, [...f.curried, ...args], f.target);
-  }, { variadic: true });
+  n.add(
+    'curry',
+    ['Fn'],
+    ([fp, ...args]) => {
+      const f = fp as FnPtr;
+      return new FnPtr(f.name, [...f.curried, ...args], f.target);
+    },
+    { variadic: true },
+  );
   n.add('get$name', ['Fn'], ([fp]) => (fp as FnPtr).name);
   n.add('get$is_anonymous', ['Fn'], ([fp]) => (fp as FnPtr).isAnonymous);
   n.add('is_def_fn', ['string', 'i64'], ([name, arity], r) => r.prog.fns.has(`${name as string}/${arity as number}`));

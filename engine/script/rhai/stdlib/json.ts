@@ -39,7 +39,11 @@ class JsonReader {
     if (c === '[') return this.array(depth);
     if (c === '"') return this.string();
     if (c === '-' || (c >= '0' && c <= '9')) return this.number();
-    for (const [word, v] of [['true', true], ['false', false], ['null', undefined]] as const) {
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', undefined],
+    ] as const) {
       if (this.s.startsWith(word, this.i)) {
         this.i += word.length;
         return v;

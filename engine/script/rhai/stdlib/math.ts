@@ -18,7 +18,8 @@ function floatToInt(x: number, pos: Pos): Int {
 
 /** Parses an integer string the way Rust's i64::from_str_radix does (no prefix, optional sign). */
 export function parseIntText(s: string, radix: number, pos: Pos): Int {
-  const digits = radix === 10 ? /^[+-]?[0-9]+$/ : radix === 16 ? /^[+-]?[0-9a-fA-F]+$/ : radix === 8 ? /^[+-]?[0-7]+$/ : radix === 2 ? /^[+-]?[01]+$/ : undefined;
+  const digits =
+    radix === 10 ? /^[+-]?[0-9]+$/ : radix === 16 ? /^[+-]?[0-9a-fA-F]+$/ : radix === 8 ? /^[+-]?[0-7]+$/ : radix === 2 ? /^[+-]?[01]+$/ : undefined;
   const t = s.trim();
   if (!digits) throw runtimeError(`Invalid radix: ${radix}`, pos);
   if (!digits.test(t)) throw runtimeError(`Error parsing integer number '${s}': invalid digit found in string`, pos);
@@ -46,7 +47,10 @@ export function registerMath(n: NativeRegistry<Run>): void {
   n.add('abs', ['f64'], ([x]) => new RFloat(Math.abs(f(x))));
   n.add('sign', ['i64'], ([x]) => ((x as Int) > 0 ? 1 : (x as Int) < 0 ? -1 : 0));
   n.add('sign', ['f64'], ([x]) => (f(x) > 0 ? 1 : f(x) < 0 ? -1 : 0));
-  for (const [name, pick] of [['min', -1], ['max', 1]] as const) {
+  for (const [name, pick] of [
+    ['min', -1],
+    ['max', 1],
+  ] as const) {
     n.add(name, ['i64', 'i64'], ([a, b]) => (compareValues(a, b)! * pick >= 0 ? a : b));
     n.add(name, ['num', 'num'], ([a, b]) => {
       const x = f(a);
@@ -69,11 +73,24 @@ export function registerMath(n: NativeRegistry<Run>): void {
     n.add('get$' + name, ['f64'], ([x]) => new RFloat(g(f(x))));
   }
   const unaryFloat: [string, (x: number) => number][] = [
-    ['sqrt', Math.sqrt], ['exp', Math.exp], ['ln', Math.log], ['log', Math.log10],
-    ['sin', Math.sin], ['cos', Math.cos], ['tan', Math.tan], ['asin', Math.asin], ['acos', Math.acos],
-    ['atan', Math.atan], ['sinh', Math.sinh], ['cosh', Math.cosh], ['tanh', Math.tanh],
-    ['asinh', Math.asinh], ['acosh', Math.acosh], ['atanh', Math.atanh],
-    ['to_degrees', (x) => (x * 180) / Math.PI], ['to_radians', (x) => (x * Math.PI) / 180],
+    ['sqrt', Math.sqrt],
+    ['exp', Math.exp],
+    ['ln', Math.log],
+    ['log', Math.log10],
+    ['sin', Math.sin],
+    ['cos', Math.cos],
+    ['tan', Math.tan],
+    ['asin', Math.asin],
+    ['acos', Math.acos],
+    ['atan', Math.atan],
+    ['sinh', Math.sinh],
+    ['cosh', Math.cosh],
+    ['tanh', Math.tanh],
+    ['asinh', Math.asinh],
+    ['acosh', Math.acosh],
+    ['atanh', Math.atanh],
+    ['to_degrees', (x) => (x * 180) / Math.PI],
+    ['to_radians', (x) => (x * Math.PI) / 180],
   ];
   for (const [name, g] of unaryFloat) n.add(name, ['num'], ([x]) => new RFloat(g(f(x))));
   n.add('log', ['num', 'num'], ([x, b]) => new RFloat(Math.log(f(x)) / Math.log(f(b))));
@@ -82,7 +99,11 @@ export function registerMath(n: NativeRegistry<Run>): void {
   n.add('PI', [], () => new RFloat(Math.PI));
   n.add('E', [], () => new RFloat(Math.E));
 
-  for (const [name, g] of [['is_nan', Number.isNaN], ['is_finite', Number.isFinite], ['is_infinite', (x: number) => Math.abs(x) === Infinity]] as const) {
+  for (const [name, g] of [
+    ['is_nan', Number.isNaN],
+    ['is_finite', Number.isFinite],
+    ['is_infinite', (x: number) => Math.abs(x) === Infinity],
+  ] as const) {
     n.add(name, ['f64'], ([x]) => g(f(x)));
     n.add('get$' + name, ['f64'], ([x]) => g(f(x)));
   }
@@ -100,7 +121,11 @@ export function registerMath(n: NativeRegistry<Run>): void {
     if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) throw runtimeError(`Invalid character code: ${x}`, pos);
     return new RChar(String.fromCodePoint(cp));
   });
-  for (const [name, radix] of [['to_hex', 16], ['to_octal', 8], ['to_binary', 2]] as const) {
+  for (const [name, radix] of [
+    ['to_hex', 16],
+    ['to_octal', 8],
+    ['to_binary', 2],
+  ] as const) {
     // Negative numbers print as their 64-bit two's complement, like Rust's {:x}.
     n.add(name, ['i64'], ([x]) => BigInt.asUintN(64, BigInt(x as Int)).toString(radix));
   }

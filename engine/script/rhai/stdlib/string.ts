@@ -87,7 +87,15 @@ export function registerString(n: NativeRegistry<Run>): void {
     const [a, b] = span(cs.length, Number(start), cs.length);
     return update(r, cs.slice(a, b).join(''), pos);
   });
-  n.add('truncate', ['string', 'i64'], ([s, len], r, pos) => update(r, chars(s as string).slice(0, Math.max(0, Number(len))).join(''), pos));
+  n.add('truncate', ['string', 'i64'], ([s, len], r, pos) =>
+    update(
+      r,
+      chars(s as string)
+        .slice(0, Math.max(0, Number(len)))
+        .join(''),
+      pos,
+    ),
+  );
   n.add('clear', ['string'], (_a, r, pos) => update(r, '', pos));
   n.add('trim', ['string'], ([s], r, pos) => update(r, (s as string).trim(), pos));
   n.add('trim_start', ['string'], ([s], r, pos) => update(r, (s as string).trimStart(), pos));
