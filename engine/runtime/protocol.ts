@@ -1,4 +1,4 @@
-import type { ConnectionFilterSpec, ConnectionTimeouts, OutgoingHeaders } from '../transport/index.js';
+import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
 import type { PreparedResponse } from '../respond/index.js';
 
@@ -43,22 +43,14 @@ export interface CountKey {
 }
 
 /** Listener options an engine thread can receive (functions and shared objects become plain data). */
-export interface PortableListenerOptions {
-  protocol: 'http' | 'https';
-  port: number;
-  key?: string;
-  cert?: string;
-  mutualAuth?: boolean;
-  rejectUnauthorized?: boolean;
-  ca?: string | string[];
-  ciphers?: string;
-  http2: boolean;
-  maxBodyBytes: number;
-  timeouts?: ConnectionTimeouts;
+export type PortableListenerOptions = Pick<
+  ListenerOptions,
+  'protocol' | 'port' | 'key' | 'cert' | 'mutualAuth' | 'rejectUnauthorized' | 'ca' | 'ciphers' | 'http2' | 'maxBodyBytes' | 'timeouts'
+> & {
   /** The main thread's body budget (limit and its shared count, when it has one). */
   bodyBudget?: { limitBytes: number; memory?: SharedArrayBuffer };
   filter?: ConnectionFilterSpec;
-}
+};
 
 /** Main thread to engine thread. `r`: the engine thread's request id. */
 export type ToThread =

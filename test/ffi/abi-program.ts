@@ -18,11 +18,8 @@ function requireGcc(): void {
   }
 }
 
-/** Builds the library (ffi/build.mjs) and compiles abi.c against include/svc.h into `outDir`. */
-export function buildAbiProgram(outDir: string): string {
-  requireGcc();
-  execFileSync(process.execPath, [join(repoRoot, 'ffi', 'build.mjs')], { stdio: 'ignore' });
-  const program = join(outDir, 'abi');
+/** Compiles abi.c against include/svc.h into `program`, linked to the libsvc_ffi in `libDir` (rpath set). */
+export function compileAbi(program: string, libDir: string): string {
   execFileSync(
     'gcc',
     [
@@ -37,13 +34,20 @@ export function buildAbiProgram(outDir: string): string {
       '-I',
       join(repoRoot, 'ffi', 'include'),
       '-L',
-      buildDir,
+      libDir,
       '-lsvc_ffi',
-      `-Wl,-rpath,${buildDir}`,
+      `-Wl,-rpath,${libDir}`,
     ],
     { stdio: 'inherit' },
   );
   return program;
+}
+
+/** Builds the library (ffi/build.mjs) and compiles abi.c against include/svc.h into `outDir`. */
+export function buildAbiProgram(outDir: string): string {
+  requireGcc();
+  execFileSync(process.execPath, [join(repoRoot, 'ffi', 'build.mjs')], { stdio: 'ignore' });
+  return compileAbi(join(outDir, 'abi'), buildDir);
 }
 
 /**

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { freePort, http, repoRoot } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { AbiRun, buildDir } from './abi-program.js';
+import { AbiRun, buildDir, compileAbi } from './abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-copy-');
 
@@ -34,27 +34,7 @@ function copiedLibrary(): { lib: string; program: string } {
     mkdirSync(dirname(join(lib, file)), { recursive: true });
     copyFileSync(join(buildDir, file), join(lib, file));
   }
-  const program = join(temp.path, 'abi');
-  execFileSync(
-    'gcc',
-    [
-      '-std=c11',
-      '-Wall',
-      '-Wextra',
-      '-Werror',
-      '-pthread',
-      '-o',
-      program,
-      join(repoRoot, 'test', 'ffi', 'abi.c'),
-      '-I',
-      join(repoRoot, 'ffi', 'include'),
-      '-L',
-      lib,
-      '-lsvc_ffi',
-      `-Wl,-rpath,${lib}`,
-    ],
-    { stdio: 'inherit' },
-  );
+  const program = compileAbi(join(temp.path, 'abi'), lib);
   copied = { lib, program };
   return copied;
 }
