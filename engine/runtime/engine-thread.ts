@@ -1,7 +1,8 @@
 /**
  * An engine thread of the per-core runtime: accepts on its duplicates of the main thread's listening
- * sockets, parses requests (HTTP/1, h2c, TLS, h2) and forwards each to the main thread, which runs the
- * one engine and answers through this thread's real response sink.
+ * sockets and parses requests (HTTP/1, h2c, TLS, h2). A request to a listener with a local plan is
+ * answered here (local-answer.ts); any other is forwarded to the main thread, which runs the one engine
+ * and answers through this thread's real response sink.
  */
 import { closeSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';

@@ -248,8 +248,9 @@ async function portable(options: ListenerOptions): Promise<PortableListenerOptio
 
 /**
  * `--runtime per-core` (SPEC §1): N engine threads accept on every listener the main thread binds (the
- * main thread is slot 0 and serves too). Engine threads parse and write; every request runs on the
- * main thread's one engine, so state (cycles, journal, flow state, scenarios) stays exactly as on one loop.
+ * main thread is slot 0 and serves too). An engine thread answers an imposter whose plan is local (static
+ * stubs; cycles and counts in shared memory) itself and forwards every other request to the main thread's
+ * one engine, so state (journal, flow state, scenarios, scripts) stays exactly as on one loop.
  */
 export class PerCoreRuntime {
   private threads: EngineThread[] | undefined;
