@@ -56,7 +56,7 @@ export interface ThreadHostOptions<In> {
   heartbeat?: { intervalMs?: number; timeoutMs?: number };
   /** The time (epoch ms) until which silence is expected (a script running to its deadline); 0 when none. */
   quietUntil?: () => number;
-  /** Start on the first post rather than now. */
+  /** Start on the first post rather than now, and after a death on the next post. */
   lazy?: boolean;
 }
 
@@ -135,7 +135,7 @@ export class ThreadHost<In = unknown> {
   restart(reason: string): void {
     const worker = this.worker_;
     if (!worker) return;
-    this.died(worker, reason);
+    this.died(worker, reason, false);
     void worker.terminate();
   }
 
@@ -232,13 +232,14 @@ export class ThreadHost<In = unknown> {
     return worker;
   }
 
-  private died(worker: Worker, reason: string): void {
+  /** `failedStart`: false for a restart the owner asked for (that thread did start; it is not counted towards giving up). */
+  private died(worker: Worker, reason: string, failedStart = true): void {
     if (worker !== this.worker_ || this.stopped) return;
     this.detach();
     this.generation_ += 1;
     this.outbox = this.newOutbox();
     // Before ready, or soon after: a start that failed (a start may take seconds on a loaded machine).
-    const quick = this.readyAt === 0 || Date.now() - this.readyAt < QUICK_DEATH_MS;
+    const quick = failedStart && (this.readyAt === 0 || Date.now() - this.readyAt < QUICK_DEATH_MS);
     this.quickDeaths = quick ? this.quickDeaths + 1 : 0;
     const name = this.options.name;
     if (this.quickDeaths >= MAX_QUICK_DEATHS) {
@@ -258,7 +259,8 @@ export class ThreadHost<In = unknown> {
       this.restarting = false;
     }
     if (this.stopped) return;
-    if (delay === 0) this.start();
-    else this.restartTimer = setTimeout(() => this.start(), delay).unref();
+    if (delay > 0) this.restartTimer = setTimeout(() => this.start(), delay).unref();
+    // A lazy thread starts again when it is next needed (a start costs seconds of CPU on a loaded machine).
+    else if (!this.options.lazy || !this.outbox.empty) this.start();
   }
 }

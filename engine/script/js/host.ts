@@ -342,8 +342,15 @@ class WorkerScriptHost implements JsScriptHost {
     if (call.released) return;
     call.released = true;
     call.reject(new ScriptTimeoutError(call.timeoutMs));
+    this.watchReleased(call);
+  }
+
+  /** A worker still silent GRACE_MS after a released call is stuck, unless it is still starting (a cold start on a loaded machine takes seconds). */
+  private watchReleased(call: PendingCall): void {
     call.timer = setTimeout(() => {
-      if (call.slot.pending.get(call.message.id) === call) this.restart(call.slot);
+      if (call.slot.pending.get(call.message.id) !== call) return;
+      if (call.slot.thread.ready) this.restart(call.slot);
+      else this.watchReleased(call);
     }, GRACE_MS);
     call.timer.unref();
   }

@@ -280,9 +280,16 @@ export class SvcScriptRunner {
       this.queue.splice(queued, 1);
       return;
     }
+    this.watchReleased(pending);
+  }
+
+  /** A worker still silent GRACE_MS after a released run is stuck, unless it is still starting (a cold start on a loaded machine takes seconds). */
+  private watchReleased(pending: Pending): void {
     pending.timer = setTimeout(() => {
       const slot = pending.slot;
-      if (slot?.current === pending) slot.restart();
+      if (slot?.current !== pending) return;
+      if (slot.ready) slot.restart();
+      else this.watchReleased(pending);
     }, GRACE_MS);
     pending.timer.unref();
   }
