@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, repoRoot, startSvc, type RunningServer } from '../helpers/servers.js';
@@ -91,12 +92,21 @@ async function portMap(markdown: string, adminPort: number): Promise<(text: stri
   return (text) => text.replace(/\b(2525|45[4-9]\d)\b/g, (port) => ports.get(port) ?? port);
 }
 
-function runBlock(block: Block, cwd: string): { stdout: string; stderr: string; status: number | null } {
+/** A `svc` command on PATH for the examples, running this checkout's CLI from its sources (as `npx svc` would). */
+function svcShim(dir: string): string {
+  const bin = join(dir, '.bin');
+  mkdirSync(bin);
+  const loader = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" --import "${loader}" "${join(repoRoot, 'tools/svc.ts')}" "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
+function runBlock(block: Block, cwd: string, bin: string): { stdout: string; stderr: string; status: number | null } {
   const command =
     block.lang === 'python' ? ['python3', ['-c', block.text]]
     : block.lang === 'ts' ? [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', block.text]]
     : ['bash', ['-e', '-o', 'pipefail', '-c', block.text]];
-  const result = spawnSync(command[0] as string, command[1] as string[], { cwd, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1', SVC_REPO: repoRoot } });
+  const result = spawnSync(command[0] as string, command[1] as string[], { cwd, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}` } });
   return { stdout: result.stdout ?? '', stderr: (result.stderr ?? '') + (result.error ? String(result.error) : ''), status: result.status };
 }
 
@@ -128,12 +138,13 @@ for (const page of pages) {
     const adminPort = await freePort();
     const rewrite = await portMap(markdown, adminPort);
     const cwd = mkdtempSync(join(tmpdir(), 'svc-docs-'));
+    const bin = svcShim(cwd);
     let server: RunningServer | undefined;
     try {
       server = await startSvc({ adminPort, args: serverArgs(markdown) });
       for (const { run, expect } of examples) {
         const where = `${page}:${run.line}`;
-        const result = runBlock({ ...run, text: rewrite(run.text) }, cwd);
+        const result = runBlock({ ...run, text: rewrite(run.text) }, cwd, bin);
         assert.is(result.status, 0, `${where} exits 0\n${result.stderr}\n${result.stdout}`);
         if (!expect) continue;
         const wanted = rewrite(expect.text);
