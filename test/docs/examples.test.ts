@@ -141,7 +141,7 @@ for (const page of pages) {
     const bin = svcShim(cwd);
     let server: RunningServer | undefined;
     try {
-      server = await startSvc({ adminPort, args: serverArgs(markdown) });
+      server = await startSvc({ adminPort, args: serverArgs(rewrite(markdown)) });
       for (const { run, expect } of examples) {
         const where = `${page}:${run.line}`;
         const result = runBlock({ ...run, text: rewrite(run.text) }, cwd, bin);
