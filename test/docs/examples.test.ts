@@ -103,12 +103,19 @@ function svcShim(dir: string): string {
 
 function runBlock(block: Block, cwd: string, bin: string): { stdout: string; stderr: string; status: number | null } {
   const command =
-    block.lang === 'python' ? ['python3', ['-c', block.text]]
-    : block.lang === 'ts' ? [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', block.text]]
-    : ['bash', ['-e', '-o', 'pipefail', '-c', block.text]];
+    block.lang === 'python'
+      ? ['python3', ['-c', block.text]]
+      : block.lang === 'ts'
+        ? [process.execPath, ['--import', 'tsx', '--input-type=module', '-e', block.text]]
+        : ['bash', ['-e', '-o', 'pipefail', '-c', block.text]];
   // Python and TypeScript examples load the checkout's build (ffi/build, the package entry): they run from its root.
   const where = block.lang === 'sh' ? cwd : repoRoot;
-  const result = spawnSync(command[0] as string, command[1] as string[], { cwd: where, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}` } });
+  const result = spawnSync(command[0] as string, command[1] as string[], {
+    cwd: where,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}` },
+  });
   return { stdout: result.stdout ?? '', stderr: (result.stderr ?? '') + (result.error ? String(result.error) : ''), status: result.status };
 }
 
