@@ -74,6 +74,7 @@ export class ThreadHost<In = unknown> {
   private ready_ = false;
   private lastBeat = 0;
   private lastBeatAt = 0;
+  private lastCheckAt = 0;
   private watch: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -200,6 +201,7 @@ export class ThreadHost<In = unknown> {
     this.readyAt = Date.now();
     this.lastBeat = Atomics.load(this.beat, 0);
     this.lastBeatAt = Date.now();
+    this.lastCheckAt = this.lastBeatAt;
     this.watch = setInterval(() => this.check(worker), this.intervalMs).unref();
     this.options.onReady?.();
   }
@@ -209,6 +211,11 @@ export class ThreadHost<In = unknown> {
     if (worker !== this.worker_) return;
     const beat = Atomics.load(this.beat, 0);
     const now = Date.now();
+    const sinceCheck = now - this.lastCheckAt;
+    this.lastCheckAt = now;
+    // This side did not run for a while (the process was stopped, or this loop blocked): the thread had no
+    // chance to be seen beating, so its silence counts from now.
+    if (sinceCheck > 2 * this.intervalMs) this.lastBeatAt = now;
     if (beat !== this.lastBeat) {
       this.lastBeat = beat;
       this.lastBeatAt = now;
