@@ -24,6 +24,32 @@ export function describePredicate(predicate) {
   return `${operator} ${fields.join(', ')}${selector}`;
 }
 
+const shortJson = (value) => {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 39)}…` : text;
+};
+
+/** A predicate with its values: `equals path "/a", method "GET"`, `exists query.q true`. */
+export function summarisePredicate(predicate) {
+  if (!isObject(predicate)) return 'predicate';
+  const operator = OPERATORS.find((name) => name in predicate);
+  const argument = operator === undefined ? undefined : predicate[operator];
+  if (operator === undefined || operator === 'and' || operator === 'or' || operator === 'not' || operator === 'inject' || !isObject(argument)) {
+    return operator === 'not' ? `not (${summarisePredicate(argument)})` : describePredicate(predicate);
+  }
+  const parts = Object.entries(argument).flatMap(([field, value]) =>
+    MAPPED_FIELDS.has(field) && isObject(value) && operator !== 'deepEquals'
+      ? Object.entries(value).map(([key, v]) => `${field}.${key} ${shortJson(v)}`)
+      : [`${field} ${shortJson(value)}`],
+  );
+  const selector = isObject(predicate.jsonpath)
+    ? ` (jsonpath ${predicate.jsonpath.selector})`
+    : isObject(predicate.xpath)
+      ? ` (xpath ${predicate.xpath.selector})`
+      : '';
+  return `${operator} ${parts.join(', ')}${selector}`;
+}
+
 /** The stub an entry names: by id when the stub list still has it (indexes shift on edits), else by index. */
 function stubFor(stubs, stubIndex, stubId) {
   if (stubId !== undefined) {
