@@ -66,11 +66,12 @@ function VirtualList({ store, selected, onSelect }) {
   const count = visible.length;
 
   // Newer entries push the list down: keep what the reader looks at in place unless they sit at the top.
+  // The scroll position comes from the scroll listener: reading node.scrollTop here would force a layout per frame.
   useLayoutEffect(() => {
     const node = viewport.current;
     const newest = visible[count - 1]?.index;
     const before = shown.current;
-    if (node && node.scrollTop > 0 && before.newest !== undefined && newest !== before.newest) {
+    if (node && scroll.top > 0 && before.newest !== undefined && newest !== before.newest) {
       let added = 0;
       for (let i = count - 1; i >= 0 && visible[i].index > before.newest; i -= 1) added += 1;
       if (added > 0) node.scrollTop += added * ROW_HEIGHT;
@@ -107,8 +108,9 @@ function VirtualList({ store, selected, onSelect }) {
     const entry = visible[count - 1 - position];
     rows.push(html`<${Row} key=${entry.index} entry=${entry} top=${position * ROW_HEIGHT} selected=${entry === selected} onSelect=${onSelect} />`);
   }
-  // As tall as its rows up to a cap, so a short list leaves no empty box.
-  const height = `height:min(60vh, 560px, ${Math.max(count, 3) * ROW_HEIGHT + 2}px)`;
+  // As tall as its rows up to a cap, so a short list leaves no empty box; past the cap the style string
+  // stays the same, so a growing list does not restyle the page every frame.
+  const height = `height:${Math.min(Math.max(count, 3), 18) * ROW_HEIGHT + 2}px`;
   return html`<div class="viewport" ref=${viewport} style=${height} tabindex="0" aria-label="recorded requests, newest first">
     <ol class="rows" id="requests" style=${`height:${count * ROW_HEIGHT}px`}>${rows}</ol>
   </div>`;

@@ -22,11 +22,14 @@ const NEW_STUB = `{
   "responses": [{ "is": { "statusCode": 200, "body": "new stub" } }]
 }`;
 
-/** `line L, column C` of a JSON.parse error's position, when the engine names one. */
+/** `line L, column C` of a JSON.parse error, from the position the engine names (the end for a cut-off text). */
 function parseFailure(text, error) {
+  const named = /line (\d+) column (\d+)/.exec(error.message);
+  if (named) return { path: `line ${named[1]}, column ${named[2]}`, message: error.message };
   const at = /position (\d+)/.exec(error.message);
-  if (!at) return { path: '$', message: error.message };
-  const before = text.slice(0, Number(at[1])).split('\n');
+  const position = at ? Number(at[1]) : /end of JSON/.test(error.message) ? text.length : undefined;
+  if (position === undefined) return { path: '$', message: error.message };
+  const before = text.slice(0, position).split('\n');
   return { path: `line ${before.length}, column ${before[before.length - 1].length + 1}`, message: error.message };
 }
 
