@@ -52,9 +52,7 @@ test('a stub added, edited, duplicated, reordered and deleted from the page chan
 
   // Add: appended after the catch-all, so it is shadowed until moved up.
   await page.locator('#add-stub').click();
-  await page
-    .locator('#new-stub-json')
-    .fill(JSON.stringify({ id: 'new', predicates: [{ equals: { path: '/new' } }], responses: [{ is: { body: 'NEW' } }] }));
+  await page.locator('#new-stub-json').fill(JSON.stringify({ id: 'new', predicates: [{ equals: { path: '/new' } }], responses: [{ is: { body: 'NEW' } }] }));
   await page.locator('button:text("Add at the end")').click();
   await page.locator('#stub-2[data-stub-id="new"]').waitFor(WAIT);
   assert.is(await answer(port, '/new'), '404 fallback');

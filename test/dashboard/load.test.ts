@@ -73,8 +73,8 @@ test(`${RATE} requests/s for ${SECONDS} s: longest task under 200 ms, tail under
   await page.locator(`#request-count:text("${total}")`).waitFor(WAIT);
   const stats = await page.evaluate(() => (window as unknown as { tailStats: TailStats }).tailStats);
   console.log(
-    `dashboard tail at ${RATE}/s for ${SECONDS} s (sent in ${sentMs} ms): longest task ${Math.round(stats.longest)} ms (${stats.longTasks} over 50 ms), ` +
-      `tail at most ${stats.maxLag} ms behind, last request on screen ${caughtUpMs} ms after it was sent, ${stats.rows} rows painted`,
+    `dashboard tail at ${RATE}/s for ${SECONDS} s (sent in ${sentMs} ms): longest task ${Math.round(stats.longest)} ms (${stats.longTasks} over 50 ms), `
+      + `tail at most ${stats.maxLag} ms behind, last request on screen ${caughtUpMs} ms after it was sent, ${stats.rows} rows painted`,
   );
   assert.ok(stats.rows > 100, `rows painted: ${stats.rows}`);
   assert.ok(stats.longest < 200, `longest task ${stats.longest} ms`);

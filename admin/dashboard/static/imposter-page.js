@@ -77,7 +77,8 @@ export function ImposterPage({ port }) {
   };
 
   const imposter = detail.data;
-  if (!imposter) return html`<section><h1 tabindex="-1">Imposter ${port}</h1><${ErrorText} error=${detail.error} /></section>`;
+  // The same section > div > h1 shape as the loaded page, so the heading focused on navigation survives the load.
+  if (!imposter) return html`<section><div class="title-row"><h1 tabindex="-1">Imposter ${port}</h1></div><${ErrorText} error=${detail.error} /></section>`;
   const stubs = imposter.stubs ?? [];
   return html`<section>
     <div class="title-row">
