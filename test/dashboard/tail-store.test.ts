@@ -31,7 +31,14 @@ function manual() {
   store.subscribe(() => {
     renders += 1;
   });
-  return { store, frames, runFrames: () => frames.splice(0).forEach((run) => run()), renders: () => renders };
+  return {
+    store,
+    frames,
+    runFrames: () => {
+      for (const run of frames.splice(0)) run();
+    },
+    renders: () => renders,
+  };
 }
 
 test('arrivals join the list once per frame, in one notification, each summarised once', () => {

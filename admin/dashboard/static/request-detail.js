@@ -29,7 +29,7 @@ function useFullRequest(port, entry) {
 function useExplanation(port, entry) {
   const [state, setState] = useState({});
   useEffect(() => {
-    if (!entry || entry.kind !== 'miss') {
+    if (entry?.kind !== 'miss') {
       setState({});
       return undefined;
     }
