@@ -254,6 +254,7 @@ test('scenarios, spaces and flow state of an imposter, edited from the page', as
   await scenario.locator('button:text("Set")').click();
   await page.locator('.panel:has(h2:text("Scenarios")) tbody tr:has-text("Started")').waitFor(WAIT);
   assert.is((await http('GET', `http://127.0.0.1:${port}/pay`)).body, 'paid', 'the scenario moved back: the stub answers again');
+  await page.locator('.panel:has(h2:text("Scenarios")) tbody tr td:nth-child(2):has-text("paid")').waitFor(WAIT);
   await page.locator('button.chip:text("tenant-a")').click(WAIT);
   await page.locator('.panel:has(h2:text("Spaces")) p:has-text("1 stubs")').waitFor(WAIT);
   const flowPanel = page.locator('.panel:has(h2:text("Flow state"))');

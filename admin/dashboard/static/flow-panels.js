@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api } from './api.js';
 import { ErrorText, JsonView, useLoad } from './widgets.js';
+import { useStore } from './request-tail.js';
 
 const unique = (values) => [...new Set(values.filter((v) => typeof v === 'string' && v !== ''))];
 
@@ -22,12 +23,19 @@ function ScenarioRow({ scenario, onSet }) {
     </form></td></tr>`;
 }
 
-export function ScenariosPanel({ port, stubs }) {
+/** Traffic moves scenario and flow state: re-read at most once a second while requests arrive. */
+function useTraffic(store) {
+  useStore(store, 1000);
+  return store.cursor;
+}
+
+export function ScenariosPanel({ port, stubs, store }) {
   const [flowId, setFlowId] = useState(String(port));
   const [error, setError] = useState(undefined);
+  const traffic = useTraffic(store);
   const scenarios = useLoad(
     () => api('GET', `/imposters/${port}/scenarios?flowId=${encodeURIComponent(flowId)}`).then((r) => r.body.scenarios),
-    [port, flowId, stubs],
+    [port, flowId, stubs, traffic],
   );
   if (!stubs.some((stub) => stub.scenarioName)) return null;
   const call = async (method, path, body) => {
@@ -95,12 +103,13 @@ function KeyForm({ onSave }) {
   </form>`;
 }
 
-export function FlowStatePanel({ port, stubs }) {
+export function FlowStatePanel({ port, stubs, store }) {
   const [flowId, setFlowId] = useState(String(port));
   const [error, setError] = useState(undefined);
+  const traffic = useTraffic(store);
   const values = useLoad(
     () => api('GET', `/admin/imposters/${port}/flow-state/${encodeURIComponent(flowId)}`).then((r) => r.body.values),
-    [port, flowId, stubs],
+    [port, flowId, stubs, traffic],
   );
   const base = `/admin/imposters/${port}/flow-state/${encodeURIComponent(flowId)}`;
   const call = async (method, path, body) => {

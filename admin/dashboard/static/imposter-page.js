@@ -105,9 +105,9 @@ export function ImposterPage({ port }) {
       <div>
         <${StubsPanel} port=${port} stubs=${stubs} store=${tail.store} recording=${imposter.recordRequests} onChanged=${detail.reload} onError=${setActionError} />
         <${DebugForm} port=${port} stubs=${stubs} />
-        <${ScenariosPanel} port=${port} stubs=${stubs} />
+        <${ScenariosPanel} port=${port} stubs=${stubs} store=${tail.store} />
         <${SpacesPanel} port=${port} stubs=${stubs} />
-        <${FlowStatePanel} port=${port} stubs=${stubs} />
+        <${FlowStatePanel} port=${port} stubs=${stubs} store=${tail.store} />
       </div>
     </div>
   </section>`;
