@@ -23,6 +23,17 @@ function ScenarioRow({ scenario, onSet }) {
     </form></td></tr>`;
 }
 
+/** One admin call from a panel: its failure shown by `setError`, its success followed by `reload`. */
+const caller = (setError, reload) => async (method, path, body) => {
+  try {
+    await api(method, path, body);
+    setError(undefined);
+    reload();
+  } catch (err) {
+    setError(err);
+  }
+};
+
 /** Traffic moves scenario and flow state: re-read at most once a second while requests arrive. */
 function useTraffic(store) {
   useStore(store, 1000);
@@ -38,15 +49,7 @@ export function ScenariosPanel({ port, stubs, store }) {
     [port, flowId, stubs, traffic],
   );
   if (!stubs.some((stub) => stub.scenarioName)) return null;
-  const call = async (method, path, body) => {
-    try {
-      await api(method, path, body);
-      setError(undefined);
-      scenarios.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const call = caller(setError, scenarios.reload);
   const setState = (name, state) => call('PUT', `/imposters/${port}/scenarios/${encodeURIComponent(name)}/state`, { state, flowId });
   return html`<section class="panel">
     <div class="title-row"><h2>Scenarios</h2><${FlowIdInput} id="scenario-flow" value=${flowId} onChange=${setFlowId} /></div>
@@ -112,15 +115,7 @@ export function FlowStatePanel({ port, stubs, store }) {
     [port, flowId, stubs, traffic],
   );
   const base = `/admin/imposters/${port}/flow-state/${encodeURIComponent(flowId)}`;
-  const call = async (method, path, body) => {
-    try {
-      await api(method, path, body);
-      setError(undefined);
-      values.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const call = caller(setError, values.reload);
   const rows = Object.entries(values.data ?? {});
   return html`<section class="panel">
     <div class="title-row"><h2>Flow state <span class="muted" id="flow-state-count">${rows.length}</span></h2>
