@@ -34,5 +34,5 @@ export {
   scenarioNameOf,
   spaceOf,
 } from './scenario-fields.js';
-export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, isIntegerIn } from './limits.js';
+export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, MAX_SCRIPTED_BODY_BYTES, isIntegerIn } from './limits.js';
 export { stubScripts, scriptSpecOf, isScriptPredicate, type StubScript, type ScriptPlacement } from './script-locations.js';
