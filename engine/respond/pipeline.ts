@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { stringify as stringifyQuery } from 'node:querystring';
-import { MAX_SCRIPTED_BODY_BYTES, plainRequest } from '../model/index.js';
+import { copyContainers, MAX_SCRIPTED_BODY_BYTES, plainRequest } from '../model/index.js';
 import type { CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 import { applyFaultBlock } from './faults/index.js';
@@ -122,7 +122,7 @@ async function typedResponse(compiled: CompiledResponse, ctx: ResolveContext & S
   switch (compiled.type) {
     case 'is':
       if (!compiled.behaviors) return { kind: 'http', response: compiled.prepared! };
-      return behaved(compiled, structuredClone(compiled.config.is) as ResponseFields, ctx);
+      return behaved(compiled, copyContainers(compiled.config.is) as ResponseFields, ctx);
     case 'proxy':
       return proxied(compiled, ctx);
     case 'inject': {
