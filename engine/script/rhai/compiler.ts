@@ -9,8 +9,8 @@ import { RhaiError, runtimeError, type Pos } from './errors.js';
 import { BINARY_OPS, add, compare, eq, neg, range } from './ops.js';
 import { CTL_BREAK, CTL_CONTINUE, CTL_RETURN, Cell, Closure, CompiledFn, NO_OUT, type Code, type MethodSite, type Run } from './runtime.js';
 import { toJs } from './convert.js';
-import { FnPtr, RChar, RRange, chars, cloneValue, display, isInt, normBig, typeName, type RMap, type Value } from './values.js';
-import { ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, concatBytes, deepBytes, shallowBytes } from './memory.js';
+import { FnPtr, RChar, RRange, chars, display, isInt, normBig, typeName, type RMap, type Value } from './values.js';
+import { ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, chargedCopy, concatBytes, shallowBytes } from './memory.js';
 
 const MAX_SAFE = 9007199254740991;
 
@@ -62,13 +62,6 @@ function isPlaceExpr(e: Expr): boolean {
   return e.k === 'var' || e.k === 'index' || e.k === 'prop' || e.k === 'this';
 }
 
-/** Value semantics copy a stored array or map: the copy's containers are charged (strings are shared). */
-function chargedClone(v: Value, r: Run, pos: Pos): Value {
-  const copy = cloneValue(v);
-  r.charge(deepBytes(copy, false), pos);
-  return copy;
-}
-
 /** `a + b`, charging what a new string, array or map adds. */
 function added(a: Value, b: Value, pos: Pos, r: Run): Value {
   const v = add(a, b, pos, r);
@@ -116,7 +109,7 @@ class Compiler {
     if (!isPlaceExpr(e)) return c;
     return (s, r) => {
       const v = c(s, r);
-      return typeof v === 'object' && isContainer(v) ? chargedClone(v, r, e.pos) : v;
+      return typeof v === 'object' && isContainer(v) ? chargedCopy(v, r, e.pos) : v;
     };
   }
 
@@ -756,7 +749,7 @@ class Compiler {
         r.charge(shallowBytes(items), iterE.pos);
         for (let n = 0; n < items.length; n++) {
           const x = items[n];
-          if (step(s, r, typeof x === 'object' && isContainer(x) ? chargedClone(x, r, iterE.pos) : x, n)) return finish(r);
+          if (step(s, r, typeof x === 'object' && isContainer(x) ? chargedCopy(x, r, iterE.pos) : x, n)) return finish(r);
         }
         return undefined;
       }

@@ -24,25 +24,38 @@ export function shallowBytes(v: Value): number {
   return 0;
 }
 
-/**
- * A container and every container in it; with `strings`, the strings in it too (a freshly parsed or
- * split value, where nothing is shared with values already charged).
- */
-export function deepBytes(v: Value, strings: boolean): number {
+/** A value with everything in it: a freshly parsed or split value shares nothing with values already charged. */
+export function deepBytes(v: Value): number {
+  let bytes = shallowBytes(v);
+  if (Array.isArray(v)) for (const x of v) bytes += deepBytes(x);
+  else if (v instanceof Map) for (const [k, x] of v) bytes += shallowBytes(k) + deepBytes(x);
+  return bytes;
+}
+
+// Rhai has value semantics for arrays and maps: storing one somewhere copies it (strings are shared,
+// being immutable).
+let copied = 0;
+
+function copy(v: Value): Value {
   if (Array.isArray(v)) {
-    let bytes = shallowBytes(v);
-    for (const x of v) if (typeof x === 'object' || (strings && typeof x === 'string')) bytes += deepBytes(x, strings);
-    return bytes;
+    copied += OBJECT_BYTES + SLOT_BYTES * v.length;
+    return v.map(copy);
   }
   if (v instanceof Map) {
-    let bytes = shallowBytes(v);
-    for (const [k, x] of v) {
-      if (strings) bytes += shallowBytes(k);
-      if (typeof x === 'object' || (strings && typeof x === 'string')) bytes += deepBytes(x, strings);
-    }
-    return bytes;
+    copied += OBJECT_BYTES + ENTRY_BYTES * v.size;
+    const m = new Map<string, Value>();
+    for (const [k, x] of v) m.set(k, copy(x));
+    return m;
   }
-  return typeof v === 'string' ? (strings ? shallowBytes(v) : 0) : shallowBytes(v);
+  return v;
+}
+
+/** The copy of a stored array or map, its containers charged in the same pass. */
+export function chargedCopy(v: Value, r: Charged, pos: { line: number; col: number }): Value {
+  copied = 0;
+  const c = copy(v);
+  r.charge(copied, pos);
+  return c;
 }
 
 /** What a run charges (runtime.ts's Run), kept abstract so this module does not import its user. */
@@ -64,7 +77,7 @@ export function fresh<R extends Charged>(fn: NativeFn<R>): NativeFn<R> {
 export function freshDeep<R extends Charged>(fn: NativeFn<R>): NativeFn<R> {
   return (args, r, pos) => {
     const v = fn(args, r, pos);
-    r.charge(deepBytes(v, true), pos);
+    r.charge(deepBytes(v), pos);
     return v;
   };
 }

@@ -296,16 +296,3 @@ function textOf(v: Value): string | undefined {
   if (v instanceof RChar) return v.c;
   return undefined;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Rhai has value semantics for arrays and maps: storing one somewhere copies it.
-
-export function cloneValue(v: Value): Value {
-  if (Array.isArray(v)) return v.map(cloneValue);
-  if (v instanceof Map) {
-    const m: RMap = new Map();
-    for (const [k, x] of v) m.set(k, cloneValue(x));
-    return m;
-  }
-  return v;
-}
