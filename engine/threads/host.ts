@@ -132,11 +132,11 @@ export class ThreadHost<In = unknown> {
     this.worker_?.unref();
   }
 
-  /** Terminates the thread and starts a new one (a thread stuck past a deadline); logged at error level. */
-  restart(reason: string): void {
+  /** Terminates the thread and starts a new one (a thread stuck past a deadline); logged at error level unless `logged` is false (routine recycling). */
+  restart(reason: string, logged = true): void {
     const worker = this.worker_;
     if (!worker) return;
-    this.died(worker, reason, false);
+    this.died(worker, reason, false, logged);
     void worker.terminate();
   }
 
@@ -240,7 +240,7 @@ export class ThreadHost<In = unknown> {
   }
 
   /** `failedStart`: false for a restart the owner asked for (that thread did start; it is not counted towards giving up). */
-  private died(worker: Worker, reason: string, failedStart = true): void {
+  private died(worker: Worker, reason: string, failedStart = true, logged = true): void {
     if (worker !== this.worker_ || this.stopped) return;
     this.detach();
     this.generation_ += 1;
@@ -257,7 +257,7 @@ export class ThreadHost<In = unknown> {
       return;
     }
     const delay = this.quickDeaths === 0 ? 0 : BACKOFF_MS * 2 ** (this.quickDeaths - 1);
-    this.options.log(`${name} ${reason}; restarting it${delay > 0 ? ` in ${delay} ms` : ''}`);
+    if (logged) this.options.log(`${name} ${reason}; restarting it${delay > 0 ? ` in ${delay} ms` : ''}`);
     // What the owner posts while it hears of the loss waits in the new outbox for the new thread.
     this.restarting = true;
     try {

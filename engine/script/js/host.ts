@@ -18,12 +18,23 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
 import { ThreadHost, workerSpawner, type Outbox } from '../../threads/index.js';
+import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import { StateChannel } from '../state-bridge.js';
 import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
-import { DEFAULT_MEMORY_LIMIT, readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
+import {
+  DEFAULT_MEMORY_LIMIT,
+  readReplies,
+  WireBatch,
+  type GrownMessage,
+  type HookKind,
+  type LogLine,
+  type Reply,
+  type RunMessage,
+  type RunOutcome,
+} from './protocol.js';
 import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -143,6 +154,8 @@ class WorkerSlot {
   scopes = 0;
   /** `_svc.script` ctx.state answers for the current thread (a new channel per thread). */
   private state: StateChannel | undefined;
+  /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
+  grown = false;
   readonly thread: ThreadHost<SandboxItem>;
 
   constructor(
@@ -151,6 +164,7 @@ class WorkerSlot {
     log: Logger,
     onReply: (slot: WorkerSlot, reply: Reply) => void,
     onLost: (slot: WorkerSlot, reason: string) => void,
+    onGrown: (slot: WorkerSlot) => void,
   ) {
     this.thread = new ThreadHost<SandboxItem>({
       name: 'script worker',
@@ -158,6 +172,7 @@ class WorkerSlot {
       spawn,
       lazy: true,
       starting: () => {
+        this.grown = false;
         this.state?.close();
         this.state = new StateChannel((message) => log.error(`svc::script ${message}`));
         return workerData(this.state);
@@ -167,6 +182,11 @@ class WorkerSlot {
       batch: 'turn',
       outbox: () => new SandboxOutbox(),
       receive: (batch) => {
+        if (typeof batch !== 'string' && (batch as GrownMessage).type === 'grown') {
+          this.grown = true;
+          onGrown(this);
+          return;
+        }
         if (typeof batch !== 'string') {
           const message = batch as StateMessage;
           const call = this.pending.get(message.id);
@@ -220,12 +240,12 @@ class WorkerScriptHost implements JsScriptHost {
 
   constructor(private readonly options: JsScriptHostOptions) {
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-    const spawn = workerSpawner(import.meta.url, 'worker');
+    const spawn = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
     const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT;
     const workerData = (state: StateChannel) => ({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onLost = (slot: WorkerSlot, reason: string) => this.lost(slot, reason);
-    this.newSlot = () => new WorkerSlot(spawn, workerData, options.log, onReply, onLost);
+    this.newSlot = () => new WorkerSlot(spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot));
     this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.slots = Array.from({ length: count }, this.newSlot);
   }
@@ -363,6 +383,18 @@ class WorkerScriptHost implements JsScriptHost {
     slot.holdProcess();
     clearTimeout(call.timer);
     if (!call.released) this.answer(call, outcome);
+    this.replaceIfGrown(slot);
+  }
+
+  /**
+   * A worker that grew past its memory bound (a QuickJS heap never shrinks) is replaced once it owes
+   * no answer; like a restart, its imposters start over with fresh state on their next call.
+   */
+  private replaceIfGrown(slot: WorkerSlot): void {
+    if (!slot.grown || slot.pending.size > 0 || this.closed) return;
+    this.options.log.warn('script worker memory grew past its bound; replacing it (its imposters start with fresh state)');
+    // Its imposters are placed again by onLost; the new thread starts with the next call.
+    slot.thread.restart('grew past its memory bound', false);
   }
 
   private answer(call: PendingCall, outcome: RunOutcome): void {

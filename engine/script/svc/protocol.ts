@@ -38,6 +38,8 @@ export interface DoneMessage {
   id: number;
   outcome: RunOutcome;
   logs: Array<[LogLevel, string]>;
+  /** The worker grew past its memory bound during the run: replace it (engine/script/worker-memory.ts). */
+  grown: boolean;
 }
 
 export type WorkerMessage = DoneMessage | StateMessage;

@@ -24,6 +24,7 @@ import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKin
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
 import { ThreadHost, workerSpawner } from '../../threads/index.js';
+import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import type { LogLevel } from '../ctx.js';
 import { StateChannel } from '../state-bridge.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
@@ -62,6 +63,7 @@ const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
   'loop-bound': 'limit',
   recursion: 'limit',
   memory: 'limit',
+  'too-large': 'limit',
   backend: 'backend',
   host: 'host',
 };
@@ -133,9 +135,9 @@ class Slot {
     this.thread.unref();
   }
 
-  /** Replaces a worker stuck past a deadline. */
-  restart(): void {
-    this.thread.restart('unresponsive past a deadline');
+  /** Replaces a worker stuck past a deadline (logged), or one that grew past its memory bound (routine, not logged). */
+  restart(reason: string, logged = true): void {
+    this.thread.restart(reason, logged);
   }
 
   async stop(): Promise<void> {
@@ -161,7 +163,7 @@ export class SvcScriptRunner {
   private down = false;
 
   constructor(private readonly options: SvcScriptRunnerOptions) {
-    const spawn = workerSpawner(import.meta.url, 'worker');
+    const spawn = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
     const log = (message: string): void => options.log('error', message);
     this.baseWorkers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.maxWorkers = Math.max(this.baseWorkers, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
@@ -288,7 +290,7 @@ export class SvcScriptRunner {
     pending.timer = setTimeout(() => {
       const slot = pending.slot;
       if (slot?.current !== pending) return;
-      if (slot.ready) slot.restart();
+      if (slot.ready) slot.restart('unresponsive past a deadline');
       else this.watchReleased(pending);
     }, GRACE_MS);
     pending.timer.unref();
@@ -311,12 +313,18 @@ export class SvcScriptRunner {
     }
   }
 
-  private done(slot: Slot, { id, outcome, logs }: DoneMessage): void {
+  private done(slot: Slot, { id, outcome, logs, grown }: DoneMessage): void {
     for (const [level, text] of logs) this.options.log(level, text);
     const pending = slot.current;
     if (pending?.id !== id) return;
     clearTimeout(pending.timer);
     if (!pending.released) pending.resolve(outcome);
+    if (grown) {
+      // A grown heap is only given back to the system with its thread: the next run gets a fresh one
+      // (the slot holds no run while it is replaced, so nothing fails).
+      slot.settled();
+      slot.restart('grew past its memory bound', false);
+    }
     this.freed(slot, pending);
   }
 

@@ -14,6 +14,7 @@ import { outcomeOf } from './placement.js';
 import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from '../state-bridge.js';
 import { errorText } from '../../model/index.js';
 import { hostedThread } from '../../threads/index.js';
+import { WorkerFootprint } from '../worker-memory.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
 const SCRIPT_NICENESS = 5;
@@ -32,6 +33,7 @@ const engine = new RhaiEngine({
 });
 registerResults(engine);
 const programs = new Map<string, RhaiProgram | RhaiError>();
+const footprint = new WorkerFootprint();
 
 function programOf(source: string): RhaiProgram | RhaiError {
   let program = programs.get(source);
@@ -96,7 +98,7 @@ port.on('message', (batch: RunMessage[]) => {
     } catch (err) {
       outcome = failure('host', `script worker failure: ${errorText(err)}`);
     }
-    port.postMessage({ type: 'done', id: message.id, outcome, logs });
+    port.postMessage({ type: 'done', id: message.id, outcome, logs, grown: footprint.grown() });
   }
 });
 hostedThread().ready();
