@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, PatternTimeout, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault,
@@ -522,6 +522,11 @@ export class Imposter implements PlanSource {
       return;
     }
     const message = (err as Error)?.message ?? String(err);
+    if (err instanceof PatternTimeout) {
+      this.log.warn(`imposter ${this.port}: ${this.stubsWithPattern(err.source)}: ${message}; the request is answered with a 500`);
+      this.answer(ex, errorResponse('pattern_timeout', message), `predicate evaluation failed: ${message}`);
+      return;
+    }
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response =
@@ -531,6 +536,16 @@ export class Imposter implements PlanSource {
           ? errorResponse('predicate_error', message)
           : (scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message));
     this.answer(ex, response, `predicate evaluation failed: ${message}`);
+  }
+
+  /** The stubs (index and id) whose predicates hold `source`, for the log line of a stopped pattern. */
+  private stubsWithPattern(source: string): string {
+    const needle = JSON.stringify(source);
+    const found = this.stubList
+      .map((stub, index) => ({ index, id: stub.config.id, predicates: JSON.stringify(stub.config.predicates ?? []) }))
+      .filter((stub) => stub.predicates.includes(needle))
+      .map((stub) => (stub.id === undefined ? `stub ${stub.index}` : `stub ${stub.index} (id ${String(stub.id)})`));
+    return found.length > 0 ? found.join(', ') : 'a stub';
   }
 
   /**

@@ -38,6 +38,11 @@ export const ERROR_CATALOGUE = {
   invalid_response: { status: 500, code: '500', summary: 'the response cannot be written (such as an illegal header value)' },
   unsupported_response: { status: 500, code: '500', summary: 'response type not supported by this build' },
   predicate_error: { status: 500, code: 'bad data', summary: 'a predicate failed while matching a request' },
+  pattern_timeout: {
+    status: 500,
+    code: '500',
+    summary: 'a regular expression the linear engine cannot run (`matches`, `except`, copy/lookup regex) overran its time bound',
+  },
   flow_state_error: { status: 500, code: '500', summary: '`_svc.stateOps` failed' },
   debug_timeout: { status: 504, code: '504', summary: 'debug matching timed out' },
   invalid_proxy: { status: 500, code: 'invalid proxy', summary: 'proxy target invalid or unreachable' },
