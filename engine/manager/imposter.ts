@@ -98,6 +98,8 @@ export interface ImposterOptions {
   sharedState?: boolean;
   /** With sharedState: how many threads count requests (the main thread is slot 0). */
   threads?: number;
+  /** Makes a stub list changed by a proxy recording durable (the data directory); it logs its own failures. */
+  persistRecorded?: () => void;
 }
 
 /** A PreparedResponse as it crosses to an engine thread: the body's own bytes, not its pooled slab. */
@@ -137,6 +139,7 @@ export class Imposter implements PlanSource {
   private readonly debugMatches: boolean;
   private readonly unknownFaultServesDefault: boolean;
   private readonly log: Logger;
+  private readonly persistRecorded: (() => void) | undefined;
   private readonly observers: ObserverSet;
   /** `--loglevel debug`: each answered request is logged (LoggedSink). */
   private readonly logRequests: boolean;
@@ -159,6 +162,7 @@ export class Imposter implements PlanSource {
     this.unknownFaultServesDefault = options.unknownFaultServesDefault === true;
     this.port = port;
     if (options.sharedState) this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
+    this.persistRecorded = options.persistRecorded;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
     this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
@@ -284,6 +288,7 @@ export class Imposter implements PlanSource {
     const next = [...this.stubList];
     next.splice(index, 0, this.liveStub({ config }));
     this.setStubs(next);
+    this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -293,6 +298,7 @@ export class Imposter implements PlanSource {
     (stub.config.responses as unknown[]).push(response);
     stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
     this.planChanged?.();
+    this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
