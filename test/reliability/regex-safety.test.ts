@@ -30,10 +30,16 @@ test.after.each(async () => {
   server = undefined;
 });
 
+let doorPort: number;
+
 async function start(runtime: 'single' | 'per-core'): Promise<number> {
   log = createLogger({ level: 'info', quiet: true });
+  doorPort = await freePort();
   const extra = runtime === 'per-core' ? ['--runtime', 'per-core', '--workers', '2'] : ['--runtime', 'single'];
-  const options = parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile', ...extra], {});
+  const options = parseCliOptions(
+    ['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile', '--front-door', `127.0.0.1:${doorPort}`, ...extra],
+    {},
+  );
   server = await ServerBuilder.fromCli(options).logger(log).start();
   return server.adminAddr().port;
 }
@@ -80,12 +86,15 @@ for (const runtime of ['single', 'per-core'] as const) {
       { predicates: [{ matches: { path: '^/(A+)+$' }, caseSensitive: true }], responses: [{ is: { body: 'matched exactly' } }] },
     ]);
     assert.is(EVIL_PATH.length, 28);
-    // Several in a row, on fresh connections (per-core spreads them over both engine threads).
+    // Several in a row, on fresh connections (per-core spreads them over both engine threads), and one
+    // through the front door.
     const { result, worstHealthMs } = await healthWhile(
       adminPort,
       (async () => {
         const answers = [];
         for (let i = 0; i < 4; i++) answers.push(await timed(`http://127.0.0.1:${port}${EVIL_PATH}`));
+        // Through the front door's gateway addressing the imposter sees the same path.
+        answers.push(await timed(`http://127.0.0.1:${doorPort}/__svc/${port}${EVIL_PATH}`));
         return answers;
       })(),
     );
