@@ -8,7 +8,7 @@
  * against a read-only (EACCES) directory instead.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -16,21 +16,24 @@ import * as assert from 'uvu/assert';
 import { parseCliOptions, ServerBuilder, type RunningServer } from '../../engine/embed/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { freePort, http } from '../helpers/servers.js';
+import { runSvc } from '../cli/run-svc.js';
 
 const test = suite('data directory write failures');
 const isRoot = process.getuid?.() === 0;
 let root: string;
 let fullDisk: string | undefined;
+/** A second, smaller tmpfs for `svc save` (undefined when the first could not be mounted). */
+let saveDisk: string | undefined;
 let server: RunningServer | undefined;
 
 /** Mounts a 64 KiB tmpfs (root only); undefined, with a line saying why, when it cannot. */
-function mountSmallTmpfs(dir: string): string | undefined {
+function mountSmallTmpfs(dir: string, size: string): string | undefined {
   if (!isRoot) {
     console.log('datadir-write-failures: not root, so no tmpfs of our own: the full-disk cases run against a read-only (EACCES) directory');
     return undefined;
   }
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
     return dir;
   } catch (err) {
     console.log(
@@ -44,7 +47,12 @@ test.before(() => {
   root = mkdtempSync(join(tmpdir(), 'svc-datadir-failures-'));
   const mountPoint = join(root, 'small');
   mkdirSync(mountPoint);
-  fullDisk = mountSmallTmpfs(mountPoint);
+  fullDisk = mountSmallTmpfs(mountPoint, '64k');
+  if (fullDisk) {
+    saveDisk = join(root, 'save');
+    mkdirSync(saveDisk);
+    saveDisk = mountSmallTmpfs(saveDisk, '16k');
+  }
 });
 
 test.after.each(async () => {
@@ -54,6 +62,7 @@ test.after.each(async () => {
 
 test.after(() => {
   if (fullDisk) execFileSync('umount', [fullDisk]);
+  if (saveDisk) execFileSync('umount', [saveDisk]);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -204,6 +213,36 @@ test('EACCES: a data directory that refuses writes answers 503 and leaves the im
   // Writable again: the same calls succeed and are on disk.
   assert.is((await call('PUT', `/imposters/${port}/stubs`, { stubs: [bulky(20, 'n')] })).status, 200);
   assert.is((filesOnDisk(dir).get(port)!.stubs as any[])[0].responses[0].is.body, 'n'.repeat(20));
+});
+
+test('svc save onto a full disk (or a read-only directory) exits 1 naming the cause and leaves the old file whole', async () => {
+  const dir = saveDisk ?? join(root, 'save-read-only');
+  mkdirSync(dir, { recursive: true });
+  const savefile = join(dir, 'svc.json');
+  writeFileSync(savefile, '{"imposters": []}');
+  const adminPort = await start(join(root, 'save-datadir'));
+  const port = await freePort();
+  assert.is((await admin(adminPort)('POST', '/imposters', { protocol: 'http', port, stubs: [bulky(40_000)] })).status, 201);
+  if (!saveDisk && isRoot) {
+    // Root without a tmpfs of its own: file modes do not stop root, a file where a folder should be does.
+    console.log('datadir-write-failures: svc save is refused by ENOTDIR instead of a full disk');
+    const run = await runSvc(['save', '--port', String(adminPort), '--savefile', join(savefile, 'svc.json')]);
+    assert.is(run.status, 1, run.stderr);
+    assert.match(run.stderr, /ENOTDIR/);
+    assert.equal(readdirSync(dir), ['svc.json']);
+    return;
+  }
+  const restore = saveDisk ? () => undefined : readOnlyDir(dir);
+  let run: Awaited<ReturnType<typeof runSvc>>;
+  try {
+    run = await runSvc(['save', '--port', String(adminPort), '--savefile', savefile]);
+  } finally {
+    restore();
+  }
+  assert.is(run.status, 1, run.stderr);
+  assert.match(run.stderr, saveDisk ? /ENOSPC/ : /EACCES/);
+  assert.is(readFileSync(savefile, 'utf8'), '{"imposters": []}', 'the old file is whole');
+  assert.equal(readdirSync(dir), ['svc.json'], 'no temp file is left');
 });
 
 test.run();
