@@ -98,6 +98,8 @@ for (const runtime of ['single', 'per-core'] as const) {
         return answers;
       })(),
     );
+    const slowest = Math.max(...result.map((answer) => answer.ms));
+    console.log(`regex-safety ${runtime}: ${result.length} answers, slowest ${slowest.toFixed(1)} ms; /health worst ${worstHealthMs.toFixed(1)} ms`);
     for (const answer of result) {
       assert.is(answer.status, 404, 'no stub matches: the default response');
       assert.ok(answer.ms < ANSWER_WITHIN_MS, `answered in ${answer.ms.toFixed(0)} ms`);
@@ -114,6 +116,7 @@ for (const runtime of ['single', 'per-core'] as const) {
       { id: 'evil-backref', predicates: [{ matches: { path: '^/((a+)+)\\2$' } }], responses: [{ is: { body: 'matched' } }] },
     ]);
     const { result, worstHealthMs } = await healthWhile(adminPort, timed(`http://127.0.0.1:${port}${EVIL_PATH}`));
+    console.log(`regex-safety ${runtime} bounded: answered in ${result.ms.toFixed(1)} ms; /health worst ${worstHealthMs.toFixed(1)} ms`);
     assert.is(result.status, 500);
     const envelope = JSON.parse(result.body) as { errors: Array<{ type: string; message: string }> };
     assert.is(envelope.errors[0].type, 'pattern_timeout');
