@@ -71,13 +71,12 @@ function readEntry(file: string, namedPort: number): DataDirEntry | SkippedFile 
 /**
  * Keeps runtime imposters as `<port>.json`: the manager's persistence hooks. Every write is durable
  * (writeFileDurably) and done inside the admin call, so a call answers success only once its file is on
- * disk; a failed write throws a 503 and the manager undoes the change. Imposters from the config file
+ * disk; a failed write throws a 503 and the change is refused (not applied, or undone). Config-file imposters
  * are never written, and neither is the set a startup or reload applies (the files are its source).
  */
 export class DataDirStore implements PersistenceHooks {
   /** Ports whose imposter came from the config file (and its runtime edits). */
   private readonly configOwned = new Set<number>();
-  private manager: ImposterManager | undefined;
   /** Files the last scan skipped: never written nor removed, even when an imposter takes their port. */
   private untouchable = new Set<string>();
 
@@ -94,7 +93,6 @@ export class DataDirStore implements PersistenceHooks {
 
   /** Follows the manager's deletions; returns the unsubscribe. */
   attach(manager: ImposterManager): () => void {
-    this.manager = manager;
     return manager.observe({ onLifecycle: (action, port) => this.onLifecycle(action, port) });
   }
 
@@ -126,17 +124,16 @@ export class DataDirStore implements PersistenceHooks {
     }
   }
 
-  /** Manager persistence hook: the imposter on `port` as it now runs, written durably, or a 503 naming the cause. */
-  persist(port: number): void {
-    const manager = this.manager;
-    if (this.configOwned.has(port) || !manager?.get(port)) return;
+  /** Manager persistence hook: `document` written durably as `<port>.json`, or a 503 naming the cause. */
+  persist(port: number, document: () => Record<string, unknown>): void {
+    if (this.configOwned.has(port)) return;
     const target = this.fileFor(port);
     if (this.untouchable.has(target)) {
       this.log.error(`imposter ${port} is not persisted: ${target} was skipped at load and is left untouched`);
       return;
     }
     try {
-      writeFileDurably(target, JSON.stringify(manager.render(port, { replayable: true, baseUrl: '' }), null, 2));
+      writeFileDurably(target, JSON.stringify(document(), null, 2));
     } catch (err) {
       this.log.error(`cannot persist imposter ${port} to ${target}: ${causeOf(err)}`);
       throw errors.serviceUnavailable(`cannot write ${target}: ${causeOf(err)}; the imposter is left as it was`, { port, file: target });

@@ -83,10 +83,11 @@ export interface PersistenceHooks {
    */
   beforeDelete(port: number): void;
   /**
-   * Runs once a change to the imposter on `port` is applied in memory, before the call answers;
-   * throwing undoes the change and the error (an SvcError 503) is what the caller sees.
+   * Keeps `document()` (the imposter's replayable JSON) as the imposter on `port`, before the call
+   * answers; throwing refuses the change (it is not applied, or undone) and the error (an SvcError 503)
+   * is what the caller sees.
    */
-  persist(port: number): void;
+  persist(port: number, document: () => Record<string, unknown>): void;
 }
 
 export type StubRef = { index: number } | { id: string };
@@ -320,21 +321,31 @@ export class ImposterManager {
     return true;
   }
 
-  /** Makes the change just applied to `port` durable; when that fails, `undo` puts the imposter back and the failure is thrown. */
-  private async persistOrUndo(port: number, undo: () => void | Promise<void>): Promise<void> {
+  /** What the persistence hooks keep of an imposter: its replayable JSON. */
+  private durableForm(port: number): Record<string, unknown> {
+    return this.render(port, { replayable: true, baseUrl: '' });
+  }
+
+  /** Makes the imposter just started on `port` durable; when that fails, `undo` stops it again and the failure is thrown. */
+  private async persistOrUndo(port: number, undo: () => Promise<void>): Promise<void> {
     if (!this.persistence) return;
     try {
-      this.persistence.persist(port);
+      this.persistence.persist(port, () => this.durableForm(port));
     } catch (err) {
       await undo();
       throw err;
     }
   }
 
+  /** Writes `imposter` as it will be with `stubs`, before they are applied: a refused write changes nothing. */
+  private persistStubs(imposter: Imposter, stubs: readonly LiveStub[]): void {
+    this.persistence?.persist(imposter.port, () => imposter.renderingStubs(stubs, () => this.durableForm(imposter.port)));
+  }
+
   /** Proxy recordings change stubs while serving: no caller to answer, so a failed write is logged. */
   private persistRecorded(port: number): void {
     try {
-      this.persistence?.persist(port);
+      this.persistence?.persist(port, () => this.durableForm(port));
     } catch (err) {
       this.options.log.error(`imposter ${port}: a recorded proxy response is served but not persisted: ${(err as Error).message}`);
     }
@@ -691,9 +702,9 @@ export class ImposterManager {
       return current;
     }
     if (sameHeader) {
-      const previous = [...current.stubs];
-      current.setStubs(this.reuseStubs(current, definition.stubs));
-      if (persist) await this.persistOrUndo(current.port, () => current.setStubs(previous));
+      const stubs = this.reuseStubs(current, definition.stubs);
+      if (persist) this.persistStubs(current, stubs);
+      current.setStubs(stubs);
       report.stubPatched.push(current.port);
       this.observers.onLifecycle('stubsChanged', current.port);
       return current;
@@ -710,7 +721,7 @@ export class ImposterManager {
     }
     if (persist) {
       try {
-        this.persistence?.persist(replaced.port);
+        this.persistence?.persist(replaced.port, () => this.durableForm(replaced.port));
       } catch (err) {
         // The file still holds the old imposter: run that again (SPEC §2.8 state kept only with its store).
         await this.stop(replaced, carried !== undefined);
@@ -746,11 +757,10 @@ export class ImposterManager {
     return stubs.map((stub) => pool.take(canonicalJson(stub.config)) ?? imposter.liveStub(stub));
   }
 
-  /** A stub-list edit: applied, made durable (or undone, and the failure thrown), then announced. */
+  /** A stub-list edit: made durable (a refused write throws, nothing changed), applied, then announced. */
   private async changeStubs(imposter: Imposter, stubs: LiveStub[]): Promise<void> {
-    const previous = [...imposter.stubs];
+    this.persistStubs(imposter, stubs);
     imposter.setStubs(stubs);
-    await this.persistOrUndo(imposter.port, () => imposter.setStubs(previous));
     this.observers.onLifecycle('stubsChanged', imposter.port);
   }
 

@@ -317,6 +317,20 @@ export class Imposter implements PlanSource {
     }
   }
 
+  /**
+   * `render()` run as if the stub list were `stubs` (nothing compiled, nothing announced, restored before
+   * it returns): the durable form of a stub change before it is applied.
+   */
+  renderingStubs<T>(stubs: readonly LiveStub[], render: () => T): T {
+    const live = this.stubList;
+    this.stubList = stubs as LiveStub[];
+    try {
+      return render();
+    } finally {
+      this.stubList = live;
+    }
+  }
+
   stubConfigs(): Array<Record<string, unknown>> {
     return this.stubList.map((s) => cloneJson(s.config));
   }
