@@ -110,10 +110,17 @@ function assertUnavailable(answer: { status: number; json: any }, cause: RegExp)
   assert.match(entry.message, cause);
 }
 
-/** A directory whose writes fail: EACCES for an unprivileged process, by chmod. */
-function readOnlyDir(dir: string): () => void {
+/**
+ * Makes writes into `dir` fail with EACCES until the returned restore runs: a read-only mode, and, since
+ * modes do not stop root, an unprivileged effective uid for this process meanwhile.
+ */
+function denyWrites(dir: string): () => void {
   chmodSync(dir, 0o555);
-  return () => chmodSync(dir, 0o755);
+  if (isRoot) process.seteuid!(65534);
+  return () => {
+    if (isRoot) process.seteuid!(0);
+    chmodSync(dir, 0o755);
+  };
 }
 
 test('a full disk: 201 only for what is on disk, 503 with the cause for the rest, the running set unchanged, every file parses after a restart', async () => {
@@ -123,11 +130,12 @@ test('a full disk: 201 only for what is on disk, 503 with the cause for the rest
   const cause = fullDisk ? /ENOSPC/ : /EACCES/;
   const created: number[] = [];
   let refused: { port: number; answer: { status: number; json: any } } | undefined;
+  let allowWrites = () => undefined as void;
   if (!fullDisk) {
     const port = await freePort();
     assert.is((await call('POST', '/imposters', { protocol: 'http', port, stubs: [bulky(6000)] })).status, 201);
     created.push(port);
-    readOnlyDir(dir);
+    allowWrites = denyWrites(dir);
   }
   // ~6 KB imposters until the disk is full (16 of 4 KiB pages hold at most 8 of them).
   for (let i = 0; i < 16 && !refused; i++) {
@@ -179,6 +187,7 @@ test('a full disk: 201 only for what is on disk, 503 with the cause for the rest
   assert.equal([...onDisk.keys()].sort(), [...created].sort());
 
   // After a restart every file parses and exactly the acknowledged imposters come back.
+  allowWrites();
   const again = admin(await restart(dir));
   const listed = (await again('GET', '/imposters')).json.imposters.map((i: { port: number }) => i.port);
   assert.equal(listed.sort(), [...created].sort());
@@ -194,15 +203,13 @@ test('EACCES: a data directory that refuses writes answers 503 and leaves the im
   const before = (await call('GET', `/imposters/${port}?replayable=true`)).json;
   const other = await freePort();
   // Root is never refused by file modes: the call runs with an unprivileged effective uid instead.
-  const restore = readOnlyDir(dir);
-  if (isRoot) process.seteuid!(65534);
+  const restore = denyWrites(dir);
   let stubs: { status: number; json: any };
   let create: { status: number; json: any };
   try {
     stubs = await call('PUT', `/imposters/${port}/stubs`, { stubs: [bulky(20, 'n')] });
     create = await call('POST', '/imposters', { protocol: 'http', port: other, stubs: [bulky(10)] });
   } finally {
-    if (isRoot) process.seteuid!(0);
     restore();
   }
   assertUnavailable(stubs, /EACCES/);
@@ -232,7 +239,9 @@ test('svc save onto a full disk (or a read-only directory) exits 1 naming the ca
     assert.equal(readdirSync(dir), ['svc.json']);
     return;
   }
-  const restore = saveDisk ? () => undefined : readOnlyDir(dir);
+  // The CLI is a child process: modes stop it unless it runs as root (handled above).
+  const restore = saveDisk ? () => undefined : () => chmodSync(dir, 0o755);
+  if (!saveDisk) chmodSync(dir, 0o555);
   let run: Awaited<ReturnType<typeof runSvc>>;
   try {
     run = await runSvc(['save', '--port', String(adminPort), '--savefile', savefile]);
