@@ -45,6 +45,8 @@ function mountSmallTmpfs(dir: string, size: string): string | undefined {
 
 test.before(() => {
   root = mkdtempSync(join(tmpdir(), 'svc-datadir-failures-'));
+  // Open to the unprivileged uid denyWrites runs as, so it can still read what it lists.
+  chmodSync(root, 0o755);
   const mountPoint = join(root, 'small');
   mkdirSync(mountPoint);
   fullDisk = mountSmallTmpfs(mountPoint, '64k');
@@ -56,6 +58,7 @@ test.before(() => {
 });
 
 test.after.each(async () => {
+  allowWrites?.();
   await server?.shutdown();
   server = undefined;
 });
@@ -114,14 +117,18 @@ function assertUnavailable(answer: { status: number; json: any }, cause: RegExp)
  * Makes writes into `dir` fail with EACCES until the returned restore runs: a read-only mode, and, since
  * modes do not stop root, an unprivileged effective uid for this process meanwhile.
  */
-function denyWrites(dir: string): () => void {
+function denyWrites(dir: string): void {
   chmodSync(dir, 0o555);
   if (isRoot) process.seteuid!(65534);
-  return () => {
+  allowWrites = () => {
+    allowWrites = undefined;
     if (isRoot) process.seteuid!(0);
     chmodSync(dir, 0o755);
   };
 }
+
+/** Undoes denyWrites (also after a failed test). */
+let allowWrites: (() => void) | undefined;
 
 test('a full disk: 201 only for what is on disk, 503 with the cause for the rest, the running set unchanged, every file parses after a restart', async () => {
   const dir = fullDisk ?? join(root, 'read-only-instead');
@@ -130,12 +137,11 @@ test('a full disk: 201 only for what is on disk, 503 with the cause for the rest
   const cause = fullDisk ? /ENOSPC/ : /EACCES/;
   const created: number[] = [];
   let refused: { port: number; answer: { status: number; json: any } } | undefined;
-  let allowWrites = () => undefined as void;
   if (!fullDisk) {
     const port = await freePort();
     assert.is((await call('POST', '/imposters', { protocol: 'http', port, stubs: [bulky(6000)] })).status, 201);
     created.push(port);
-    allowWrites = denyWrites(dir);
+    denyWrites(dir);
   }
   // ~6 KB imposters until the disk is full (16 of 4 KiB pages hold at most 8 of them).
   for (let i = 0; i < 16 && !refused; i++) {
@@ -187,7 +193,7 @@ test('a full disk: 201 only for what is on disk, 503 with the cause for the rest
   assert.equal([...onDisk.keys()].sort(), [...created].sort());
 
   // After a restart every file parses and exactly the acknowledged imposters come back.
-  allowWrites();
+  allowWrites?.();
   const again = admin(await restart(dir));
   const listed = (await again('GET', '/imposters')).json.imposters.map((i: { port: number }) => i.port);
   assert.equal(listed.sort(), [...created].sort());
@@ -203,14 +209,14 @@ test('EACCES: a data directory that refuses writes answers 503 and leaves the im
   const before = (await call('GET', `/imposters/${port}?replayable=true`)).json;
   const other = await freePort();
   // Root is never refused by file modes: the call runs with an unprivileged effective uid instead.
-  const restore = denyWrites(dir);
+  denyWrites(dir);
   let stubs: { status: number; json: any };
   let create: { status: number; json: any };
   try {
     stubs = await call('PUT', `/imposters/${port}/stubs`, { stubs: [bulky(20, 'n')] });
     create = await call('POST', '/imposters', { protocol: 'http', port: other, stubs: [bulky(10)] });
   } finally {
-    restore();
+    allowWrites?.();
   }
   assertUnavailable(stubs, /EACCES/);
   assertUnavailable(create, /EACCES/);
