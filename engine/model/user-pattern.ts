@@ -113,14 +113,27 @@ function bounded<T>(source: string, work: () => T): T {
   }
 }
 
+/** Inputs up to this long have their `test` answer remembered (requests repeat paths and header values). */
+const MEMO_MAX_CHARS = 2048;
+const MEMO_ENTRIES = 256;
+
 class BoundedPattern implements UserPattern {
   readonly engine = 'bounded';
+  /** A bounded run costs a watchdog thread (~0.1-0.3 ms): answers already known are not run again. */
+  private readonly memo = new Map<string, boolean>();
   constructor(
     readonly source: string,
     private readonly regex: RegExp,
   ) {}
   test(input: string): boolean {
-    return bounded(this.source, () => this.regex.test(input));
+    const known = this.memo.get(input);
+    if (known !== undefined) return known;
+    const result = bounded(this.source, () => this.regex.test(input));
+    if (input.length <= MEMO_MAX_CHARS) {
+      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
+      this.memo.set(input, result);
+    }
+    return result;
   }
   exec(input: string): RegExpExecArray | null {
     return bounded(this.source, () => this.regex.exec(input));
