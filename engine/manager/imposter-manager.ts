@@ -9,6 +9,7 @@ import {
   defaultKeyPair,
   DEFAULT_BUFFERED_BODY_BYTES,
   isHttp2Disabled,
+  weakCertificateReasons,
   type ConnectionTimeouts,
   type Listener,
   type ListenerOptions,
@@ -415,6 +416,9 @@ export class ImposterManager {
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await this.listen(options, (req, sink) => imposter.handle(req, sink), imposter);
+    const weak = options.protocol === 'https' ? weakCertificateReasons(options.cert) : [];
+    if (weak.length > 0)
+      this.options.log.warn(`imposter ${port}: weak TLS certificate (${weak.join(', ')}): served anyway (accepted at OpenSSL security level 0)`);
     imposter.tls = await tlsOf(definition);
     return imposter;
   }

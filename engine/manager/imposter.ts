@@ -25,6 +25,7 @@ import {
   type IsFields,
   type PreparedResponse,
   type ResponseOutcome,
+  weakProxyCertificates,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -125,6 +126,8 @@ export class Imposter implements PlanSource {
   usesTcpFault = false;
   /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */
   warnings: readonly StubWarning[] = [];
+  /** Weak proxy client certificates already logged, so each is warned about once. */
+  private readonly weakTlsLogged = new Set<string>();
   private stubList: LiveStub[] = [];
   /** Set by `adopt`, from the constructor on. */
   private matcher!: StubSetMatcher;
@@ -308,6 +311,11 @@ export class Imposter implements PlanSource {
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+    }
+    for (const line of weakProxyCertificates(configs)) {
+      if (this.weakTlsLogged.has(line)) continue;
+      this.weakTlsLogged.add(line);
+      this.log.warn(`imposter ${this.port}: ${line}: presented anyway (accepted at OpenSSL security level 0)`);
     }
   }
 

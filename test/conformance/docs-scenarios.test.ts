@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../helpers/servers.js';
+import { freePort, http, mountebankCommand, repoRoot, spawnServer, type RunningServer } from '../helpers/servers.js';
 import { svcCommand } from '../cli/run-svc.js';
 import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario } from './docs-parser.js';
 import { compareRuns, framingDifferences, runScenario, scenarioPorts, skipReason, unservedPorts, type Target } from './docs-runner.js';
@@ -47,15 +47,7 @@ let svc: Side | undefined;
 test.before(async () => {
   const metricsPort = await freePort();
   [mb, svc] = await Promise.all([
-    startSide('mountebank', (port) => [
-      process.execPath,
-      join(repoRoot, 'node_modules/mountebank/bin/mb'),
-      '--port',
-      String(port),
-      '--allowInjection',
-      '--pidfile',
-      'mb.pid',
-    ]),
+    startSide('mountebank', (port) => [...mountebankCommand, '--port', String(port), '--allowInjection', '--pidfile', 'mb.pid']),
     startSide('svc', (port) => [
       ...svcCommand,
       'start',
