@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry } from '../model/index.js';
+import { constants as osConstants } from 'node:os';
+import { errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry, type ListenFailure } from '../model/index.js';
 import { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition } from '../validate/index.js';
 import {
   BodyBudget,
@@ -447,11 +448,11 @@ export class ImposterManager {
   private async startWith(definition: ImposterDefinition, flowStore: FlowStore | undefined): Promise<Imposter> {
     let imposter: Imposter | undefined;
     if (definition.port !== 0) {
-      if (this.imposters.has(definition.port)) throw errors.portInUse(definition.port);
+      if (this.imposters.has(definition.port)) throw errors.portInUse(definition.port, this.listenFailure(definition));
       try {
         imposter = await this.bind(definition, definition.port, flowStore);
       } catch (err) {
-        throw this.bindError(err, definition.port);
+        throw this.bindError(err, definition.port, definition);
       }
     } else {
       for (const port of this.ports.candidates((p) => this.imposters.has(p))) {
@@ -469,12 +470,27 @@ export class ImposterManager {
     return imposter;
   }
 
-  private bindError(err: unknown, port: number): Error {
+  private bindError(err: unknown, port: number, definition?: ImposterDefinition): Error {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') return errors.portInUse(port);
+    if (code === 'EADDRINUSE') return errors.portInUse(port, definition && this.listenFailure(definition, err as NodeJS.ErrnoException));
     if (code === 'EACCES') return errors.insufficientAccess();
     if (isSvcError(err)) return err;
     return errors.badData(`cannot start imposter on port ${port}: ${(err as Error).message}`);
+  }
+
+  /**
+   * The listen error binding the imposter's port gives (or would give, when one of ours holds it):
+   * mountebank answers a taken port with it. No host binds every interface, `::`.
+   */
+  private listenFailure(definition: ImposterDefinition, err?: NodeJS.ErrnoException & { address?: string }): ListenFailure {
+    const host = this.listenerOptions(definition, definition.port).host;
+    return {
+      code: 'EADDRINUSE',
+      errno: err?.errno ?? -osConstants.errno.EADDRINUSE,
+      syscall: err?.syscall ?? 'listen',
+      address: err?.address ?? host ?? '::',
+      port: definition.port,
+    };
   }
 
   /** The pre-delete hook's refusal, if any (the imposter must then stay). */
@@ -591,7 +607,7 @@ export class ImposterManager {
       try {
         await checkBindable(this.listenerOptions(definition, definition.port), !held);
       } catch (err) {
-        const error = this.bindError(err, definition.port);
+        const error = this.bindError(err, definition.port, definition);
         problems.push(...(isSvcError(error) ? error.entries : [errorEntries.badData(error.message)]));
       }
     }

@@ -63,6 +63,8 @@ export interface LiveStub {
   matches?: Array<Record<string, unknown>>;
   /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
   stateOps?: Array<StateOp[] | undefined>;
+  /** The stub as given, when it held null fields `config` leaves out (StubDefinition.given). */
+  given?: Record<string, unknown>;
 }
 
 const DEBUG_HEADERS: Array<[string, string]> = [
@@ -261,7 +263,7 @@ export class Imposter implements PlanSource {
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     const stateOps = compileStateOps(configs);
     const cycle = new ResponseCycle(compiled, configs, this.sharedCount ? newCycleSlot() : undefined);
-    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}) };
+    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}), ...(stub.given ? { given: stub.given } : {}) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
@@ -321,6 +323,11 @@ export class Imposter implements PlanSource {
 
   stubConfigs(): Array<Record<string, unknown>> {
     return this.stubList.map((s) => cloneJson(s.config));
+  }
+
+  /** Each stub's config with the stub as given, where it held null fields (read back by `--compat mountebank`). */
+  stubsWithGiven(): Array<{ config: Record<string, unknown>; given?: Record<string, unknown> }> {
+    return this.stubList.map((s) => ({ config: cloneJson(s.config), ...(s.given ? { given: s.given } : {}) }));
   }
 
   /**
