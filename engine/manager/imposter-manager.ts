@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { constants as osConstants } from 'node:os';
-import { errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry, type ListenFailure } from '../model/index.js';
+import {
+  errors,
+  isObject,
+  isSvcError,
+  SvcError,
+  predicatesAreScripted,
+  injectionMessages,
+  errorEntries,
+  type ErrorEntry,
+  type ListenFailure,
+} from '../model/index.js';
 import { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition } from '../validate/index.js';
 import {
   BodyBudget,

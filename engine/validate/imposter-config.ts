@@ -210,8 +210,9 @@ function hasNullFields(stub: unknown): boolean {
   const responses = Array.isArray(stub.responses) ? stub.responses : [];
   return responses.some(
     (response: unknown) =>
-      isObject(response) &&
-      (Object.entries(response).some(([key, value]) => value === null && key !== 'repeat') || (isObject(response.is) && Object.values(response.is).includes(null))),
+      isObject(response)
+      && (Object.entries(response).some(([key, value]) => value === null && key !== 'repeat')
+        || (isObject(response.is) && Object.values(response.is).includes(null))),
   );
 }
 
