@@ -4,3 +4,4 @@ export { callUpstream, proxiedRequest, proxyPredicates, recordProxyResponse, typ
 export { recordOnce } from './once.js';
 export { isRecordedProxyResponse, type StubStore } from './record.js';
 export { ProxyError } from './upstream.js';
+export { weakProxyCertificates } from './weak-tls.js';
