@@ -15,6 +15,7 @@ import { parseExposition } from '../test/helpers/prom-text.js';
 import { cpuTime } from './cpu.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
+import { sections } from './sections.js';
 import { renderPerCoreTable, renderTable, renderTargets, summarize, type Cell, type Measurement, type Row, type Target } from './table.js';
 import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
@@ -31,9 +32,11 @@ const only = process.env.BENCH_ONLY?.split(',')
   .filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
+const selectedSections = sections.filter((s) => !only || only.includes(s.id));
 if (only) {
-  const unknown = only.filter((id) => id !== 'e' && !scenarios.some((s) => s.id === id));
-  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${[...scenarios.map((s) => s.id), 'e'].join(', ')}`);
+  const known = [...scenarios.map((s) => s.id), 'e', ...sections.map((s) => s.id)];
+  const unknown = only.filter((id) => !known.includes(id));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${known.join(', ')}`);
 }
 
 const servers: RunningServer[] = [];
@@ -156,7 +159,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: (${scenario.id}) done\n`);
   }
 
-  process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
+  if (rows.length) process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
   if (perCore?.metricsPort !== undefined && rows.some((r) => r.perCore)) {
     process.stdout.write(`\nsvc single vs per-core with ${workers} engine threads, same imposter JSON\n${renderPerCoreTable(rows)}\n`);
     process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
@@ -164,6 +167,10 @@ async function main(): Promise<void> {
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
   const targets = targetsFor(rows, ceilingCell);
   if (targets.length) process.stdout.write(`\ntargets (issues 2 and 13):\n${renderTargets(targets)}\n`);
+  for (const section of selectedSections) {
+    process.stdout.write(`\n(${section.id}) ${section.title}\n${await section.run({ svc: svc.server, mb })}\n`);
+    process.stderr.write(`bench: (${section.id}) done\n`);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault,
@@ -14,7 +14,7 @@ import {
   scriptFailure,
   stubsUseTcpFault,
   unknownFault,
-  predicateScriptsOf,
+  stubPredicateScripts,
   runOrFail,
   ScriptFailure,
   type CompiledScript,
@@ -33,7 +33,17 @@ import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { LoggedSink } from './request-log.js';
 import { openExchange, type Exchange } from './exchange.js';
-import { analyzeStubs, debugReport, ignoredConfigKeys, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
+import {
+  StubAnalysis,
+  debugReport,
+  imposterIgnoredKeys,
+  stubIgnoredKeys,
+  stubKeyAt,
+  wantsDebug,
+  type IgnoredKey,
+  type DebugOutcome,
+  type StubWarning,
+} from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor,
@@ -62,6 +72,21 @@ export interface LiveStub {
   matches?: Array<Record<string, unknown>>;
   /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
   stateOps?: Array<StateOp[] | undefined>;
+  /** What the stub set needs to know of this stub, derived once when the stub is made (an edit then costs the stubs it brings). */
+  traits: StubTraits;
+}
+
+interface StubTraits {
+  /** A response is a TCP fault (new connections get HTTP/1 only). */
+  tcpFault: boolean;
+  /** SPEC §2.8 rule 2: a script, stateOps or scenario field needs a flow store. */
+  needsFlowStore: boolean;
+  /** Its `_svc.script` predicates, compiled. */
+  scripts: Array<{ predicate: object; script: CompiledScript }>;
+  /** A space or scenario field (matching rule 5). */
+  flowGate: boolean;
+  /** Keys it has that svc ignores, paths relative to the stub (SPEC §9.6). */
+  ignoredKeys: readonly IgnoredKey[];
 }
 
 const DEBUG_HEADERS: Array<[string, string]> = [
@@ -125,6 +150,10 @@ export class Imposter implements PlanSource {
   usesTcpFault = false;
   /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */
   warnings: readonly StubWarning[] = [];
+  /** Keeps what it learnt of the stubs, so a stub appended is analysed alone. */
+  private readonly analysis = new StubAnalysis();
+  /** The imposter's own ignored keys (its config does not change). */
+  private readonly ignoredKeys: readonly IgnoredKey[];
   private stubList: LiveStub[] = [];
   /** Set by `adopt`, from the constructor on. */
   private matcher!: StubSetMatcher;
@@ -161,6 +190,7 @@ export class Imposter implements PlanSource {
     if (options.sharedState) this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
+    this.ignoredKeys = imposterIgnoredKeys(this.config);
     this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
     this.allowCORS = definition.config.allowCORS === true;
     this.logRequests = log.isEnabled('debug');
@@ -247,9 +277,9 @@ export class Imposter implements PlanSource {
    * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
-  private upgradeFlowStore(configs: ReadonlyArray<Record<string, unknown>>): void {
+  private upgradeFlowStore(stubs: readonly LiveStub[]): void {
     if (this.store.backend !== 'noop' || flowStateOf(this.config) !== undefined) return;
-    if (!stubsNeedFlowStore(configs)) return;
+    if (!stubs.some((s) => s.traits.needsFlowStore)) return;
     this.store = implicitFlowStore(this.log, this.port, this.observers);
   }
 
@@ -258,24 +288,47 @@ export class Imposter implements PlanSource {
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     const stateOps = compileStateOps(configs);
     const cycle = new ResponseCycle(compiled, configs, this.sharedCount ? newCycleSlot() : undefined);
-    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}) };
+    const traits = {
+      tcpFault: stubsUseTcpFault([stub.config]),
+      needsFlowStore: stubsNeedFlowStore([stub.config]),
+      scripts: stubPredicateScripts(stub.config, this.scriptSettings),
+      flowGate: hasFlowGate(stub.config),
+      ignoredKeys: stubIgnoredKeys(stub.config),
+    };
+    return { config: stub.config, cycle, traits, ...(stateOps ? { stateOps } : {}) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
-    this.upgradeFlowStore(stubs.map((s) => s.config));
+    this.upgradeFlowStore(stubs);
     this.adopt(stubs);
   }
 
-  /** Everything derived from the stub list, computed once per change: matcher, script predicates, gates, warnings, the tcp-fault flag. */
+  /**
+   * Everything derived from the stub list, once per change: matcher, script predicates, gates, warnings,
+   * the tcp-fault flag. Each stub's own part was derived when it was made (LiveStub traits, and the
+   * matcher's and analysis' per-config caches), so this pass only gathers.
+   */
   private adopt(stubs: LiveStub[]): void {
-    const configs = stubs.map((s) => s.config);
-    this.matcher = compileStubSet(configs);
-    this.predicateScripts = predicateScriptsOf(configs, this.scriptSettings, this.port);
-    this.gates = StubGates.compile(configs);
+    const configs = new Array<Record<string, unknown>>(stubs.length);
+    const scripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
+    let tcpFault = false;
+    let flowGate = false;
+    for (let index = 0; index < stubs.length; index++) {
+      const { config, traits } = stubs[index]!;
+      configs[index] = config;
+      tcpFault ||= traits.tcpFault;
+      flowGate ||= traits.flowGate;
+      if (traits.scripts.length === 0) continue;
+      const ruleId = typeof config.id === 'string' ? config.id : `${this.port}:${index}`;
+      for (const { predicate, script } of traits.scripts) scripts.set(predicate, { script, ruleId });
+    }
+    this.matcher = compileStubSet(configs, { previous: this.matcher });
+    this.predicateScripts = scripts;
+    this.gates = flowGate ? StubGates.compile(configs) : undefined;
     this.stubList = stubs;
-    this.analyse(configs);
-    this.usesTcpFault = stubsUseTcpFault(configs);
+    this.analyse(stubs, configs);
+    this.usesTcpFault = tcpFault;
     this.planChanged?.();
   }
 
@@ -291,6 +344,10 @@ export class Imposter implements PlanSource {
   addStubResponse(index: number, response: Record<string, unknown>): void {
     const stub = this.stubList[index];
     (stub.config.responses as unknown[]).push(response);
+    if (!stub.traits.tcpFault && stubsUseTcpFault([{ responses: [response] }])) {
+      stub.traits.tcpFault = true;
+      this.usesTcpFault = true;
+    }
     stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
     this.planChanged?.();
     this.observers.onLifecycle('stubsChanged', this.port);
@@ -299,10 +356,13 @@ export class Imposter implements PlanSource {
   private readonly logLine = (message: string): void => this.log.warn(`imposter ${this.port}: ${message}`);
 
   /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list. */
-  private analyse(configs: ReadonlyArray<Record<string, unknown>>): void {
+  private analyse(stubs: readonly LiveStub[], configs: ReadonlyArray<Record<string, unknown>>): void {
     const known = new Set(this.warnings.map((w) => w.message));
-    const ignored = ignoredConfigKeys(this.config, configs).map((key): StubWarning => ({ warningType: 'config_key_ignored', ...key }));
-    this.warnings = [...ignored, ...analyzeStubs(configs)];
+    const ignored: StubWarning[] = this.ignoredKeys.map((key) => ({ warningType: 'config_key_ignored', ...key }));
+    for (let index = 0; index < stubs.length; index++) {
+      for (const key of stubs[index]!.traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
+    }
+    this.warnings = [...ignored, ...this.analysis.update(configs)];
     for (const w of this.warnings) {
       if (known.has(w.message)) continue;
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
