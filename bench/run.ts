@@ -166,7 +166,7 @@ async function main(): Promise<void> {
   }
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
   const targets = targetsFor(rows, ceilingCell);
-  if (targets.length) process.stdout.write(`\ntargets (issues 2 and 13):\n${renderTargets(targets)}\n`);
+  if (targets.length) process.stdout.write(`\ntargets (issues 2, 13 and 19):\n${renderTargets(targets)}\n`);
   for (const section of selectedSections) {
     process.stdout.write(`\n(${section.id}) ${section.title}\n${await section.run({ svc: svc.server, mb })}\n`);
     process.stderr.write(`bench: (${section.id}) done\n`);
@@ -217,6 +217,15 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
     const mbRps = rps(id, 'mb');
     if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
   }
+  // Issue 19 item 2: CPU per request against the static stub (a); xpath against WireMock 3.13's 284 µs measured in the issue.
+  const cpu = (id: string) => {
+    const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.svc;
+    return cell && summarize(cell).cpuMicrosPerRequest;
+  };
+  const staticCpu = cpu('a');
+  if (staticCpu && cpu('d')) targets.push({ label: '(d) jsonpath CPU/req vs (a)', value: cpu('d')! / staticCpu, threshold: 2, unit: 'x', atMost: true });
+  if (staticCpu && cpu('c')) targets.push({ label: '(c) last regex CPU/req vs (a)', value: cpu('c')! / staticCpu, threshold: 1.25, unit: 'x', atMost: true });
+  if (cpu('x')) targets.push({ label: '(x) xpath CPU/req, µs (WireMock 284 / 3)', value: cpu('x')!, threshold: 284 / 3, unit: 'µs', atMost: true });
   for (const row of rows) {
     if (!row.perCore || !row.svc) continue;
     const single = summarize(row.svc).cpuMicrosPerRequest;

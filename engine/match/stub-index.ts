@@ -1,7 +1,7 @@
 /**
  * The stub set's candidate index. At compile time each stub contributes literal constraints that
  * are necessary for it to match (equals/deepEquals on method, path, header/query/form values;
- * startsWith on scalar fields), taken from top-level predicates and `and` lists. At request time a
+ * startsWith and anchored `matches` prefixes on scalar fields), taken from top-level predicates and `and` lists. At request time a
  * bitset of candidates is built from hash lookups, so stubs that cannot match are never evaluated
  * (and never run their regexes). Stubs without constraints on a dimension stay candidates there.
  * Only predicates up to the first one that can throw contribute, so skipping never hides an error.
@@ -53,7 +53,7 @@ function collect(predicate: unknown, out: Map<string, Constraint>): void {
     if (Array.isArray(object.and)) for (const child of object.and) collect(child, out);
     return;
   }
-  if (operator !== 'equals' && operator !== 'deepEquals' && operator !== 'startsWith') return;
+  if (operator !== 'equals' && operator !== 'deepEquals' && operator !== 'startsWith' && operator !== 'matches') return;
   // Selectors replace the field value, except rewrites it, and `exists` changes how arrays match.
   if (object.jsonpath || object.xpath || object.except || object.exists) return;
   const settings = settingsFor(operator, object);
@@ -62,6 +62,10 @@ function collect(predicate: unknown, out: Map<string, Constraint>): void {
   const add = (constraint: Constraint): void => {
     if (!out.has(constraint.dimension)) out.set(constraint.dimension, constraint);
   };
+  if (operator === 'matches') {
+    collectPatternPrefixes(raw as Record<string, unknown>, settings.regexFlags.includes('i'), settings.actual.keyLower, add);
+    return;
+  }
   const { lower, keyLower } = settings.actual;
   const expected = normaliseValue(raw, settings.expected, true) as Record<string, unknown>;
   for (const key of Object.keys(expected)) {
@@ -85,6 +89,50 @@ function collect(predicate: unknown, out: Map<string, Constraint>): void {
       }
     }
   }
+}
+
+/**
+ * `matches` on a scalar field with an anchored pattern: the literal text the pattern starts with is a
+ * prefix every matching value has, so it narrows like `startsWith`. Read from the pattern source only.
+ * A case-insensitive pattern is compared lowercased, its prefix cut before any `s` or `k` (Unicode case
+ * folding also matches ſ and K to them, which lowercasing the value would not).
+ */
+function collectPatternPrefixes(raw: Record<string, unknown>, caseless: boolean, keyLower: boolean, add: (constraint: Constraint) => void): void {
+  for (const key of Object.keys(raw)) {
+    const field = resolveField(keyLower ? key.toLowerCase() : key, keyLower);
+    const pattern = raw[key];
+    if (field === undefined || field === 'body' || !isScalarField(field) || typeof pattern !== 'string') continue;
+    let prefix = literalPrefix(pattern);
+    if (prefix !== undefined && caseless) prefix = prefix.toLowerCase().replace(/[sk].*$/, '');
+    if (!prefix) continue;
+    add({ dimension: `p|${field}|${caseless}`, prefix: true, read: scalarReader(field, caseless), value: prefix });
+  }
+}
+
+const META = new Set(['^', '$', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|']);
+
+/** The literal start of a `^`-anchored pattern without alternation (`^/api/users/\d+$` gives `/api/users/`), or undefined. */
+export function literalPrefix(source: string): string | undefined {
+  if (!source.startsWith('^') || source.includes('|')) return undefined;
+  let out = '';
+  for (let i = 1; i < source.length; i++) {
+    let literal = source[i]!;
+    if (literal === '\\') {
+      const next = source[i + 1];
+      // An escaped letter or digit is a class, a back-reference or a code point: the literal part ends.
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) break;
+      literal = next;
+      i++;
+    } else if (META.has(literal)) {
+      break;
+    }
+    const quantifier = source[i + 1];
+    // A literal that may be absent or repeated is not part of every match.
+    if (quantifier === '*' || quantifier === '?' || quantifier === '{') break;
+    out += literal;
+    if (quantifier === '+') break;
+  }
+  return out === '' ? undefined : out;
 }
 
 class Dimension {
