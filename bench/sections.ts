@@ -2,7 +2,9 @@
  * Bench sections beyond wrk's one-request scenarios (issue 19): each measures svc and mountebank its
  * own way and prints its own table, with the target it is held to. `BENCH_ONLY` names them by id.
  */
-import { http, type RunningServer } from '../test/helpers/servers.js';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { http, repoRoot, type RunningServer } from '../test/helpers/servers.js';
 import { cpuMsPerPost, EDIT_SIZES, EDIT_TARGETS } from './admin-edits.js';
 import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';
@@ -99,4 +101,53 @@ export const sections: Section[] = [
       return `${table(['request', 'svc', 'mountebank'], rows)}\n  target: empty poll <= plain admin GET: ${verdict}; GET of one imposter <= WireMock's 41.5 µs (issue's figure; WireMock not run here)\n  wrk -t1 -c10, unpinned, after a 1 s warm-up`;
     },
   },
+  {
+    id: 'memory',
+    title: 'memory per imposter of 10 path stubs (not recording)',
+    async run({ mb }) {
+      const count = envInteger('BENCH_IMPOSTERS', 1000);
+      const probe = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/memory-probe.ts', String(count)], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      });
+      const svc = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { heapPerImposter?: number; rssPerImposter?: number };
+      // mountebank cannot be asked to collect garbage: its RSS growth over `count` imposters made through its admin API.
+      const before = rssOf(mb.pid);
+      const ports: number[] = [];
+      for (let n = 0; n < count; n++) ports.push(await createImposter(mb, tenStubs(n)));
+      const after = rssOf(mb.pid);
+      for (const port of ports) await http('DELETE', `http://127.0.0.1:${mb.adminPort}/imposters/${port}`);
+      const kb = (bytes: number | undefined) => (bytes === undefined ? '-' : `${(bytes / 1024).toFixed(1)} KB`);
+      const heap = svc.heapPerImposter;
+      const verdict = heap === undefined ? '-' : heap <= 60 * 1024 ? 'met' : `missed by ${(heap / (60 * 1024)).toFixed(2)}x`;
+      return `${table(
+        ['measure', 'svc', 'mountebank'],
+        [
+          ['heap + external after GC, per imposter', kb(heap), '-'],
+          ['RSS growth per imposter', kb(svc.rssPerImposter), before && after ? kb((after - before) / count) : '-'],
+        ],
+      )}\n  ${count} imposters; svc: bench/memory-probe.ts (one manager, --expose-gc); target <= 60 KB after GC: ${verdict}`;
+    },
+  },
 ];
+
+function tenStubs(n: number): Record<string, unknown> {
+  return {
+    protocol: 'http',
+    stubs: Array.from({ length: 10 }, (_, i) => ({
+      predicates: [{ equals: { method: 'GET', path: `/i${n}/s${i}` } }],
+      responses: [{ is: { statusCode: 200, headers: { 'Content-Type': 'text/plain' }, body: `imposter ${n} stub ${i}` } }],
+    })),
+  };
+}
+
+/** Resident set size of a process in bytes (/proc/<pid>/status VmRSS), or undefined off Linux. */
+function rssOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return line ? Number(line[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -15,18 +15,19 @@ export interface JournalPage<T> {
   truncated: boolean;
 }
 
-/** The entries sit in index order from `head`, wrapping once full (`head` is 0 until then). */
+/**
+ * The entries sit in index order from `head`, wrapping; the slot array grows as entries arrive (an
+ * imposter that does not record holds none) and wraps only once full, so `head` is 0 until then.
+ */
 export class JournalRing<T> {
-  private slots: Array<JournalEntry<T>>;
+  private slots: Array<JournalEntry<T>> = [];
   private head = 0;
   private size = 0;
   private lastIndex = 0;
   /** Highest index dropped by eviction (not by clearing): what `x-svc-truncated` is about. */
   private evictedThrough = 0;
 
-  constructor(readonly capacity = 10_000) {
-    this.slots = new Array(capacity);
-  }
+  constructor(readonly capacity = 10_000) {}
 
   get count(): number {
     return this.size;
