@@ -1,10 +1,16 @@
 /**
  * Issue 19 item 5, run as its own process with --expose-gc (bench/sections.ts spawns it): the memory
  * one imposter of 10 path stubs holds after GC, from 1,000 such imposters on one manager (admin calls,
- * not recording). Prints one JSON line: heap + external and RSS per imposter, in bytes.
+ * not recording), on the build in dist/ (npm run bench compiles it first). Prints one JSON line: heap +
+ * external and RSS per imposter, in bytes.
  */
-import { ImposterManager } from '../engine/manager/index.js';
-import { silentLogger } from '../engine/log/index.js';
+import type * as Manager from '../engine/manager/index.js';
+import type * as Log from '../engine/log/index.js';
+
+// The build, as the bench's servers run it: tsx's transform names every function with defineProperty,
+// which costs each closure a dictionary of properties (kilobytes per imposter) that svc itself never pays.
+const { ImposterManager } = (await import(new URL('../dist/engine/manager/index.js', import.meta.url).href)) as typeof Manager;
+const { silentLogger } = (await import(new URL('../dist/engine/log/index.js', import.meta.url).href)) as typeof Log;
 
 const count = Number(process.argv[2] ?? 1000);
 const gc = (globalThis as { gc?: () => void }).gc;

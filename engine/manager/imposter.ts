@@ -133,6 +133,13 @@ export interface ImposterOptions {
   threads?: number;
 }
 
+const NONE: readonly never[] = Object.freeze([]);
+
+/** The shared empty list for an empty one: most stubs have no scripts and no ignored keys. */
+function orShared<T>(list: T[]): T[] {
+  return list.length === 0 ? (NONE as unknown as T[]) : list;
+}
+
 /** A PreparedResponse as it crosses to an engine thread: the body's own bytes, not its pooled slab. */
 function portableResponse(response: PreparedResponse): PreparedResponse {
   return { statusCode: response.statusCode, headers: response.headers, body: exactBytes(response.body) as Buffer };
@@ -299,9 +306,9 @@ export class Imposter implements PlanSource {
     const traits = {
       tcpFault: stubsUseTcpFault([stub.config]),
       needsFlowStore: stubsNeedFlowStore([stub.config]),
-      scripts: stubPredicateScripts(stub.config, this.scriptSettings),
+      scripts: orShared(stubPredicateScripts(stub.config, this.scriptSettings)),
       flowGate: hasFlowGate(stub.config),
-      ignoredKeys: stubIgnoredKeys(stub.config),
+      ignoredKeys: orShared(stubIgnoredKeys(stub.config)),
     };
     return { config: stub.config, cycle, traits, ...(stateOps ? { stateOps } : {}) };
   }

@@ -22,8 +22,17 @@ interface Constraint {
   readonly value: string;
 }
 
+/** One reader per field and case, shared by every stub's constraint (a closure per stub costs memory in every imposter). */
+const scalarReaders = new Map<string, Reader>();
+
 function scalarReader(field: ScalarField, lower: boolean): Reader {
-  return (view) => (lower ? view.lowerScalar(field) : view.scalar(field));
+  const key = `${field}|${lower}`;
+  let reader = scalarReaders.get(key);
+  if (reader === undefined) {
+    reader = lower ? (view) => view.lowerScalar(field) : (view) => view.scalar(field);
+    scalarReaders.set(key, reader);
+  }
+  return reader;
 }
 
 function keyedReader(field: KeyedField, name: string, keyLower: boolean, lower: boolean): Reader {
