@@ -68,7 +68,8 @@ export class Http2SessionGuard implements Expiring {
     private readonly sweep: DeadlineSweep,
   ) {
     GUARDS.set(session, this);
-    session.on('stream', (stream: ServerHttp2Stream) => this.opened(stream));
+    // Before the server's own listener, which may answer the stream synchronously.
+    session.prependListener('stream', (stream: ServerHttp2Stream) => this.opened(stream));
     session.once('close', () => this.release());
     socket.once('end', () => {
       this.peerEnded = true;

@@ -1,0 +1,14 @@
+import http2 from 'node:http2';
+import { createListener } from './engine/transport/index.js';
+const l = await createListener({ protocol: 'http', port: 0, host: '127.0.0.1', http2: true, maxBodyBytes: 1e6, timeouts: { keepAliveMs: 300, headersMs: 400, requestMs: 800 } }, (req, sink) => sink.send(200, [], Buffer.from('ok')));
+const t0 = Date.now();
+const s = http2.connect(`http://127.0.0.1:${l.port}`);
+s.on('goaway', (c) => console.log('goaway', c, Date.now() - t0));
+s.on('close', () => console.log('session close', Date.now() - t0));
+s.on('error', (e) => console.log('session err', e.message));
+const st = s.request({ ':method': 'POST', ':path': '/' });
+st.on('response', (h) => console.log('resp', h[':status'], Date.now() - t0));
+st.on('close', () => console.log('stream close', st.rstCode, Date.now() - t0));
+st.on('error', (e) => console.log('stream err', e.message));
+st.resume();
+setTimeout(() => { console.log('give up'); process.exit(0); }, 4000);
