@@ -11,7 +11,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FRAME, FrameCounter, OPENING, request, SETTING } from '../helpers/h2-frames.js';
+import { FrameCounter, OPENING, request, SETTING } from '../helpers/h2-frames.js';
 import { freePort, http, startSvc, type RunningServer } from '../helpers/servers.js';
 
 const test = suite('HTTP/2 and TLS sessions');
