@@ -1,7 +1,9 @@
 /**
  * Raw HTTP/2 frames for clients node:http2 will not play: half-closing after the preface, opening
  * streams past the server's advertised limit. Just enough framing and HPACK (static table) for that.
+ * Also `h2Get`, one request on a node:http2 session.
  */
+import type { ClientHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -72,4 +74,22 @@ export class FrameCounter {
     }
     this.buffered = Buffer.from(bytes);
   }
+}
+
+/** GET `path` on `session`: the status and the body as text. */
+export function h2Get(session: ClientHttp2Session, path = '/'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path });
+    let status = 0;
+    let body = '';
+    stream.on('response', (headers) => {
+      status = Number(headers[':status']);
+    });
+    stream.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    stream.on('end', () => resolve({ status, body }));
+    stream.on('error', reject);
+    stream.end();
+  });
 }

@@ -11,7 +11,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FrameCounter, OPENING, request, SETTING } from '../helpers/h2-frames.js';
+import { FrameCounter, h2Get, OPENING, request, SETTING } from '../helpers/h2-frames.js';
 import { freePort, http, startSvc, type RunningServer } from '../helpers/servers.js';
 
 const test = suite('HTTP/2 and TLS sessions');
@@ -169,23 +169,6 @@ function sessionClosedWithin(session: http2.ClientHttp2Session, limitMs: number,
   });
 }
 
-function get(session: http2.ClientHttp2Session, path = '/'): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({ ':path': path });
-    let status = 0;
-    let body = '';
-    stream.on('response', (headers) => {
-      status = Number(headers[':status']);
-    });
-    stream.on('data', (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    stream.on('end', () => resolve({ status, body }));
-    stream.on('error', reject);
-    stream.end();
-  });
-}
-
 for (const [name, secure] of [
   ['h2c', false],
   ['h2 over TLS', true],
@@ -195,7 +178,7 @@ for (const [name, secure] of [
     const idle = await connectH2(port, secure);
     const idleClosed = sessionClosedWithin(idle, CLOSE_WITHIN_MS);
     const afterAnswer = await connectH2(port, secure);
-    assert.equal(await get(afterAnswer), { status: 200, body: 'ok' });
+    assert.equal(await h2Get(afterAnswer), { status: 200, body: 'ok' });
     const afterAnswerClosed = sessionClosedWithin(afterAnswer, CLOSE_WITHIN_MS);
     const bodyless = await connectH2(port, secure);
     const stream = bodyless.request({ ':method': 'POST', ':path': '/' });
@@ -215,7 +198,7 @@ for (const [name, secure] of [
 
 test('admin: a session idle after an answer is closed after the admin keep-alive timeout', async () => {
   const session = await connectH2(adminPort, false);
-  assert.is((await get(session, '/health')).status, 200);
+  assert.is((await h2Get(session, '/health')).status, 200);
   const closedMs = await sessionClosedWithin(session, 5 * ADMIN_KEEP_ALIVE_MS);
   assert.ok(closedMs !== null, 'admin session still open');
   assert.ok(closedMs >= ADMIN_KEEP_ALIVE_MS - 500, `closed after ${closedMs} ms`);
@@ -247,7 +230,7 @@ test('10,000 streams opened at once on each of 4 sessions: refused past the adve
   assert.is(closed.filter((ms) => ms === null).length, 0, 'sessions left open');
   assert.ok(peak - before < 100, `RSS ${before.toFixed(0)} -> ${peak.toFixed(0)} MB`);
   await assertFdsBack('streams');
-  assert.equal(await get(await connectH2(plainPort, false)), { status: 200, body: 'ok' });
+  assert.equal(await h2Get(await connectH2(plainPort, false)), { status: 200, body: 'ok' });
 });
 
 test('a reader that keeps its window shut: unsent answers capped per session (503), the session cut by the keep-alive timeout', async () => {
