@@ -32,6 +32,7 @@ let svc: RunningServer;
 let pid = 0;
 let adminPort = 0;
 let metricsPort = 0;
+let frontDoorPort = 0;
 let plainPort = 0;
 let securePort = 0;
 let bigPort = 0;
@@ -53,10 +54,13 @@ async function assertFdsBack(what: string): Promise<void> {
 
 test.before(async () => {
   metricsPort = await freePort();
+  frontDoorPort = await freePort();
   svc = await startSvc({
     args: [
       '--metrics-port',
       String(metricsPort),
+      '--front-door',
+      `127.0.0.1:${frontDoorPort}`,
       '--loglevel',
       'error',
       '--keep-alive-timeout',
@@ -123,10 +127,11 @@ function closedWithin(socket: net.Socket, limitMs: number): Promise<number | nul
   });
 }
 
-test('30 sessions that half-close after the preface are closed on every plane, fds back to baseline', async () => {
+test('30 sessions that half-close after the preface are closed on every plane (imposters, front door, admin, metrics), fds back to baseline', async () => {
   const planes: Array<[string, number, boolean]> = [
     ['h2c imposter', plainPort, false],
     ['h2 over TLS imposter', securePort, true],
+    ['front door', frontDoorPort, false],
     ['admin', adminPort, false],
     ['metrics', metricsPort, false],
   ];
