@@ -4,7 +4,8 @@
  * imposter kept at the journal's 10,000-entry cap, an SSE subscriber on /events, admin churn,
  * connect+close probes and slowloris clients — sampling the server's RSS and open fds every
  * SOAK_SAMPLE_SECONDS (default 10). Issue 23's HTTP/2 and TLS attack classes (bench/soak-sessions.ts) run
- * first one at a time (RSS and fds before, at peak and after each), then as part of the mixed load. The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
+ * first, one at a time (RSS and fds before, at peak and after each; flat when the second half's RSS peak
+ * is within 15% of the first half's and the fds come back), and with SOAK_MIXED_ATTACKS=1 also in the mixed load. The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
  * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Exit status 1 when not flat.
  */
 import { spawn } from 'node:child_process';
@@ -14,7 +15,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { freePort, repoRoot } from '../test/helpers/servers.js';
 import { envInteger } from './env.js';
-import { measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
+import { attackIsFlat, measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
 
 const SECONDS = envInteger('SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = envInteger('SOAK_SAMPLE_SECONDS', 10);
@@ -23,7 +24,9 @@ const LOAD_LOOPS = envInteger('SOAK_LOOPS', 8);
 const RSS_GROWTH = 1.15;
 const FD_SLACK = 20;
 /** Issue 23's HTTP/2 and TLS attack classes: each alone for this long before the mixed soak (0: skip). */
-const ATTACK_SECONDS = envInteger('SOAK_ATTACK_SECONDS', 15);
+const ATTACK_SECONDS = envInteger('SOAK_ATTACK_SECONDS', 30);
+/** 1: the attack classes also run throughout the mixed soak (their bursts then show in its samples). */
+const MIXED_ATTACKS = envInteger('SOAK_MIXED_ATTACKS', 0) === 1;
 /** Imposter and front-door timeouts (ms): keep-alive, head, request; short, so attacks are cut within a sample. */
 const TIMEOUTS = [envInteger('SOAK_KEEP_ALIVE_MS', 2000), envInteger('SOAK_HEADERS_MS', 3000), envInteger('SOAK_REQUEST_MS', 4000)];
 
@@ -162,11 +165,14 @@ for (const imposter of [
   const status = await call('POST', adminPort, '/imposters', JSON.stringify(imposter));
   if (status !== 201) throw new Error(`creating imposter ${imposter.port}: ${status}`);
 }
+let attacksFlat = true;
 if (ATTACK_SECONDS > 0) {
   console.log(`attack classes, each alone for ${ATTACK_SECONDS}s (timeouts keep-alive/head/request ${TIMEOUTS.join('/')} ms):`);
   for (const f of await measureAttacks(sessionTargets, { rssMb: readRssMb, fds: countFds }, ATTACK_SECONDS, 30)) {
+    const flat = attackIsFlat(f);
+    attacksFlat &&= flat;
     console.log(
-      `  ${f.name.padEnd(50)} rounds=${String(f.rounds).padStart(4)}  RSS ${f.before.rssMb.toFixed(1)} / peak ${f.peak.rssMb.toFixed(1)} / after ${f.after.rssMb.toFixed(1)} MB  fds ${f.before.fds} / peak ${f.peak.fds} / after ${f.after.fds}`,
+      `  ${f.name.padEnd(50)} rounds=${String(f.rounds).padStart(4)}  RSS ${f.before.rssMb.toFixed(1)} / peak ${f.firstHalf.rssMb.toFixed(1)} (1st half) ${f.peak.rssMb.toFixed(1)} / after ${f.after.rssMb.toFixed(1)} MB  fds ${f.before.fds} / peak ${f.peak.fds} / after ${f.after.fds} -> ${flat ? 'flat' : 'GROWING'}`,
     );
   }
 }
@@ -307,7 +313,12 @@ await sample();
 const sampler = setInterval(() => void sample(), SAMPLE_SECONDS * 1000);
 subscribe();
 for (let k = 0; k < SLOWLORIS; k++) slowloris();
-await Promise.all([...Array.from({ length: LOAD_LOOPS }, (_, k) => trafficLoop(k)), adminChurn(), probes(), sessionAttackLoops(sessionTargets, running)]);
+await Promise.all([
+  ...Array.from({ length: LOAD_LOOPS }, (_, k) => trafficLoop(k)),
+  adminChurn(),
+  probes(),
+  ...(MIXED_ATTACKS ? [sessionAttackLoops(sessionTargets, running)] : []),
+]);
 clearInterval(sampler);
 await sample();
 
@@ -347,4 +358,4 @@ console.log(
 console.log(
   `fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`,
 );
-process.exit(rssFlat && fdsFlat ? 0 : 1);
+process.exit(rssFlat && fdsFlat && attacksFlat ? 0 : 1);
