@@ -2,7 +2,15 @@ import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
 import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
-import { compileStubSet, PredicateError, type MatchContext, type StubSetMatcher, type TriedEntry as MatchTried } from '../match/index.js';
+import {
+  compileStubSet,
+  explainStubs,
+  PredicateError,
+  type MatchContext,
+  type StubExplanation,
+  type StubSetMatcher,
+  type TriedEntry as MatchTried,
+} from '../match/index.js';
 import {
   applyTransportFault,
   compileDefaultResponse,
@@ -477,17 +485,14 @@ export class Imposter implements PlanSource {
     const report = (outcome: DebugOutcome): void => {
       let body: Buffer;
       try {
-        const stubs = this.stubList.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
-        const imposter = { port: this.port, name: this.config.name, protocol: this.protocol };
-        body = Buffer.from(JSON.stringify(debugReport(request, imposter, stubs, outcome), null, 2));
+        body = Buffer.from(JSON.stringify(this.debugReportOf(request, outcome), null, 2));
       } catch (err) {
         fail(err);
         return;
       }
       this.answer(ex, { statusCode: 200, headers: DEBUG_HEADERS, body });
     };
-    const debugOutcome = (index: number): DebugOutcome =>
-      index >= 0 ? { matched: index } : { unmatched: this.stubList.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
+    const debugOutcome = (index: number): DebugOutcome => this.debugOutcome(index);
     if (!this.enabled) {
       report({ unmatched: 'imposter is disabled' });
       return;
@@ -507,6 +512,32 @@ export class Imposter implements PlanSource {
     const gated = this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
     if (gated instanceof Promise) gated.then((ready) => run(ready.context), fail);
     else run(gated?.context ?? this.matchContext);
+  }
+
+  private debugOutcome(index: number): DebugOutcome {
+    return index >= 0 ? { matched: index } : { unmatched: this.stubList.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
+  }
+
+  private debugReportOf(request: MockRequest, outcome: DebugOutcome, candidates?: StubExplanation[]): Record<string, unknown> {
+    const stubs = this.stubList.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
+    const imposter = { port: this.port, name: this.config.name, protocol: this.protocol };
+    return debugReport(request, imposter, stubs, outcome, candidates);
+  }
+
+  /**
+   * The debug report (SPEC §4.12) of a request the admin plane describes, with `candidates`: every stub's
+   * failing predicates and their expected and actual values, closest first (for a match, only the stubs
+   * before the one that matched). Matched like a real request (spaces, scenario states, scripts) but
+   * nothing is counted, recorded, observed or moved.
+   */
+  async explain(request: MockRequest): Promise<Record<string, unknown>> {
+    if (!this.enabled) return this.debugReportOf(request, { unmatched: 'imposter is disabled' }, []);
+    const gated = await this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
+    const ctx = gated?.context ?? this.matchContext;
+    const index = await this.matcher.firstMatch(request, ctx, 0);
+    const configs = this.stubList.map((stub) => stub.config);
+    const candidates = await explainStubs(index >= 0 ? configs.slice(0, index) : configs, request, ctx);
+    return this.debugReportOf(request, this.debugOutcome(index), candidates);
   }
 
   /** A `_svc.script` predicate (SPEC §2.7 `matches(ctx)`); a failed run ends the request (ScriptFailure). */

@@ -54,6 +54,23 @@ export function recordOf(request: MockRequest): RecordedRequest {
   return record;
 }
 
+/** Rebuilds the request predicates see from a journal entry. */
+export function requestOfRecord(record: RecordedRequest): MockRequest {
+  const rawBody = record.body === undefined ? Buffer.alloc(0) : Buffer.from(record.body, record._mode === 'binary' ? 'base64' : 'utf8');
+  return {
+    requestFrom: record.requestFrom,
+    method: record.method,
+    path: record.path,
+    query: record.query,
+    headers: record.headers,
+    body: record._mode === 'binary' ? rawBody.toString('utf8') : (record.body ?? ''),
+    rawBody,
+    form: record.form,
+    ip: record.ip,
+    isBinary: record._mode === 'binary',
+  };
+}
+
 /** The `tried` list capped at 25 with the rest counted (SPEC §8). */
 export function outcomeOf(stubIndex: number, stubId: string | undefined, tried: TriedEntry[] | undefined): MatchOutcome {
   const outcome: MatchOutcome = stubIndex >= 0 ? { matched: true, stubIndex } : { matched: false };
