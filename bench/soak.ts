@@ -24,9 +24,9 @@ const LOAD_LOOPS = envInteger('SOAK_LOOPS', 8);
 const RSS_GROWTH = 1.15;
 const FD_SLACK = 20;
 /** Issue 23's HTTP/2 and TLS attack classes: each alone for this long before the mixed soak (0: skip). */
-const ATTACK_SECONDS = envInteger('SOAK_ATTACK_SECONDS', 30);
+const ATTACK_SECONDS = envInteger('SOAK_ATTACK_SECONDS', 30, 0);
 /** 1: the attack classes also run throughout the mixed soak (their bursts then show in its samples). */
-const MIXED_ATTACKS = envInteger('SOAK_MIXED_ATTACKS', 0) === 1;
+const MIXED_ATTACKS = envInteger('SOAK_MIXED_ATTACKS', 0, 0) === 1;
 /** Imposter and front-door timeouts (ms): keep-alive, head, request; short, so attacks are cut within a sample. */
 const TIMEOUTS = [envInteger('SOAK_KEEP_ALIVE_MS', 2000), envInteger('SOAK_HEADERS_MS', 3000), envInteger('SOAK_REQUEST_MS', 4000)];
 
