@@ -6,7 +6,9 @@
  * SOAK_SAMPLE_SECONDS (default 10). Issue 23's HTTP/2 and TLS attack classes (bench/soak-sessions.ts) run
  * first, one at a time (RSS and fds before, at peak and after each; bounded when RSS stays within 128 MB
  * of before and the fds come back), and with SOAK_MIXED_ATTACKS=1 also in the mixed load. The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
- * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Exit status 1 when not flat.
+ * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Then the script-bomb phase
+ * (bench/soak-script-bombs.ts) reports RSS and fds before, at peak and after each bomb. Exit status 1
+ * when not flat, an attack class was not bounded or a bomb did not hold.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { freePort, repoRoot } from '../test/helpers/servers.js';
 import { envInteger } from './env.js';
 import { attackIsBounded, measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
+import { soakScriptBombs } from './soak-script-bombs.js';
 
 const SECONDS = envInteger('SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = envInteger('SOAK_SAMPLE_SECONDS', 10);
@@ -46,7 +49,7 @@ if (!existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx t
 
 const adminPort = await freePort();
 const metricsPort = await freePort();
-const [staticPort, predicatePort, recordPort, churnPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+const [staticPort, predicatePort, recordPort, churnPort, bombPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
 const child = spawn(
   process.execPath,
   [
@@ -59,6 +62,7 @@ const child = spawn(
     '--nologfile',
     '--loglevel',
     'error',
+    '--allowInjection',
     '--keep-alive-timeout',
     String(TIMEOUTS[0]),
     '--headers-timeout',
@@ -112,6 +116,24 @@ function call(method: string, port: number, path: string, body?: string, headers
       failed(error);
       resolve(0);
     });
+    req.end(body);
+  });
+}
+
+/** A call whose answer body is wanted (the script-bomb phase reads the error envelope). */
+function callText(method: string, port: number, path: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method, agent: false, headers: body === undefined ? {} : { 'Content-Type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('error', () => resolve({ status: 0, body: '' }));
+      },
+    );
+    req.setTimeout(120_000, () => req.destroy());
+    req.on('error', () => resolve({ status: 0, body: '' }));
     req.end(body);
   });
 }
@@ -332,6 +354,8 @@ const recorded = await new Promise<number>((resolve) => {
   }).end();
 });
 
+const bombsHeld = await soakScriptBombs({ call: callText, rssMb: readRssMb, fds: countFds }, adminPort, bombPort);
+
 subscription?.destroy();
 for (const socket of sockets) socket.destroy();
 agent.destroy();
@@ -358,4 +382,4 @@ console.log(
 console.log(
   `fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`,
 );
-process.exit(rssFlat && fdsFlat && attacksBounded ? 0 : 1);
+process.exit(rssFlat && fdsFlat && attacksBounded && bombsHeld ? 0 : 1);
