@@ -9,7 +9,9 @@ export {
   statusOf,
   errorText,
   isSvcError,
+  mountebankFormOf,
   type ErrorEntry,
+  type ListenFailure,
 } from './errors.js';
 export { ERROR_CATALOGUE, isErrorSlug, type CatalogueEntry, type ErrorSlug } from './error-catalogue.js';
 export { SvcFailure, UsageError, StartupFailure } from './failures.js';

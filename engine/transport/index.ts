@@ -21,3 +21,4 @@ export { HTTP2_SERVER_OPTIONS, MAX_CONCURRENT_STREAMS, serveHttp2 } from './h2-s
 export { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 export { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
 export { reasonPhrase } from './status-text.js';
+export { permissiveCiphers, weakCertificateReasons } from './tls-compat.js';

@@ -2,6 +2,7 @@ import { constants } from 'node:crypto';
 import type { TlsOptions } from 'node:tls';
 import { DEFAULT_TIMEOUTS, type ListenerOptions } from './contract.js';
 import { defaultKeyPair } from './default-cert.js';
+import { permissiveCiphers } from './tls-compat.js';
 
 /**
  * ALPN as a fixed list, or chosen per handshake when HTTP/2 may be withdrawn (`http2Allowed`); no
@@ -35,7 +36,8 @@ export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOpt
     // only when rejectUnauthorized is set as well.
     rejectUnauthorized: options.mutualAuth === true && options.rejectUnauthorized === true,
     ...(options.ca !== undefined ? { ca: options.ca } : {}),
-    ...(options.ciphers !== undefined ? { ciphers: options.ciphers } : {}),
+    // Whatever key and certificate the user gives are served, weak ones included (the manager logs a warning).
+    ciphers: permissiveCiphers(options.ciphers),
     // Client-initiated renegotiation (TLS 1.2) costs the server a handshake per request of the client's;
     // OpenSSL refuses it with a no_renegotiation alert.
     secureOptions: constants.SSL_OP_NO_RENEGOTIATION,
