@@ -34,6 +34,13 @@ function sniffPreface(socket: Socket, h2: H2Bridge, options: ConnectionOptions):
   );
 }
 
+/** Destroys `raw` when its TLS handshake is not done `headersMs` after accept (0: never). */
+function handshakeDeadline(raw: Socket, headersMs: number, sweep: DeadlineSweep): Expiring {
+  const pending: Expiring = { deadline: headersMs > 0 ? Date.now() + headersMs : 0, expire: () => raw.destroy() };
+  sweep.add(pending);
+  return pending;
+}
+
 function listen(server: net.Server, options: ListenerOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error): void => {
@@ -57,9 +64,9 @@ function peerKey(socket: Socket): string {
 }
 
 export async function createListener(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, options.bodyBudget) : null;
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   const sweep = new DeadlineSweep(timeouts);
+  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, timeouts, sweep, options.bodyBudget) : null;
   const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes, timeouts, sweep, bodyBudget: options.bodyBudget };
   // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
   // On https only once the handshake is done (set in 'secureConnection'): before it, a peer's FIN must
@@ -73,6 +80,14 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   // beneath TLS and tls.Server hands out only the TLS socket.
   const sockets = new Set<Socket>();
   const rawByPeer = new Map<string, Socket>();
+  /** https: the deadline of each handshake under way. */
+  const handshakes = new Map<Socket, Expiring>();
+  const handshakeDone = (raw: Socket): void => {
+    const pending = handshakes.get(raw);
+    if (pending === undefined) return;
+    handshakes.delete(raw);
+    sweep.delete(pending);
+  };
   const events = options.events;
   const allowConnection = options.allowConnection;
   server.on('connection', (raw: Socket) => {
@@ -86,7 +101,11 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     if (secure) {
       const key = peerKey(raw);
       rawByPeer.set(key, raw);
+      // The head timeout bounds the handshake from accept, absolutely: node's handshakeTimeout is an idle
+      // timer (a ClientHello trickled a byte at a time resets it) and only reports, it closes nothing.
+      handshakes.set(raw, handshakeDeadline(raw, timeouts.headersMs, sweep));
       raw.on('close', () => {
+        handshakeDone(raw);
         sockets.delete(raw);
         rawByPeer.delete(key);
       });
@@ -100,6 +119,10 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     const requireClientCert = options.mutualAuth === true;
     server.on('secureConnection', (socket: tls.TLSSocket) => {
       const raw = rawByPeer.get(peerKey(socket));
+      if (raw !== undefined) handshakeDone(raw);
+      // After the handshake node reports TLS failures (a client renegotiating past node's limit) as an
+      // 'error' and closes nothing; the connection is over.
+      socket.on('error', () => socket.destroy());
       // With mutualAuth alone node accepts a client that presents no certificate (only rejectUnauthorized
       // refuses that, and it also refuses self-signed ones); SPEC §5.9 requires one, so close the connection.
       if (raw === undefined || (requireClientCert && socket.getPeerX509Certificate() === undefined)) {
@@ -110,8 +133,8 @@ export async function createListener(options: ListenerOptions, handler: RequestH
       if (h2 !== null && socket.alpnProtocol === 'h2') h2.adopt(socket, raw);
       else new Http1Connection(socket, raw, connectionOptions);
     });
-    // Failed handshakes concern one client only; tls.Server destroys the socket.
-    server.on('tlsClientError', ignore);
+    // Failed handshakes concern one client only; node leaves a timed-out one open.
+    server.on('tlsClientError', (_error: Error, socket: tls.TLSSocket) => socket.destroy());
   }
 
   await listen(server, options);
