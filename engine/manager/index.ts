@@ -1,5 +1,7 @@
 export {
   ImposterManager,
+  type ConfigReplica,
+  type SharedImposter,
   type ManagerOptions,
   type ApplyReport,
   type StubRef,
