@@ -131,6 +131,21 @@ test('a stub edit through node 3 reaches node 1; GET /fleet lists the three node
   assert.ok(status.nodes.every((n: { heartbeat: string }) => !Number.isNaN(Date.parse(n.heartbeat))));
 });
 
+test('20 stub edits through node 1: each reaches node 3 (p99 printed; each well under 1 s)', async () => {
+  const { imposterPort } = setup.get();
+  const waits: number[] = [];
+  for (let i = 0; i < 20; i += 1) {
+    const start = Date.now();
+    const put = await admin(1, 'PUT', `/imposters/${imposterPort}/stubs`, { stubs: [{ responses: [{ is: { body: `edit ${i}` } }] }] });
+    assert.is(put.status, 200, put.body);
+    await until(async () => (await bodyIs(`edit ${i}`)(3)) === true, 5_000);
+    waits.push(Date.now() - start);
+  }
+  waits.sort((x, y) => x - y);
+  console.log(`fleet propagation, admin PUT on node 1 until node 3 answers it: p50 ${waits[9]} ms, p99 ${waits[19]} ms (n=20)`);
+  assert.ok(waits[19] < 1_000, `slowest ${waits[19]} ms`);
+});
+
 test('DELETE /imposters/{port} through node 2 frees the port on every node within 1 s', async () => {
   const { imposterPort } = setup.get();
   const deleted = await admin(2, 'DELETE', `/imposters/${imposterPort}`);
