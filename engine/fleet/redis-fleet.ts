@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ConfigReplica, ImposterManager, SharedImposter } from '../manager/index.js';
+import type { ApplyShared, ConfigReplica, ImposterManager, SharedImposter } from '../manager/index.js';
 import type { Logger } from '../log/index.js';
 import { errors, errorText, isObject } from '../model/index.js';
 import { COMMIT_SCRIPT } from './fleet-scripts.js';
@@ -69,6 +69,8 @@ export class RedisFleet implements ConfigReplica {
   private manager: ImposterManager | undefined;
   /** Per port, the fleet version this node runs. */
   private readonly applied = new Map<number, number>();
+  /** Per port, the config Redis held when this node last read or wrote it: what a write Redis refused is undone to. */
+  private readonly known = new Map<number, SharedImposter>();
   private version = 0;
   /** False from a disconnect until the set has been loaded again: writes are refused meanwhile. */
   private synced = false;
@@ -148,7 +150,7 @@ export class RedisFleet implements ConfigReplica {
     }
   }
 
-  async committed(ports: readonly number[] | 'all'): Promise<void> {
+  async committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void> {
     const manager = this.manager;
     const writer = this.writer;
     if (!manager || !writer) return;
@@ -165,17 +167,30 @@ export class RedisFleet implements ConfigReplica {
     try {
       version = Number(await writer.eval(COMMIT_SCRIPT, 2, this.keys.imposters, this.keys.version, ...args));
     } catch (err) {
-      // Applied here but not shared: the next resync puts this node back to the fleet's set.
-      for (const port of changed) this.applied.delete(port);
-      if (whole) this.applied.clear();
+      // Redis went away under the write: undo it here (nothing changed), and resync once Redis answers.
       this.synced = false;
       this.scheduleResync(RESYNC_RETRY_MS);
-      throw errors.serviceUnavailable(`fleet: the write could not be shared (${errorText(err)}); it is undone once redis answers`);
+      const undo = whole ? new Set([...changed, ...this.known.keys()]) : changed;
+      for (const port of undo) {
+        await apply(port, this.known.get(port)).catch((failure: unknown) => {
+          this.applied.delete(port);
+          this.options.log.error(`fleet: cannot undo the unshared write to imposter ${port}: ${errorText(failure)}`);
+        });
+      }
+      throw errors.serviceUnavailable(`fleet: redis is unreachable (${errorText(err)}), so the write was not applied on any node`);
     }
-    if (whole) this.applied.clear();
+    if (whole) {
+      this.applied.clear();
+      this.known.clear();
+    }
     for (const [port, shared] of entries) {
-      if (shared) this.applied.set(port, version);
-      else this.applied.delete(port);
+      if (shared) {
+        this.applied.set(port, version);
+        this.known.set(port, shared);
+      } else {
+        this.applied.delete(port);
+        this.known.delete(port);
+      }
     }
     this.version = Math.max(this.version, version);
   }
@@ -209,9 +224,10 @@ export class RedisFleet implements ConfigReplica {
     });
   }
 
-  private async applyOne(apply: (port: number, shared: SharedImposter | undefined) => Promise<void>, port: number, raw: string | undefined): Promise<void> {
+  private async applyOne(apply: ApplyShared, port: number, raw: string | undefined): Promise<void> {
     if (raw === undefined) {
       this.applied.delete(port);
+      this.known.delete(port);
       await apply(port, undefined);
       return;
     }
@@ -221,6 +237,7 @@ export class RedisFleet implements ConfigReplica {
       return;
     }
     if (this.applied.get(port) === entry.version) return;
+    this.known.set(port, { config: entry.config, enabled: entry.enabled });
     try {
       await apply(port, entry);
       this.applied.set(port, entry.version);

@@ -90,14 +90,20 @@ export interface ManagerOptions {
 export interface ConfigReplica {
   /** Before an admin write runs: throws (a 503) when the write could not be shared now, so nothing changes. */
   admit(): void;
-  /** After an admin write: the ports whose config it changed ('all': the whole set, e.g. DELETE /imposters). */
-  committed(ports: readonly number[] | 'all'): Promise<void>;
+  /**
+   * After an admin write: the ports whose config it changed ('all': the whole set, e.g. DELETE /imposters).
+   * `apply` (as in `replicate`) lets a fleet that cannot share the write put those ports back before it throws.
+   */
+  committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void>;
   /** Loads the shared set into `manager` and follows its changes from then on. */
   attach(manager: ImposterManager): Promise<void>;
   /** `GET /fleet`: the nodes and the versions they run. */
   status(): Promise<object>;
   close(): Promise<void>;
 }
+
+/** Sets one port to a shared config, or deletes it (undefined). */
+export type ApplyShared = (port: number, shared: SharedImposter | undefined) => Promise<void>;
 
 /** One imposter as a fleet shares it: its replayable config and whether it is enabled. */
 export interface SharedImposter {
@@ -382,7 +388,8 @@ export class ImposterManager {
     const commit = async () => {
       const touched = this.touched;
       this.touched = undefined;
-      if (touched === 'all' || (touched && touched.size > 0)) await fleet.committed(touched === 'all' ? 'all' : [...touched]);
+      if (touched === 'all' || (touched && touched.size > 0))
+        await fleet.committed(touched === 'all' ? 'all' : [...touched], (port, shared) => this.applyShared(port, shared));
     };
     let result: T;
     try {
@@ -400,7 +407,7 @@ export class ImposterManager {
    * The fleet's own entry: `work` runs in the queue (so it never interleaves with an admin write), neither
    * gated nor shared; `apply` sets one port to the shared config, or deletes it (undefined).
    */
-  replicate<T>(work: (apply: (port: number, shared: SharedImposter | undefined) => Promise<void>) => Promise<T>): Promise<T> {
+  replicate<T>(work: (apply: ApplyShared) => Promise<T>): Promise<T> {
     return this.queued(() => work((port, shared) => this.applyShared(port, shared)));
   }
 

@@ -2,6 +2,7 @@ export {
   ImposterManager,
   type ConfigReplica,
   type SharedImposter,
+  type ApplyShared,
   type ManagerOptions,
   type ApplyReport,
   type StubRef,

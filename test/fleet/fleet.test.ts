@@ -170,7 +170,7 @@ test('redis stopped: static stubs keep answering, admin writes get 503 and chang
     assert.is(res.status, 200);
     assert.is(res.body, 'before the outage');
   }
-  // Once every node has seen redis go (a write racing that very moment is applied there and undone at resync).
+  // Once every node has seen redis go (a write racing that moment is undone on its node before its 503).
   await until(
     onAll(async (node) => JSON.parse((await admin(node, 'GET', '/fleet')).body).redis === 'down'),
     5_000,
