@@ -119,7 +119,6 @@ export class ServerBuilder {
     const allowConnection = connectionFilter(options.localOnly, options.ipWhitelist, (address) =>
       log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`),
     );
-    const beforeDelete = store && ((port: number) => store?.beforeDelete(port));
     const fleet = this.injected === undefined ? fleetOf(options, log) : undefined;
     const manager =
       this.injected
@@ -132,7 +131,7 @@ export class ServerBuilder {
         host,
         log,
         allowConnection,
-        beforeDelete,
+        persistence: store,
         fleet,
         // Given explicitly (flag, SVC_RUNTIME, rcfile), it wins; absent, the manager reads SVC_RUNTIME.
         runtime:
@@ -147,8 +146,8 @@ export class ServerBuilder {
         },
       });
     const owned = this.injected === undefined;
-    if (!owned && beforeDelete && !manager.installBeforeDelete(beforeDelete)) {
-      throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
+    if (!owned && store && !manager.installPersistence(store)) {
+      throw new StartupFailure('--datadir needs a manager without its own persistence hooks');
     }
     const closeOwned = async () => {
       if (owned) await manager.close();

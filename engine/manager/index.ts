@@ -4,6 +4,7 @@ export {
   type SharedImposter,
   type ApplyShared,
   type ManagerOptions,
+  type PersistenceHooks,
   type ApplyReport,
   type StubRef,
   type SavedRequestsQuery,

@@ -3,3 +3,4 @@ export { proxyProblems } from './validate.js';
 export { callUpstream, proxiedRequest, recordProxyResponse, type ProxyObserver } from './run.js';
 export { isRecordedProxyResponse, type StubStore } from './record.js';
 export { ProxyError } from './upstream.js';
+export { weakProxyCertificates } from './weak-tls.js';
