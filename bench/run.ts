@@ -15,6 +15,7 @@ import { parseExposition } from '../test/helpers/prom-text.js';
 import { cpuTime } from './cpu.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
+import { sections } from './sections.js';
 import { renderPerCoreTable, renderTable, renderTargets, summarize, type Cell, type Measurement, type Row, type Target } from './table.js';
 import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
@@ -31,9 +32,11 @@ const only = process.env.BENCH_ONLY?.split(',')
   .filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
+const selectedSections = sections.filter((s) => !only || only.includes(s.id));
 if (only) {
-  const unknown = only.filter((id) => id !== 'e' && !scenarios.some((s) => s.id === id));
-  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${[...scenarios.map((s) => s.id), 'e'].join(', ')}`);
+  const known = [...scenarios.map((s) => s.id), 'e', ...sections.map((s) => s.id)];
+  const unknown = only.filter((id) => !known.includes(id));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${known.join(', ')}`);
 }
 
 const servers: RunningServer[] = [];
@@ -156,14 +159,18 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: (${scenario.id}) done\n`);
   }
 
-  process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
+  if (rows.length) process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
   if (perCore?.metricsPort !== undefined && rows.some((r) => r.perCore)) {
     process.stdout.write(`\nsvc single vs per-core with ${workers} engine threads, same imposter JSON\n${renderPerCoreTable(rows)}\n`);
     process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
   }
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
   const targets = targetsFor(rows, ceilingCell);
-  if (targets.length) process.stdout.write(`\ntargets (issues 2 and 13):\n${renderTargets(targets)}\n`);
+  if (targets.length) process.stdout.write(`\ntargets (issues 2, 13 and 19):\n${renderTargets(targets)}\n`);
+  for (const section of selectedSections) {
+    process.stdout.write(`\n(${section.id}) ${section.title}\n${await section.run({ svc: svc.server, mb })}\n`);
+    process.stderr.write(`bench: (${section.id}) done\n`);
+  }
 }
 
 /**
@@ -210,6 +217,15 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
     const mbRps = rps(id, 'mb');
     if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
   }
+  // Issue 19 item 2: CPU per request against the static stub (a); xpath against WireMock 3.13's 284 µs measured in the issue.
+  const cpu = (id: string) => {
+    const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.svc;
+    return cell && summarize(cell).cpuMicrosPerRequest;
+  };
+  const staticCpu = cpu('a');
+  if (staticCpu && cpu('d')) targets.push({ label: '(d) jsonpath CPU/req vs (a)', value: cpu('d')! / staticCpu, threshold: 2, unit: 'x', atMost: true });
+  if (staticCpu && cpu('c')) targets.push({ label: '(c) last regex CPU/req vs (a)', value: cpu('c')! / staticCpu, threshold: 1.25, unit: 'x', atMost: true });
+  if (cpu('x')) targets.push({ label: '(x) xpath CPU/req, µs (WireMock 284 / 3)', value: cpu('x')!, threshold: 284 / 3, unit: 'µs', atMost: true });
   for (const row of rows) {
     if (!row.perCore || !row.svc) continue;
     const single = summarize(row.svc).cpuMicrosPerRequest;
