@@ -3,6 +3,7 @@ import type { Logger } from '../../engine/log/index.js';
 import type { Router } from '../router.js';
 import type { AdminSettings } from '../settings.js';
 import { negotiated } from '../request-helpers.js';
+import { errors } from '../../engine/model/index.js';
 
 export function miscRoutes(router: Router, manager: ImposterManager, settings: AdminSettings, log: Logger): void {
   router.on('GET', '/', (req) => ({
@@ -16,6 +17,13 @@ export function miscRoutes(router: Router, manager: ImposterManager, settings: A
       },
     },
   }));
+
+  // The fleet's nodes (issue 20); a server outside a fleet has none to list.
+  router.on('GET', '/fleet', async () => {
+    const fleet = manager.options.fleet;
+    if (!fleet) throw errors.noSuchResource('this server is not in a fleet (svc start --fleet)');
+    return { status: 200, headers: negotiated, body: await fleet.status() };
+  });
 
   router.on('GET', '/health', () => ({ status: 200, body: { status: 'ok' } }));
 

@@ -32,3 +32,5 @@ export {
   processAlive,
 } from './process/index.js';
 export { VERSION } from '../version/index.js';
+// A fleet (issue 20) for a manager an embedding host makes itself: `new ImposterManager({ fleet: new RedisFleet(...) })`.
+export { RedisFleet, fleetUrlProblem, DEFAULT_FLEET_PREFIX, type FleetOptions, type FleetNode, type FleetStatus } from '../fleet/index.js';

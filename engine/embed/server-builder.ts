@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { FrontDoorRoutes, startFrontDoor, type FrontDoor } from '../../admin/front-door/index.js';
 import type { AdminSettings } from '../../admin/index.js';
@@ -5,6 +6,7 @@ import type { CliOptions } from './process/index.js';
 import { ConfigSources, DataDirStore, type StartupSummary } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { ImposterManager } from '../manager/index.js';
+import { RedisFleet } from '../fleet/index.js';
 import { errorText, StartupFailure } from '../model/index.js';
 import { defaultWorkers } from '../runtime/index.js';
 import { connectionFilter, DEFAULT_TIMEOUTS } from '../transport/index.js';
@@ -45,6 +47,14 @@ function settingsOf(options: CliOptions, version: string): AdminSettings {
     scriptsDir: options.scriptsDir,
     runtime: options.runtime,
   };
+}
+
+/** `--fleet`: the node's fleet link; its id defaults to the host name and admin address. */
+function fleetOf(options: CliOptions, log: Logger): RedisFleet | undefined {
+  if (options.fleet === undefined) return undefined;
+  const address = `${options.host ?? hostname()}:${options.port}`;
+  const nodeId = options.nodeId ?? (options.host === undefined ? `${hostname()}:${options.port}` : `${hostname()}/${address}`);
+  return new RedisFleet({ url: options.fleet, prefix: options.fleetPrefix, nodeId, address, log });
 }
 
 function logSummary(log: Logger, options: CliOptions, summary: StartupSummary): void {
@@ -109,6 +119,7 @@ export class ServerBuilder {
     const allowConnection = connectionFilter(options.localOnly, options.ipWhitelist, (address) =>
       log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`),
     );
+    const fleet = this.injected === undefined ? fleetOf(options, log) : undefined;
     const manager =
       this.injected
       ?? new ImposterManager({
@@ -121,6 +132,7 @@ export class ServerBuilder {
         log,
         allowConnection,
         persistence: store,
+        fleet,
         // Given explicitly (flag, SVC_RUNTIME, rcfile), it wins; absent, the manager reads SVC_RUNTIME.
         runtime:
           options.runtime === undefined
@@ -140,6 +152,13 @@ export class ServerBuilder {
     const closeOwned = async () => {
       if (owned) await manager.close();
     };
+    try {
+      // Before any source loads or any port answers: the node serves the fleet's set from its first request.
+      await manager.joinFleet();
+    } catch (err) {
+      await closeOwned();
+      throw new StartupFailure(`--fleet: ${errorText(err)}`);
+    }
     store?.attach(manager);
     const routes = new FrontDoorRoutes();
     const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: options.noParse, store, routes });

@@ -85,6 +85,11 @@ export interface ManagerOptions {
   runtime?: RuntimeSettings;
   /** Where imposters are kept durably (the data directory); absent keeps them in memory only. */
   persistence?: PersistenceHooks;
+  /**
+   * `--fleet`: the Redis-backed set shared by several svc processes (engine/fleet). Admin writes are
+   * admitted by it and shared through it once applied here; call `joinFleet()` before serving.
+   */
+  fleet?: ConfigReplica;
 }
 
 /** A durable copy of the imposter set (the data directory) that every change must reach before it answers. */
@@ -100,6 +105,34 @@ export interface PersistenceHooks {
    * is what the caller sees.
    */
   persist(port: number, document: () => Record<string, unknown>): void;
+}
+
+/**
+ * What the manager needs of a fleet (engine/fleet implements it; defined here so the manager never
+ * imports it). Writes the fleet itself applies (`replicate`) pass neither gate nor commit.
+ */
+export interface ConfigReplica {
+  /** Before an admin write runs: throws (a 503) when the write could not be shared now, so nothing changes. */
+  admit(): void;
+  /**
+   * After an admin write: the ports whose config it changed ('all': the whole set, e.g. DELETE /imposters).
+   * `apply` (as in `replicate`) lets a fleet that cannot share the write put those ports back before it throws.
+   */
+  committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void>;
+  /** Loads the shared set into `manager` and follows its changes from then on. */
+  attach(manager: ImposterManager): Promise<void>;
+  /** `GET /fleet`: the nodes and the versions they run. */
+  status(): Promise<object>;
+  close(): Promise<void>;
+}
+
+/** Sets one port to a shared config, or deletes it (undefined). */
+export type ApplyShared = (port: number, shared: SharedImposter | undefined) => Promise<void>;
+
+/** One imposter as a fleet shares it: its replayable config and whether it is enabled. */
+export interface SharedImposter {
+  config: Record<string, unknown>;
+  enabled: boolean;
 }
 
 export type StubRef = { index: number } | { id: string };
@@ -267,6 +300,8 @@ export class ImposterManager {
   private readonly imposters = new Map<number, Imposter>();
   private readonly ports = new PortAllocator();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Ports an admin write changed, collected while it runs under a fleet ('all' after DELETE /imposters). */
+  private touched: Set<number> | 'all' | undefined;
   private readonly observers = new ObserverSet();
   /** The JavaScript sandbox shared by all imposters (worker threads), started by the first script. */
   private scriptHost: JsScriptHost | undefined;
@@ -298,6 +333,18 @@ export class ImposterManager {
       // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
       this.observers.add({ onLifecycle: (action) => action === 'stubsChanged' && this.runtime?.refresh() });
     }
+    if (options.fleet) this.observers.add({ onLifecycle: (_action, port) => this.touch(port ?? 'all') });
+  }
+
+  private touch(port: number | 'all'): void {
+    if (this.touched === undefined || this.touched === 'all') return;
+    if (port === 'all') this.touched = 'all';
+    else this.touched.add(port);
+  }
+
+  /** Loads the fleet's shared set (`options.fleet`) before anything is served; a no-op without one. */
+  async joinFleet(): Promise<void> {
+    await this.options.fleet?.attach(this);
   }
 
   /**
@@ -385,7 +432,69 @@ export class ImposterManager {
     return this.options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   }
 
+  /** Admin writes: queued, and under a fleet admitted by it first and shared once applied. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const fleet = this.options.fleet;
+    return this.queued(fleet ? () => this.shared(fleet, work) : work);
+  }
+
+  private async shared<T>(fleet: ConfigReplica, work: () => Promise<T>): Promise<T> {
+    fleet.admit();
+    this.touched = new Set();
+    const commit = async () => {
+      const touched = this.touched;
+      this.touched = undefined;
+      if (touched === 'all' || (touched && touched.size > 0))
+        await fleet.committed(touched === 'all' ? 'all' : [...touched], (port, shared) => this.applyShared(port, shared));
+    };
+    let result: T;
+    try {
+      result = await work();
+    } catch (err) {
+      // A write that failed part-way (a partial apply) still shares what it changed.
+      await commit().catch(() => undefined);
+      throw err;
+    }
+    await commit();
+    return result;
+  }
+
+  /**
+   * The fleet's own entry: `work` runs in the queue (so it never interleaves with an admin write), neither
+   * gated nor shared; `apply` sets one port to the shared config, or deletes it (undefined).
+   */
+  replicate<T>(work: (apply: ApplyShared) => Promise<T>): Promise<T> {
+    return this.queued(() => work((port, shared) => this.applyShared(port, shared)));
+  }
+
+  private async applyShared(port: number, shared: SharedImposter | undefined): Promise<void> {
+    const current = this.imposters.get(port);
+    if (!shared) {
+      if (!current) return;
+      // The fleet deleted it: this node follows even if its data directory cannot drop the file.
+      const refused = this.refusesDelete(port);
+      if (refused) this.options.log.warn(`imposter ${port}: deleted by the fleet, but ${refused.message}`);
+      await this.stop(current);
+      this.observers.onLifecycle('deleted', port);
+      return;
+    }
+    // This node's own injection policy applies: a scripted config it does not admit is not run here.
+    const definition = this.parse(shared.config, { generateIds: false });
+    const report: ApplyReport = { created: [], replaced: [], stubPatched: [], deleted: [], unchanged: [], failed: [] };
+    const imposter = await this.reconcileOne(withStubIds(definition, current, false), report, true);
+    const failed = report.failed[0];
+    if (failed) throw new Error(failed.error);
+    if (imposter) imposter.enabled = shared.enabled;
+  }
+
+  /** One imposter as a fleet shares it; undefined when this manager has none on the port. */
+  sharedImposter(port: number): SharedImposter | undefined {
+    const imposter = this.imposters.get(port);
+    if (!imposter) return undefined;
+    return { config: renderImposter(imposter, { replayable: true }), enabled: imposter.enabled };
+  }
+
+  private queued<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
     return run;
@@ -799,6 +908,7 @@ export class ImposterManager {
     return this.exclusive(async () => {
       const imposter = this.require(port);
       imposter.enabled = state.enabled;
+      this.touch(port);
       return imposter;
     });
   }
@@ -922,7 +1032,8 @@ export class ImposterManager {
   }
 
   clearRequests(port: number, options: ClearRequestsOptions = {}): Promise<Imposter> {
-    return this.exclusive(async () => {
+    // The journal is per node, even in a fleet: not a shared write.
+    return this.queued(async () => {
       const imposter = this.require(port);
       const clauses = parseClauses(options.match ?? []);
       if (typeof clauses === 'string') throw errors.badData(clauses);
@@ -1070,7 +1181,9 @@ export class ImposterManager {
 
   /** Tears everything down (process shutdown). */
   async close(): Promise<void> {
-    await this.exclusive(() => Promise.all(this.list().map((imposter) => this.stop(imposter))));
+    // The fleet first: its feed must not start imposters again while they stop (they stay in the fleet).
+    await this.options.fleet?.close();
+    await this.queued(() => Promise.all(this.list().map((imposter) => this.stop(imposter))));
     await this.scriptHost?.close();
     this.scriptHost = undefined;
     await this.svcRunner?.close();

@@ -1,5 +1,8 @@
 export {
   ImposterManager,
+  type ConfigReplica,
+  type SharedImposter,
+  type ApplyShared,
   type ManagerOptions,
   type PersistenceHooks,
   type ApplyReport,

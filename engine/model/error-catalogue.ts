@@ -24,7 +24,7 @@ export const ERROR_CATALOGUE = {
   apply_failed: { status: 500, code: '500', summary: 'bulk replace or reload applied only part of the set (with report)' },
   config_source_unreadable: { status: 500, code: '500', summary: 'reload could not read the config file or data directory' },
   bad_datadir_file: { status: 500, code: '500', summary: 'reload found a data-directory file it cannot load' },
-  service_unavailable: { status: 503, code: '503', summary: 'flow store unavailable, or a data-directory file could not be written or removed' },
+  service_unavailable: { status: 503, code: '503', summary: 'flow store or fleet Redis unavailable, or a data-directory file could not be written or removed' },
   internal_error: { status: 500, code: '500', summary: 'unexpected failure (debug matching, sandbox host, serialisation)' },
   // Both planes: HTTP the server cannot take.
   bad_request: { status: 400, code: '400', summary: 'malformed HTTP request' },

@@ -32,6 +32,8 @@ export interface SpawnSpec {
   adminPort: number;
   /** Path answered once the admin API is up (any HTTP status counts). */
   readyPath: string;
+  /** Where the admin API answers (default 127.0.0.1; a fleet node on 127.0.0.2 answers there only). */
+  readyHost?: string;
   readyTimeoutMs?: number;
   /** Called after the process has exited (temp dirs, ...). */
   cleanup?: () => void;
@@ -124,7 +126,7 @@ export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
       throw new Error(`${spec.command} ${spec.args.join(' ')} exited before answering:\n${output}`);
     }
     try {
-      await http('GET', `http://127.0.0.1:${spec.adminPort}${spec.readyPath}`, { timeoutMs: 10_000 });
+      await http('GET', `http://${spec.readyHost ?? '127.0.0.1'}:${spec.adminPort}${spec.readyPath}`, { timeoutMs: 10_000 });
       return { adminPort: spec.adminPort, pid: child.pid, stop };
     } catch {
       if (Date.now() > deadline) {
@@ -179,6 +181,8 @@ export interface SvcOptions {
   args?: string[];
   env?: NodeJS.ProcessEnv;
   adminPort?: number;
+  /** `--host`: the admin API (and the imposters) bind there, so readiness is probed there too. */
+  host?: string;
 }
 
 /** svc from source through tsx, so tests need no build; no log file unless the test names one (like mountebank's). */
@@ -188,10 +192,11 @@ export async function startSvc(options: SvcOptions = {}): Promise<RunningServer>
   const logFile = args.includes('--logfile') || args.includes('--nologfile') ? [] : ['--nologfile'];
   return spawnServer({
     command: process.execPath,
-    args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...logFile, ...args],
+    args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...(options.host ? ['--host', options.host] : []), ...logFile, ...args],
     env: childEnv(options.env),
     adminPort,
     readyPath: '/',
+    readyHost: options.host,
   });
 }
 

@@ -22,12 +22,16 @@ function reachable(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server (on `port`, e.g. to restart one, else a free one); throws with the install hint when the binary is missing. */
-export async function startRedis(port?: number): Promise<RedisServer> {
+/**
+ * Starts redis-server (on `port`, e.g. to restart one, else a free one); throws with the install hint when
+ * the binary is missing. With `dir`, every write is appended to a file there, so a restart keeps the data.
+ */
+export async function startRedis(port?: number, options: { dir?: string } = {}): Promise<RedisServer> {
   const probe = spawnSync('redis-server', ['--version']);
   if (probe.error) throw new Error(`redis flow store tests need redis-server: ${INSTALL_HINT}`);
   port ??= await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const persistence = options.dir ? ['--dir', options.dir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   for (let i = 0; i < 100; i += 1) {
     if (await reachable(port)) {

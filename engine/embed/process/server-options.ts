@@ -4,6 +4,7 @@ import { isLogLevel, parseLogFilter, type LogLevel } from '../../log/index.js';
 import { isObject, UsageError } from '../../model/index.js';
 import { parseListenAddress } from '../../transport/index.js';
 import { parseWorkers } from '../../runtime/index.js';
+import { fleetUrlProblem } from '../../fleet/index.js';
 
 /** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */
 export interface CliOptions {
@@ -43,6 +44,12 @@ export interface CliOptions {
   maxBufferedBodyBytes?: number;
   /** `--compat mountebank` / `SVC_COMPAT`: mountebank 2.9.1's admin behaviour where the spec departs from it. */
   compat?: 'mountebank';
+  /** `--fleet redis://HOST:PORT[/DB]` / SVC_FLEET: serve the imposter set shared by every node on that Redis (issue 20). */
+  fleet?: string;
+  /** `--fleet-prefix`: Redis key prefix of the fleet (default `svc:fleet:`). */
+  fleetPrefix?: string;
+  /** `--node-id`: this node's id in the fleet (default: host name, then the admin host and port). */
+  nodeId?: string;
   /** `--validate <file>`: check a config file instead of serving. */
   validate?: string;
   /** `save`: target file (`--savefile` or the first positional argument). */
@@ -92,6 +99,9 @@ const VALUE_FLAGS: Record<string, Key | 'ignored'> = {
   '--max-buffered-body-bytes': 'maxBufferedBodyBytes',
   '--compat': 'compat',
   '--validate': 'validate',
+  '--fleet': 'fleet',
+  '--fleet-prefix': 'fleetPrefix',
+  '--node-id': 'nodeId',
   '--savefile': 'saveFile',
   '--protofile': 'ignored',
   '--impostersRepository': 'ignored',
@@ -199,6 +209,17 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       }
       layer.frontDoor = value;
       return;
+    case 'fleet': {
+      const problem = fleetUrlProblem(value);
+      if (problem !== undefined) throw new UsageError(`${source} ${problem}, got '${value}'`);
+      layer.fleet = value;
+      return;
+    }
+    case 'fleetPrefix':
+    case 'nodeId':
+      if (value.trim() === '') throw new UsageError(`${source} must not be blank`);
+      layer[key] = value;
+      return;
     case 'allowInjection':
     case 'mock':
     case 'debug':
@@ -301,6 +322,8 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
   read('SVC_COMPAT', 'compat');
   read('SVC_RUNTIME', 'runtime');
   read('SVC_WORKERS', 'workers');
+  // A bad fleet URL must not start a lone node that serves a different set: it fails start-up.
+  if (env.SVC_FLEET !== undefined && env.SVC_FLEET !== '') setFromText(layer, 'fleet', env.SVC_FLEET, 'SVC_FLEET');
   if (env.MB_APIKEY !== undefined) layer.apiKey = env.MB_APIKEY;
   const filterName = env.SVC_LOG !== undefined && env.SVC_LOG !== '' ? 'SVC_LOG' : 'RUST_LOG';
   const filter = env[filterName];

@@ -1,0 +1,350 @@
+import type { Redis } from 'ioredis';
+import type { ApplyShared, ConfigReplica, ImposterManager, SharedImposter } from '../manager/index.js';
+import type { Logger } from '../log/index.js';
+import { errors, errorText, isObject } from '../model/index.js';
+import { COMMIT_SCRIPT } from './fleet-scripts.js';
+import { DEFAULT_FLEET_PREFIX } from './fleet-url.js';
+
+export interface FleetOptions {
+  /** `redis://HOST:PORT[/DB]` (fleetUrlProblem checks it). */
+  url: string;
+  /** Key and channel prefix: nodes with the same Redis and prefix serve the same imposters. */
+  prefix?: string;
+  /** Unique per node; `GET /fleet` lists it. */
+  nodeId: string;
+  /** What `GET /fleet` shows as the node's address (its admin host:port). */
+  address: string;
+  log: Logger;
+  /** How often the node's heartbeat key is written; it expires after three of these. */
+  heartbeatMs?: number;
+}
+
+export interface FleetNode {
+  id: string;
+  address: string;
+  /** ISO time of its last heartbeat. */
+  heartbeat: string;
+  /** The highest fleet config version the node has applied. */
+  version: number;
+}
+
+export interface FleetStatus {
+  node: string;
+  redis: 'up' | 'down';
+  version: number;
+  nodes: FleetNode[];
+}
+
+const CONNECT_TIMEOUT_MS = 2_000;
+const COMMAND_TIMEOUT_MS = 1_000;
+const RESYNC_RETRY_MS = 250;
+
+interface StoredEntry extends SharedImposter {
+  version: number;
+}
+
+function parseEntry(raw: string): StoredEntry | undefined {
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (isObject(value) && typeof value.version === 'number' && isObject(value.config)) {
+      return { version: value.version, config: value.config, enabled: value.enabled !== false };
+    }
+  } catch {
+    // A foreign or damaged entry is skipped (logged by the caller), never applied.
+  }
+  return undefined;
+}
+
+/**
+ * The fleet (issue 20): every node's admin writes go to one Redis hash, each imposter's config stored
+ * whole with a fleet-wide version, and a pub/sub notice tells the other nodes which ports to fetch and
+ * apply. A node loads the whole set before it serves and again after every reconnect (notices sent while
+ * it was away are lost, the hash is not). While Redis is unreachable, admin writes are refused (503) and
+ * the node keeps serving what it applied last.
+ */
+export class RedisFleet implements ConfigReplica {
+  private readonly keys: { imposters: string; version: string; channel: string; nodes: string; node: (id: string) => string };
+  private writer: Redis | undefined;
+  private subscriber: Redis | undefined;
+  private manager: ImposterManager | undefined;
+  /** Per port, the fleet version this node runs. */
+  private readonly applied = new Map<number, number>();
+  /** Per port, the config Redis held when this node last read or wrote it: what a write Redis refused is undone to. */
+  private readonly known = new Map<number, SharedImposter>();
+  private version = 0;
+  /** False from a disconnect until the set has been loaded again: writes are refused meanwhile. */
+  private synced = false;
+  private feed: Promise<void> = Promise.resolve();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: FleetOptions) {
+    const prefix = options.prefix ?? DEFAULT_FLEET_PREFIX;
+    this.keys = {
+      imposters: `${prefix}imposters`,
+      version: `${prefix}version`,
+      channel: `${prefix}changes`,
+      nodes: `${prefix}nodes`,
+      node: (id) => `${prefix}node:${id}`,
+    };
+  }
+
+  get nodeId(): string {
+    return this.options.nodeId;
+  }
+
+  async attach(manager: ImposterManager): Promise<void> {
+    this.manager = manager;
+    // Loaded here, not at start-up: ioredis costs ~200 ms of CPU and only fleets and redis flow stores need it.
+    const { Redis } = await import('ioredis');
+    let opened = false;
+    const connect = (offlineQueue: boolean) => {
+      const connection = new Redis(this.options.url, {
+        lazyConnect: true,
+        enableOfflineQueue: offlineQueue,
+        maxRetriesPerRequest: offlineQueue ? null : 0,
+        commandTimeout: offlineQueue ? undefined : COMMAND_TIMEOUT_MS,
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        // No retries while joining (start-up fails); afterwards reconnect with backoff until Redis is back.
+        retryStrategy: (times) => (opened ? Math.min(times * 100, 1_000) : null),
+      });
+      connection.on('error', () => undefined);
+      return connection;
+    };
+    const writer = connect(false);
+    // Subscribed connections queue their resubscription while reconnecting.
+    const subscriber = connect(true);
+    this.writer = writer;
+    this.subscriber = subscriber;
+    try {
+      await Promise.all([writer.connect(), subscriber.connect()]);
+      await subscriber.subscribe(this.keys.channel);
+      subscriber.on('message', (_channel: string, message: string) => this.onNotice(message));
+      await this.resync();
+    } catch (err) {
+      writer.disconnect();
+      subscriber.disconnect();
+      throw new Error(`cannot join the fleet at ${this.options.url}: ${errorText(err)}`);
+    }
+    opened = true;
+    const lost = () => {
+      if (!this.synced) return;
+      this.synced = false;
+      this.options.log.warn(`fleet: lost redis at ${this.options.url}; serving the last applied config, admin writes refused`);
+    };
+    for (const connection of [writer, subscriber]) {
+      connection.on('close', lost);
+      // Soon after, not at once: a reconnected subscriber resubscribes just after 'ready'.
+      connection.on('ready', () => this.scheduleResync(RESYNC_RETRY_MS));
+    }
+    this.options.log.info(`fleet: node ${this.options.nodeId} joined at version ${this.version} (${this.applied.size} imposter(s))`);
+    this.beat();
+    this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs ?? 1_000);
+    this.heartbeat.unref();
+  }
+
+  admit(): void {
+    if (!this.synced || this.writer?.status !== 'ready') {
+      throw errors.serviceUnavailable('fleet: redis is unreachable, so the write was not applied on any node');
+    }
+  }
+
+  async committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void> {
+    const manager = this.manager;
+    const writer = this.writer;
+    if (!manager || !writer) return;
+    const whole = ports === 'all';
+    const changed = whole ? manager.list().map((imposter) => imposter.port) : ports;
+    const args: Array<string | number> = [this.keys.channel, whole ? '1' : '0'];
+    const entries = new Map<number, SharedImposter | undefined>();
+    for (const port of changed) {
+      const shared = manager.sharedImposter(port);
+      entries.set(port, shared);
+      args.push(port, shared ? JSON.stringify(shared) : '');
+    }
+    let version: number;
+    try {
+      version = Number(await writer.eval(COMMIT_SCRIPT, 2, this.keys.imposters, this.keys.version, ...args));
+    } catch (err) {
+      // Redis went away under the write: undo it here (nothing changed), and resync once Redis answers.
+      this.synced = false;
+      this.scheduleResync(RESYNC_RETRY_MS);
+      const undo = whole ? new Set([...changed, ...this.known.keys()]) : changed;
+      for (const port of undo) {
+        await apply(port, this.known.get(port)).catch((failure: unknown) => {
+          this.applied.delete(port);
+          this.options.log.error(`fleet: cannot undo the unshared write to imposter ${port}: ${errorText(failure)}`);
+        });
+      }
+      throw errors.serviceUnavailable(`fleet: redis is unreachable (${errorText(err)}), so the write was not applied on any node`);
+    }
+    if (whole) {
+      this.applied.clear();
+      this.known.clear();
+    }
+    for (const [port, shared] of entries) {
+      if (shared) {
+        this.applied.set(port, version);
+        this.known.set(port, shared);
+      } else {
+        this.applied.delete(port);
+        this.known.delete(port);
+      }
+    }
+    this.version = Math.max(this.version, version);
+  }
+
+  /** A notice `<version> <ports>`: fetch those ports and apply what is newer than what runs here. */
+  private onNotice(message: string): void {
+    const [versionText, which = ''] = message.split(' ');
+    const version = Number(versionText);
+    this.feed = this.feed
+      .then(() => (which === '*' ? this.resync() : this.fetchPorts(which.split(',').filter(Boolean).map(Number))))
+      .then(
+        () => {
+          // Skipped while unsynced: the resync to come brings it, and the heartbeat sees the version gap.
+          if (this.synced) this.version = Math.max(this.version, version);
+        },
+        (err: unknown) => {
+          this.options.log.warn(`fleet: applying change ${version} failed (${errorText(err)}); resyncing`);
+          this.scheduleResync(RESYNC_RETRY_MS);
+        },
+      );
+  }
+
+  private async fetchPorts(ports: number[]): Promise<void> {
+    const manager = this.manager;
+    const writer = this.writer;
+    if (!manager || !writer || ports.length === 0 || !this.synced) return;
+    await manager.replicate(async (apply) => {
+      // Read in the queue: no local write can land between the read and the apply.
+      const raws = await writer.hmget(this.keys.imposters, ...ports.map(String));
+      for (const [i, port] of ports.entries()) await this.applyOne(apply, port, raws[i] ?? undefined);
+    });
+  }
+
+  private async applyOne(apply: ApplyShared, port: number, raw: string | undefined): Promise<void> {
+    if (raw === undefined) {
+      this.applied.delete(port);
+      this.known.delete(port);
+      await apply(port, undefined);
+      return;
+    }
+    const entry = parseEntry(raw);
+    if (!entry) {
+      this.options.log.warn(`fleet: imposter ${port} in redis is not a fleet entry; skipped`);
+      return;
+    }
+    if (this.applied.get(port) === entry.version) return;
+    this.known.set(port, { config: entry.config, enabled: entry.enabled });
+    try {
+      await apply(port, entry);
+      this.applied.set(port, entry.version);
+    } catch (err) {
+      // This node cannot run it (its port busy here, injection not allowed here): said once per version.
+      this.applied.set(port, entry.version);
+      this.options.log.error(`fleet: cannot apply imposter ${port} version ${entry.version}: ${errorText(err)}`);
+    }
+  }
+
+  /** Loads the whole shared set: imposters not in it are deleted here, changed ones applied. */
+  private async resync(): Promise<void> {
+    const manager = this.manager;
+    const writer = this.writer;
+    if (!manager || !writer || this.closed) return;
+    await manager.replicate(async (apply) => {
+      const [all, version] = await Promise.all([writer.hgetall(this.keys.imposters), writer.get(this.keys.version)]);
+      const shared = new Set<number>();
+      for (const [field, raw] of Object.entries(all)) {
+        const port = Number(field);
+        shared.add(port);
+        await this.applyOne(apply, port, raw);
+      }
+      for (const imposter of manager.list()) {
+        if (!shared.has(imposter.port)) await this.applyOne(apply, imposter.port, undefined);
+      }
+      this.version = Math.max(this.version, Number(version ?? 0));
+      this.synced = true;
+    });
+  }
+
+  private scheduleResync(delayMs: number): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.feed = this.feed.then(
+        () => this.resync(),
+        () => undefined,
+      );
+      this.feed.catch((err: unknown) => {
+        this.options.log.debug(`fleet: resync failed (${errorText(err)}); retrying`);
+        this.scheduleResync(RESYNC_RETRY_MS);
+      });
+    }, delayMs);
+    this.retry.unref();
+  }
+
+  private self(): FleetNode {
+    return { id: this.options.nodeId, address: this.options.address, heartbeat: new Date().toISOString(), version: this.version };
+  }
+
+  private beat(): void {
+    const writer = this.writer;
+    if (writer?.status !== 'ready') return;
+    const ttl = 3 * (this.options.heartbeatMs ?? 1_000);
+    writer
+      .multi()
+      .set(this.keys.node(this.options.nodeId), JSON.stringify(this.self()), 'PX', ttl)
+      .sadd(this.keys.nodes, this.options.nodeId)
+      .get(this.keys.version)
+      .exec()
+      .then((replies) => {
+        // A notice lost (sent while the subscriber was reconnecting): the set has moved on without this node.
+        const latest = Number(replies?.[2]?.[1] ?? 0);
+        if (latest > this.version) this.scheduleResync(0);
+      })
+      .catch(() => undefined);
+  }
+
+  /** `GET /fleet`: the nodes whose heartbeat has not expired; with Redis down, this node alone. */
+  async status(): Promise<FleetStatus> {
+    const writer = this.writer;
+    const base = { node: this.options.nodeId, version: this.version };
+    if (writer?.status !== 'ready') return { ...base, redis: 'down', nodes: [this.self()] };
+    try {
+      const ids = (await writer.smembers(this.keys.nodes)).sort();
+      const raws = ids.length === 0 ? [] : await writer.mget(...ids.map((id) => this.keys.node(id)));
+      const nodes: FleetNode[] = [];
+      const gone: string[] = [];
+      raws.forEach((raw, i) => {
+        const node = raw === null ? undefined : (JSON.parse(raw) as FleetNode);
+        if (node) nodes.push(node);
+        else gone.push(ids[i]);
+      });
+      if (gone.length > 0) await writer.srem(this.keys.nodes, ...gone);
+      return { ...base, redis: 'up', nodes };
+    } catch {
+      return { ...base, redis: 'down', nodes: [this.self()] };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    clearTimeout(this.retry);
+    await this.feed.catch(() => undefined);
+    const writer = this.writer;
+    if (writer?.status === 'ready') {
+      await writer
+        .multi()
+        .del(this.keys.node(this.options.nodeId))
+        .srem(this.keys.nodes, this.options.nodeId)
+        .exec()
+        .catch(() => undefined);
+    }
+    writer?.disconnect();
+    this.subscriber?.disconnect();
+  }
+}
