@@ -31,6 +31,8 @@ const only = process.env.BENCH_ONLY?.split(',')
   .filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
+/** Scenario h (close mode) is held to a node:net server that closes after each response. */
+const closeCeilingWanted = selected.some((s) => s.id === 'h');
 if (only) {
   const unknown = only.filter((id) => id !== 'e' && !scenarios.some((s) => s.id === id));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${[...scenarios.map((s) => s.id), 'e'].join(', ')}`);
@@ -101,13 +103,14 @@ async function main(): Promise<void> {
   if (perCore) servers.push(perCore.server);
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
+  const closeCeiling = closeCeilingWanted ? await track(startCeiling(pin, 'bare-close')) : undefined;
 
   process.stdout.write(
     [
       'svc vs mountebank 2.9.1',
       `  load: wrk -t${THREADS} -c${CONNECTIONS} -d${duration}s after a ${warmup}s warm-up; median of ${runs} run(s) per cell, runs interleaved`,
       `  pinning: ${pinned ? 'servers on core 0, wrk on core 1 (taskset)' : 'none (taskset not found)'}`,
-      '  every stub response sends `Connection: keep-alive` (mountebank closes after each response by default)',
+      "  every stub response but (h)'s sends `Connection: keep-alive` (mountebank closes after each response by default; (h) measures that)",
       `  svc: ${svc.command}`,
       ...(perCore
         ? [`  svc per-core: ${perCore.command}`, '    pinned like svc (wrk needs the other core), so its req/s cannot beat single here: compare CPU/req']
@@ -122,6 +125,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const errorNotes: string[] = [];
   let ceilingCell: Cell | undefined;
+  let closeCeilingCell: Cell | undefined;
   if (ceiling) {
     const url = `http://127.0.0.1:${ceiling.adminPort}`;
     const request: BenchRequest = { method: 'GET', path: '/' };
@@ -130,6 +134,16 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run++) ceilingCell.runs.push(await measure(url, request, pin.wrk, ceiling.pid));
     rows.push({ label: '(e) ceiling: bare node:net hello-world', svc: ceilingCell });
     process.stderr.write('bench: (e) done\n');
+  }
+
+  if (closeCeiling) {
+    const url = `http://127.0.0.1:${closeCeiling.adminPort}`;
+    const request: BenchRequest = { method: 'GET', path: '/' };
+    await check(url, request, 'hello', 'close ceiling');
+    closeCeilingCell = { runs: [] };
+    for (let run = 0; run < runs; run++) closeCeilingCell.runs.push(await measure(url, request, pin.wrk, closeCeiling.pid));
+    rows.push({ label: '(e2) ceiling: bare node:net, close after each response', svc: closeCeilingCell });
+    process.stderr.write('bench: (e2) done\n');
   }
 
   for (const scenario of selected) {
@@ -162,8 +176,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
   }
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
-  const targets = targetsFor(rows, ceilingCell);
-  if (targets.length) process.stdout.write(`\ntargets (issues 2 and 13):\n${renderTargets(targets)}\n`);
+  const targets = targetsFor(rows, ceilingCell, closeCeilingCell);
+  if (targets.length) process.stdout.write(`\ntargets (issues 2, 13 and 19):\n${renderTargets(targets)}\n`);
 }
 
 /**
@@ -193,7 +207,7 @@ function perCoreNotes(rows: Row[], slots: Map<string, number>): string {
   return lines.join('\n');
 }
 
-function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
+function targetsFor(rows: Row[], ceilingCell: Cell | undefined, closeCeilingCell: Cell | undefined): Target[] {
   const rps = (id: string, side: 'svc' | 'mb') => {
     const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.[side];
     return cell && summarize(cell).requestsPerSecond;
@@ -210,6 +224,12 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
     const mbRps = rps(id, 'mb');
     if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
   }
+  // Issue 19 item 6: close mode costs at most 1.2x the CPU per request of node:net closing after each response.
+  const closeSvc = rows.find((r) => r.label.startsWith('(h)'))?.svc;
+  const closeCpu = closeSvc && summarize(closeSvc).cpuMicrosPerRequest;
+  const closeCeilingCpu = closeCeilingCell && summarize(closeCeilingCell).cpuMicrosPerRequest;
+  if (closeCpu && closeCeilingCpu)
+    targets.push({ label: '(h) close mode CPU/req vs (e2)', value: closeCpu / closeCeilingCpu, threshold: 1.2, unit: 'x', atMost: true });
   for (const row of rows) {
     if (!row.perCore || !row.svc) continue;
     const single = summarize(row.svc).cpuMicrosPerRequest;
