@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, isObject, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, PatternTimeout, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import {
   compileStubSet,
   explainStubs,
@@ -106,6 +106,8 @@ export interface ImposterOptions {
   sharedState?: boolean;
   /** With sharedState: how many threads count requests (the main thread is slot 0). */
   threads?: number;
+  /** Makes a stub list changed by a proxy recording durable (the data directory); it logs its own failures. */
+  persistRecorded?: () => void;
 }
 
 /** A PreparedResponse as it crosses to an engine thread: the body's own bytes, not its pooled slab. */
@@ -145,6 +147,7 @@ export class Imposter implements PlanSource {
   private readonly debugMatches: boolean;
   private readonly unknownFaultServesDefault: boolean;
   private readonly log: Logger;
+  private readonly persistRecorded: (() => void) | undefined;
   private readonly observers: ObserverSet;
   /** `--loglevel debug`: each answered request is logged (LoggedSink). */
   private readonly logRequests: boolean;
@@ -167,6 +170,7 @@ export class Imposter implements PlanSource {
     this.unknownFaultServesDefault = options.unknownFaultServesDefault === true;
     this.port = port;
     if (options.sharedState) this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
+    this.persistRecorded = options.persistRecorded;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
     this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
@@ -292,6 +296,7 @@ export class Imposter implements PlanSource {
     const next = [...this.stubList];
     next.splice(index, 0, this.liveStub({ config }));
     this.setStubs(next);
+    this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -301,6 +306,7 @@ export class Imposter implements PlanSource {
     (stub.config.responses as unknown[]).push(response);
     stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
     this.planChanged?.();
+    this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -316,6 +322,20 @@ export class Imposter implements PlanSource {
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+    }
+  }
+
+  /**
+   * `render()` run as if the stub list were `stubs` (nothing compiled, nothing announced, restored before
+   * it returns): the durable form of a stub change before it is applied.
+   */
+  renderingStubs<T>(stubs: readonly LiveStub[], render: () => T): T {
+    const live = this.stubList;
+    this.stubList = stubs as LiveStub[];
+    try {
+      return render();
+    } finally {
+      this.stubList = live;
     }
   }
 
@@ -553,6 +573,11 @@ export class Imposter implements PlanSource {
       return;
     }
     const message = (err as Error)?.message ?? String(err);
+    if (err instanceof PatternTimeout) {
+      this.log.warn(`imposter ${this.port}: ${this.stubsWithPattern(err.source)}: ${message}; the request is answered with a 500`);
+      this.answer(ex, errorResponse('pattern_timeout', message), `predicate evaluation failed: ${message}`);
+      return;
+    }
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response =
@@ -562,6 +587,16 @@ export class Imposter implements PlanSource {
           ? errorResponse('predicate_error', message)
           : (scriptFailure(err, 'predicate') ?? errorResponse('invalid_predicate_injection', message));
     this.answer(ex, response, `predicate evaluation failed: ${message}`);
+  }
+
+  /** The stubs (index and id) whose predicates hold `source`, for the log line of a stopped pattern. */
+  private stubsWithPattern(source: string): string {
+    const needle = JSON.stringify(source);
+    const found = this.stubList
+      .map((stub, index) => ({ index, id: stub.config.id, predicates: JSON.stringify(stub.config.predicates ?? []) }))
+      .filter((stub) => stub.predicates.includes(needle))
+      .map((stub) => (stub.id === undefined ? `stub ${stub.index}` : `stub ${stub.index} (id ${String(stub.id)})`));
+    return found.length > 0 ? found.join(', ') : 'a stub';
   }
 
   /**
