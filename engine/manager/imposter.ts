@@ -33,6 +33,7 @@ import {
   type IsFields,
   type PreparedResponse,
   type ResponseOutcome,
+  weakProxyCertificates,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -70,6 +71,8 @@ export interface LiveStub {
   matches?: Array<Record<string, unknown>>;
   /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
   stateOps?: Array<StateOp[] | undefined>;
+  /** The stub as given, when it held null fields `config` leaves out (StubDefinition.given). */
+  given?: Record<string, unknown>;
 }
 
 const DEBUG_HEADERS: Array<[string, string]> = [
@@ -135,6 +138,8 @@ export class Imposter implements PlanSource {
   usesTcpFault = false;
   /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */
   warnings: readonly StubWarning[] = [];
+  /** Weak proxy client certificates already logged, so each is warned about once. */
+  private readonly weakTlsLogged = new Set<string>();
   private stubList: LiveStub[] = [];
   /** Set by `adopt`, from the constructor on. */
   private matcher!: StubSetMatcher;
@@ -270,7 +275,7 @@ export class Imposter implements PlanSource {
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     const stateOps = compileStateOps(configs);
     const cycle = new ResponseCycle(compiled, configs, this.sharedCount ? newCycleSlot() : undefined);
-    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}) };
+    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}), ...(stub.given ? { given: stub.given } : {}) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
@@ -323,6 +328,11 @@ export class Imposter implements PlanSource {
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
     }
+    for (const line of weakProxyCertificates(configs)) {
+      if (this.weakTlsLogged.has(line)) continue;
+      this.weakTlsLogged.add(line);
+      this.log.warn(`imposter ${this.port}: ${line}: presented anyway (accepted at OpenSSL security level 0)`);
+    }
   }
 
   /**
@@ -341,6 +351,11 @@ export class Imposter implements PlanSource {
 
   stubConfigs(): Array<Record<string, unknown>> {
     return this.stubList.map((s) => cloneJson(s.config));
+  }
+
+  /** Each stub's config with the stub as given, where it held null fields (read back by `--compat mountebank`). */
+  stubsWithGiven(): Array<{ config: Record<string, unknown>; given?: Record<string, unknown> }> {
+    return this.stubList.map((s) => ({ config: cloneJson(s.config), ...(s.given ? { given: s.given } : {}) }));
   }
 
   /**

@@ -18,4 +18,4 @@ export { faultBlockErrors, faultRandom, stubsUseTcpFault } from './faults/index.
 export type { FaultObserver } from './fault-hooks.js';
 export { isRecordedProxyResponse } from './proxy/index.js';
 export { behaviorProblems } from './behaviors/index.js';
-export { proxyProblems } from './proxy/index.js';
+export { proxyProblems, weakProxyCertificates } from './proxy/index.js';

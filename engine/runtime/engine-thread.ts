@@ -11,15 +11,14 @@ import { asBuffer, type CountKey, type FromThread, type PlanMessage, type ToThre
 import { exactBytes, Kept } from './intern.js';
 import { answerLocally, compilePlan, writeTo, type LocalAnswer } from './local-answer.js';
 import { CountTables } from './counts.js';
+import { hostedThread, PerTurn } from '../threads/index.js';
 
 const port = parentPort!;
 /** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
 let outbox: FromThread[] = [];
 /** Connections accepted since the last batch, by listener: one entry per batch, not one per connection. */
 const accepted = new Map<number, number>();
-let scheduled = false;
 const flush = (): void => {
-  scheduled = false;
   const batch = outbox;
   outbox = [];
   // First in the batch: a connection is counted before any request it carried.
@@ -27,11 +26,8 @@ const flush = (): void => {
   accepted.clear();
   port.postMessage(batch);
 };
-const schedule = (): void => {
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(flush);
-};
+const turn = new PerTurn('turn', flush);
+const schedule = (): void => turn.schedule();
 const post = (message: FromThread): void => {
   outbox.push(message);
   schedule();
@@ -162,3 +158,4 @@ port.on('message', (batch: ToThread[]) => {
     } else answer(message);
   }
 });
+hostedThread().ready();
