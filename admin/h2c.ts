@@ -1,7 +1,15 @@
 import http2, { type Http2ServerRequest, type Http2Session, type OutgoingHttpHeaders } from 'node:http2';
 import type { IncomingMessage, OutgoingHttpHeader, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CONNECTION_SPECIFIC_HEADERS, isHttp2Disabled, sniffHttp2Preface } from '../engine/transport/index.js';
+import {
+  CONNECTION_SPECIFIC_HEADERS,
+  DeadlineSweep,
+  HTTP2_SERVER_OPTIONS,
+  isHttp2Disabled,
+  serveHttp2,
+  sniffHttp2Preface,
+  type ConnectionTimeouts,
+} from '../engine/transport/index.js';
 
 const SILENT_CLIENT_MS = 60_000;
 
@@ -58,7 +66,7 @@ export function acceptH2c(server: Server, handler: Handler): void {
   server.removeAllListeners('connection');
   // The compat objects offer the IncomingMessage/ServerResponse subset the admin plane uses.
   const h2 = http2.createServer(
-    { Http2ServerResponse: AdminH2Response },
+    { ...HTTP2_SERVER_OPTIONS, Http2ServerResponse: AdminH2Response },
     handler as unknown as (request: Http2ServerRequest, response: AdminH2Response) => void,
   );
   const sessions = new Set<Http2Session>();
@@ -68,6 +76,10 @@ export function acceptH2c(server: Server, handler: Handler): void {
   });
   // Session failures concern one client only.
   h2.on('sessionError', () => {});
+  // Sessions are bounded by the node:http server's own timeouts, as its HTTP/1 connections are.
+  const timeouts: ConnectionTimeouts = { keepAliveMs: server.keepAliveTimeout, headersMs: server.headersTimeout, requestMs: server.requestTimeout };
+  const sweep = new DeadlineSweep(timeouts);
+  server.once('close', () => sweep.stop());
   // Sockets neither node:http nor node:http2 owns yet: closeAllConnections must reach them too, or
   // server.close() waits for a silent client.
   const sniffing = new Set<Socket>();
@@ -95,7 +107,7 @@ export function acceptH2c(server: Server, handler: Handler): void {
       socket,
       (bytes) => {
         handOver(bytes);
-        h2.emit('connection', socket);
+        serveHttp2(h2, socket, socket, timeouts, sweep);
       },
       (bytes) => {
         handOver(bytes);

@@ -3,10 +3,12 @@
  * CLI for SOAK_SECONDS (default 600) under mixed load — static answers, predicate matching, a recording
  * imposter kept at the journal's 10,000-entry cap, an SSE subscriber on /events, admin churn,
  * connect+close probes and slowloris clients — sampling the server's RSS and open fds every
- * SOAK_SAMPLE_SECONDS (default 10). The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
+ * SOAK_SAMPLE_SECONDS (default 10). Issue 23's HTTP/2 and TLS attack classes (bench/soak-sessions.ts) run
+ * first, one at a time (RSS and fds before, at peak and after each; bounded when RSS stays within 128 MB
+ * of before and the fds come back), and with SOAK_MIXED_ATTACKS=1 also in the mixed load. The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
  * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Then the script-bomb phase
  * (bench/soak-script-bombs.ts) reports RSS and fds before, at peak and after each bomb. Exit status 1
- * when not flat or a bomb did not hold.
+ * when not flat, an attack class was not bounded or a bomb did not hold.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { freePort, repoRoot } from '../test/helpers/servers.js';
 import { envInteger } from './env.js';
+import { attackIsBounded, measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
 import { soakScriptBombs } from './soak-script-bombs.js';
 
 const SECONDS = envInteger('SOAK_SECONDS', 600);
@@ -23,6 +26,12 @@ const SLOWLORIS = envInteger('SOAK_SLOWLORIS', 50);
 const LOAD_LOOPS = envInteger('SOAK_LOOPS', 8);
 const RSS_GROWTH = 1.15;
 const FD_SLACK = 20;
+/** Issue 23's HTTP/2 and TLS attack classes: each alone for this long before the mixed soak (0: skip). */
+const ATTACK_SECONDS = envInteger('SOAK_ATTACK_SECONDS', 30, 0);
+/** 1: the attack classes also run throughout the mixed soak (their bursts then show in its samples). */
+const MIXED_ATTACKS = envInteger('SOAK_MIXED_ATTACKS', 0, 0) === 1;
+/** Imposter and front-door timeouts (ms): keep-alive, head, request; short, so attacks are cut within a sample. */
+const TIMEOUTS = [envInteger('SOAK_KEEP_ALIVE_MS', 2000), envInteger('SOAK_HEADERS_MS', 3000), envInteger('SOAK_REQUEST_MS', 4000)];
 
 interface Sample {
   second: number;
@@ -43,7 +52,24 @@ const metricsPort = await freePort();
 const [staticPort, predicatePort, recordPort, churnPort, bombPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
 const child = spawn(
   process.execPath,
-  [entry, 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error', '--allowInjection'],
+  [
+    entry,
+    'start',
+    '--port',
+    String(adminPort),
+    '--metrics-port',
+    String(metricsPort),
+    '--nologfile',
+    '--loglevel',
+    'error',
+    '--allowInjection',
+    '--keep-alive-timeout',
+    String(TIMEOUTS[0]),
+    '--headers-timeout',
+    String(TIMEOUTS[1]),
+    '--request-timeout',
+    String(TIMEOUTS[2]),
+  ],
   {
     cwd: repoRoot,
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -151,6 +177,26 @@ const imposters = [
 for (const imposter of imposters) {
   const status = await call('POST', adminPort, '/imposters', JSON.stringify(imposter));
   if (status !== 201) throw new Error(`creating imposter ${imposter.port}: ${status}`);
+}
+
+const sessionTargets: SessionTargets = { plainPort: staticPort, securePort: await freePort(), bigPort: await freePort(), adminPort, metricsPort };
+for (const imposter of [
+  { protocol: 'https', port: sessionTargets.securePort, stubs: [{ responses: [{ is: { body: 'secure' } }] }] },
+  { protocol: 'http', port: sessionTargets.bigPort, stubs: [{ responses: [{ is: { body: 'x'.repeat(1024 * 1024) } }] }] },
+]) {
+  const status = await call('POST', adminPort, '/imposters', JSON.stringify(imposter));
+  if (status !== 201) throw new Error(`creating imposter ${imposter.port}: ${status}`);
+}
+let attacksBounded = true;
+if (ATTACK_SECONDS > 0) {
+  console.log(`attack classes, each alone for ${ATTACK_SECONDS}s (timeouts keep-alive/head/request ${TIMEOUTS.join('/')} ms):`);
+  for (const f of await measureAttacks(sessionTargets, { rssMb: readRssMb, fds: countFds }, ATTACK_SECONDS, 30)) {
+    const bounded = attackIsBounded(f);
+    attacksBounded &&= bounded;
+    console.log(
+      `  ${f.name.padEnd(50)} rounds=${String(f.rounds).padStart(4)}  RSS ${f.before.rssMb.toFixed(1)} / peak ${f.firstHalf.rssMb.toFixed(1)} (1st half) ${f.peak.rssMb.toFixed(1)} / after ${f.after.rssMb.toFixed(1)} MB  fds ${f.before.fds} / peak ${f.peak.fds} / after ${f.after.fds} -> ${bounded ? 'bounded' : 'UNBOUNDED'}`,
+    );
+  }
 }
 
 /** The recording traffic's one request shape, so the journal's size is steady once at its cap. */
@@ -289,7 +335,12 @@ await sample();
 const sampler = setInterval(() => void sample(), SAMPLE_SECONDS * 1000);
 subscribe();
 for (let k = 0; k < SLOWLORIS; k++) slowloris();
-await Promise.all([...Array.from({ length: LOAD_LOOPS }, (_, k) => trafficLoop(k)), adminChurn(), probes()]);
+await Promise.all([
+  ...Array.from({ length: LOAD_LOOPS }, (_, k) => trafficLoop(k)),
+  adminChurn(),
+  probes(),
+  ...(MIXED_ATTACKS ? [sessionAttackLoops(sessionTargets, running)] : []),
+]);
 clearInterval(sampler);
 await sample();
 
@@ -331,4 +382,4 @@ console.log(
 console.log(
   `fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`,
 );
-process.exit(rssFlat && fdsFlat && bombsHeld ? 0 : 1);
+process.exit(rssFlat && fdsFlat && attacksBounded && bombsHeld ? 0 : 1);

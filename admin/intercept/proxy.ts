@@ -39,6 +39,8 @@ export interface ProxyDependencies {
 }
 
 const TLS_HANDSHAKE = 0x16;
+/** Bound on a tunnel's handshake when the proxy server sets no head timeout. */
+const HANDSHAKE_MS = 60_000;
 // Connection-scoped headers (RFC 9110 §7.6.1) and the proxy's own: never relayed.
 const HOP_BY_HOP = new Set([
   'connection',
@@ -172,17 +174,25 @@ export class InterceptProxy {
     this.tunnels.set(socket, { protocol: 'https', ...authority });
     socket.once('close', () => this.tunnels.delete(socket));
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    // Until the tunnel's first request can be read (its TLS handshake done) no server bounds the socket:
+    // the head timeout does, as on imposter ports.
+    const unbounded = setTimeout(() => socket.destroy(), this.outer.headersTimeout || HANDSHAKE_MS);
+    const bounded = (): void => clearTimeout(unbounded);
+    socket.once('close', bounded);
     const start = (first: Buffer) => {
       socket.pause();
       socket.unshift(first);
-      if (first[0] === TLS_HANDSHAKE) this.terminateTls(socket, authority.hostname);
-      else this.serveCleartext(socket);
+      if (first[0] === TLS_HANDSHAKE) this.terminateTls(socket, authority.hostname, bounded);
+      else {
+        bounded();
+        this.serveCleartext(socket);
+      }
     };
     if (head.length > 0) start(head);
     else socket.once('data', start);
   }
 
-  private terminateTls(socket: Socket, connectHost: string): void {
+  private terminateTls(socket: Socket, connectHost: string, handshakeDone: () => void): void {
     const { ca } = this.deps;
     let secure: TLSSocket;
     try {
@@ -205,6 +215,7 @@ export class InterceptProxy {
       return;
     }
     secure.on('error', () => secure.destroy());
+    secure.once('secure', handshakeDone);
     this.tunnels.set(secure, this.tunnels.get(socket)!);
     secure.once('close', () => this.tunnels.delete(secure));
     this.inner.emit('connection', secure);

@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   header_too_large: { status: 431, code: '431', summary: 'imposter port: request head over the limit' },
   header_fields_too_large: { status: 431, code: '431', summary: 'admin plane: request head over the limit' },
   request_buffer_full: { status: 503, code: '503', summary: 'request bodies in flight over the server-wide budget' },
+  response_buffer_full: { status: 503, code: '503', summary: 'answers not yet read on one HTTP/2 session over its limit' },
   // Imposter ports: answering.
   invalid_response: { status: 500, code: '500', summary: 'the response cannot be written (such as an illegal header value)' },
   unsupported_response: { status: 500, code: '500', summary: 'response type not supported by this build' },

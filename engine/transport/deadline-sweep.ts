@@ -1,5 +1,8 @@
 import type { ConnectionTimeouts } from './contract.js';
 
+/** After the server's FIN, how long the peer has to close its side before the socket is destroyed. */
+export const LINGER_MS = 5000;
+
 /** Something with an absolute deadline (Date.now() ms; 0: none) that is dealt with once it passes. */
 export interface Expiring {
   readonly deadline: number;
@@ -14,7 +17,8 @@ export interface Expiring {
 export class DeadlineSweep {
   private readonly items = new Set<Expiring>();
   private timer: NodeJS.Timeout | null = null;
-  private readonly intervalMs: number;
+  /** How often deadlines are checked; what polls that must see a state change (HTTP/2 streams) wait at most. */
+  readonly intervalMs: number;
 
   constructor(timeouts: ConnectionTimeouts) {
     // A tenth of the shortest timeout, so expiry is at most 10% late; within [10 ms, 1 s].

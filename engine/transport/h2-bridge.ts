@@ -2,7 +2,9 @@ import http2, { type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerH
 import type { Socket } from 'node:net';
 import { errorBody, errorText, statusOf, type ErrorSlug, type WireRequest } from '../model/index.js';
 import type { BodyBudget } from './body-budget.js';
-import type { OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
+import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
+import type { DeadlineSweep } from './deadline-sweep.js';
+import { HTTP2_SERVER_OPTIONS, Http2SessionGuard, MAX_SESSION_ANSWER_BYTES, serveHttp2 } from './h2-session-guard.js';
 import { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 
 /** Per-socket facts a stream needs; stored on the socket because `session.socket` is a proxy to it. */
@@ -49,8 +51,17 @@ class H2Sink implements ResponseSink {
   ) {}
 
   send(statusCode: number, headers: OutgoingHeaders, body: Buffer): void {
-    if (this.done || this.stream.destroyed) return;
+    // headersSent: the session guard answered 408 while the request was still arriving.
+    if (this.done || this.stream.destroyed || this.stream.headersSent) return;
     this.done = true;
+    if (!(Http2SessionGuard.of(this.stream.session)?.reserveAnswer(this.stream, body.length) ?? true)) {
+      const envelope = errorBody(
+        'response_buffer_full',
+        `Answers not yet read on this HTTP/2 session exceed ${MAX_SESSION_ANSWER_BYTES} bytes; read them or retry later`,
+      );
+      this.respond({ ':status': 503, 'content-type': 'application/json', 'content-length': envelope.length }, envelope);
+      return;
+    }
     try {
       this.respond(toHttp2Headers(statusCode, headers, body.length), body);
     } catch (error) {
@@ -61,7 +72,7 @@ class H2Sink implements ResponseSink {
   }
 
   fail(error: unknown): void {
-    if (this.done || this.stream.destroyed) return;
+    if (this.done || this.stream.destroyed || this.stream.headersSent) return;
     this.done = true;
     const envelope = errorBody('internal_error', errorText(error));
     this.respond({ ':status': 500, 'content-type': 'application/json', 'content-length': envelope.length }, envelope);
@@ -93,11 +104,13 @@ class H2Sink implements ResponseSink {
 
 /** HTTP/2 over sockets the listener has already accepted (h2c after a preface sniff, or TLS with ALPN h2). */
 export class H2Bridge {
-  private readonly server = http2.createServer();
+  private readonly server = http2.createServer(HTTP2_SERVER_OPTIONS);
 
   constructor(
     private readonly handler: RequestHandler,
     private readonly maxBodyBytes: number,
+    private readonly timeouts: ConnectionTimeouts,
+    private readonly sweep: DeadlineSweep,
     private readonly bodyBudget?: BodyBudget,
   ) {
     this.server.on('stream', (stream, headers, flags, rawHeaders?: string[]) => this.onStream(stream, headers, flags, rawHeaders ?? []));
@@ -113,7 +126,7 @@ export class H2Bridge {
       remoteAddress: raw.remoteAddress ?? '',
       remotePort: raw.remotePort ?? 0,
     };
-    this.server.emit('connection', socket);
+    serveHttp2(this.server, socket, raw, this.timeouts, this.sweep);
   }
 
   private onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]): void {
@@ -176,7 +189,7 @@ export class H2Bridge {
     stream.on('data', onData);
     stream.on('close', release);
     stream.on('end', () => {
-      if (refused) return;
+      if (refused || stream.headersSent) return;
       release();
       request.body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
       this.dispatch(request, sink);

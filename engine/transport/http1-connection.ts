@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { errorBody, errorText, statusOf, type WireRequest } from '../model/index.js';
 import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink } from './contract.js';
 import type { BodyBudget } from './body-budget.js';
-import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
+import { LINGER_MS, type DeadlineSweep, type Expiring } from './deadline-sweep.js';
 import { JSON_HEADERS } from './envelope.js';
 import { Http1Parser, type ParseFailure, type ParserEvents, type RequestHead } from './http1-parser.js';
 import { Preface, prefaceVerdict } from './preface-sniff.js';
@@ -28,8 +28,6 @@ export interface ConnectionOptions {
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n');
 /** Pipelined requests awaiting an answer before the connection stops reading. */
 const MAX_IN_FLIGHT = 64;
-/** After the server's FIN, how long the peer has to close its side before the socket is destroyed. */
-const LINGER_MS = 5000;
 
 const enum Fault {
   None,

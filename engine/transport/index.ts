@@ -17,6 +17,7 @@ export { connectionFilter, connectionFilterSpec, type ConnectionFilter, type Con
 export { defaultKeyPair, type KeyPair } from './default-cert.js';
 export { isHttp2Disabled } from './env.js';
 export { sniffHttp2Preface } from './preface-sniff.js';
+export { HTTP2_SERVER_OPTIONS, MAX_CONCURRENT_STREAMS, serveHttp2 } from './h2-session-guard.js';
 export { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 export { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
 export { reasonPhrase } from './status-text.js';

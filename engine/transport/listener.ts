@@ -1,12 +1,19 @@
 import net, { type AddressInfo, type Socket } from 'node:net';
 import tls from 'node:tls';
 import { DEFAULT_TIMEOUTS, type Listener, type ListenerOptions, type RequestHandler } from './contract.js';
-import { DeadlineSweep } from './deadline-sweep.js';
+import { DeadlineSweep, type Expiring } from './deadline-sweep.js';
 import { H2Bridge } from './h2-bridge.js';
 import { Http1Connection, type ConnectionOptions } from './http1-connection.js';
 import { tlsServerOptions } from './tls-options.js';
 
 function ignore(): void {}
+
+/** Destroys `raw` when its TLS handshake is not done `headersMs` after accept (0: never). */
+function handshakeDeadline(raw: Socket, headersMs: number, sweep: DeadlineSweep): Expiring {
+  const pending: Expiring = { deadline: headersMs > 0 ? Date.now() + headersMs : 0, expire: () => raw.destroy() };
+  sweep.add(pending);
+  return pending;
+}
 
 function listen(server: net.Server, options: ListenerOptions): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -31,9 +38,9 @@ function peerKey(socket: Socket): string {
 }
 
 export async function createListener(options: ListenerOptions, handler: RequestHandler): Promise<Listener> {
-  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, options.bodyBudget) : null;
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   const sweep = new DeadlineSweep(timeouts);
+  const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, timeouts, sweep, options.bodyBudget) : null;
   // Every TCP socket, for close(); on https also by peer address, because faults reset the TCP socket
   // beneath TLS and tls.Server hands out only the TLS socket.
   const sockets = new Set<Socket>();
@@ -56,6 +63,14 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     ? tls.createServer({ allowHalfOpen: false, noDelay: true, ...(await tlsServerOptions(options)) })
     : net.createServer({ allowHalfOpen: true, noDelay: true });
 
+  /** https: the deadline of each handshake under way. */
+  const handshakes = new Map<Socket, Expiring>();
+  const handshakeDone = (raw: Socket): void => {
+    const pending = handshakes.get(raw);
+    if (pending === undefined) return;
+    handshakes.delete(raw);
+    sweep.delete(pending);
+  };
   const events = options.events;
   const allowConnection = options.allowConnection;
   server.on('connection', (raw: Socket) => {
@@ -70,7 +85,11 @@ export async function createListener(options: ListenerOptions, handler: RequestH
       raw.on('error', ignore);
       const key = peerKey(raw);
       rawByPeer.set(key, raw);
+      // The head timeout bounds the handshake from accept, absolutely: node's handshakeTimeout is an idle
+      // timer (a ClientHello trickled a byte at a time resets it) and only reports, it closes nothing.
+      handshakes.set(raw, handshakeDeadline(raw, timeouts.headersMs, sweep));
       raw.on('close', () => {
+        handshakeDone(raw);
         sockets.delete(raw);
         rawByPeer.delete(key);
       });
@@ -83,6 +102,10 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     const requireClientCert = options.mutualAuth === true;
     server.on('secureConnection', (socket: tls.TLSSocket) => {
       const raw = rawByPeer.get(peerKey(socket));
+      if (raw !== undefined) handshakeDone(raw);
+      // After the handshake node reports TLS failures (a client renegotiating past node's limit) as an
+      // 'error' and closes nothing; the connection is over.
+      socket.on('error', () => socket.destroy());
       // With mutualAuth alone node accepts a client that presents no certificate (only rejectUnauthorized
       // refuses that, and it also refuses self-signed ones); SPEC §5.9 requires one, so close the connection.
       if (raw === undefined || (requireClientCert && socket.getPeerX509Certificate() === undefined)) {
@@ -93,8 +116,8 @@ export async function createListener(options: ListenerOptions, handler: RequestH
       if (h2 !== null && socket.alpnProtocol === 'h2') h2.adopt(socket, raw);
       else new Http1Connection(socket, raw, connectionOptions);
     });
-    // Failed handshakes concern one client only; tls.Server destroys the socket.
-    server.on('tlsClientError', ignore);
+    // Failed handshakes concern one client only; node leaves a timed-out one open.
+    server.on('tlsClientError', (_error: Error, socket: tls.TLSSocket) => socket.destroy());
   }
 
   await listen(server, options);

@@ -1,3 +1,4 @@
+import { constants } from 'node:crypto';
 import type { TlsOptions } from 'node:tls';
 import { DEFAULT_TIMEOUTS, type ListenerOptions } from './contract.js';
 import { defaultKeyPair } from './default-cert.js';
@@ -37,6 +38,9 @@ export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOpt
     ...(options.ca !== undefined ? { ca: options.ca } : {}),
     // Whatever key and certificate the user gives are served, weak ones included (the manager logs a warning).
     ciphers: permissiveCiphers(options.ciphers),
+    // Client-initiated renegotiation (TLS 1.2) costs the server a handshake per request of the client's;
+    // OpenSSL refuses it with a no_renegotiation alert.
+    secureOptions: constants.SSL_OP_NO_RENEGOTIATION,
     // A handshake is a request head's first part: the head timeout bounds it (node's own default is 120 s).
     ...handshakeTimeout((options.timeouts ?? DEFAULT_TIMEOUTS).headersMs),
   };

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { seededRandom } from '../../engine/respond/faults/index.js';
 import { startInProcess, type InProcessSvc } from '../helpers/in-process.js';
 import { clientRequest, createImposter, rawExchange, stubAt, withSeed } from './support.js';
+import { h2Get } from '../helpers/h2-frames.js';
 
 const test = suite('faults: latency, error and their precedence');
 let svc: InProcessSvc;
@@ -100,20 +101,7 @@ test('latency and error faults keep HTTP/2 (h2c) and work over it', async () => 
   const session = http2.connect(`http://127.0.0.1:${port}`);
   try {
     const started = performance.now();
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const stream = session.request({ ':path': '/' });
-      let status = 0;
-      let body = '';
-      stream.on('response', (headers) => {
-        status = Number(headers[':status']);
-      });
-      stream.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      stream.on('end', () => resolve({ status, body }));
-      stream.on('error', reject);
-      stream.end();
-    });
+    const answer = await h2Get(session);
     assert.equal(answer, { status: 503, body: 'h2 down' });
     assert.ok(performance.now() - started >= 80);
   } finally {

@@ -1,0 +1,95 @@
+/**
+ * Raw HTTP/2 frames for clients node:http2 will not play: half-closing after the preface, opening
+ * streams past the server's advertised limit. Just enough framing and HPACK (static table) for that.
+ * Also `h2Get`, one request on a node:http2 session.
+ */
+import type { ClientHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
+
+export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8 } as const;
+export const SETTING = { MAX_CONCURRENT_STREAMS: 3, INITIAL_WINDOW_SIZE: 4 } as const;
+export const REFUSED_STREAM = 7;
+
+export function frame(type: number, flags: number, streamId: number, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(streamId, 5);
+  return Buffer.concat([head, payload]);
+}
+
+export function settings(entries: Array<[number, number]> = []): Buffer {
+  const payload = Buffer.alloc(entries.length * 6);
+  entries.forEach(([id, value], k) => {
+    payload.writeUInt16BE(id, k * 6);
+    payload.writeUInt32BE(value, k * 6 + 2);
+  });
+  return frame(FRAME.SETTINGS, 0, 0, payload);
+}
+
+/** The client preface with an empty SETTINGS frame. */
+export const OPENING = Buffer.concat([PREFACE, settings()]);
+
+/**
+ * HEADERS (END_HEADERS) of `GET /` (with END_STREAM) or `POST /` (without: its body is still to come),
+ * HPACK static-table entries plus `:authority: x`.
+ */
+export function request(streamId: number, method: 'GET' | 'POST'): Buffer {
+  const block = Buffer.from([method === 'GET' ? 0x82 : 0x83, 0x86, 0x84, 0x01, 0x01, 0x78]);
+  return frame(FRAME.HEADERS, method === 'GET' ? 0x5 : 0x4, streamId, block);
+}
+
+/** Counts what a server sends on one connection. */
+export class FrameCounter {
+  readonly byType = new Map<number, number>();
+  readonly settings = new Map<number, number>();
+  refused = 0;
+  goaway: { lastStreamId: number; code: number } | null = null;
+  private buffered = Buffer.alloc(0);
+
+  constructor(socket: Socket) {
+    socket.on('data', (chunk: Buffer) => this.read(chunk));
+  }
+
+  count(type: number): number {
+    return this.byType.get(type) ?? 0;
+  }
+
+  private read(chunk: Buffer): void {
+    let bytes = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    while (bytes.length >= 9) {
+      const length = bytes.readUIntBE(0, 3);
+      if (bytes.length < 9 + length) break;
+      const type = bytes[3];
+      const flags = bytes[4];
+      const payload = bytes.subarray(9, 9 + length);
+      this.byType.set(type, this.count(type) + 1);
+      if (type === FRAME.SETTINGS && (flags & 1) === 0) {
+        for (let k = 0; k + 6 <= payload.length; k += 6) this.settings.set(payload.readUInt16BE(k), payload.readUInt32BE(k + 2));
+      } else if (type === FRAME.RST_STREAM && payload.readUInt32BE(0) === REFUSED_STREAM) this.refused++;
+      else if (type === FRAME.GOAWAY) this.goaway = { lastStreamId: payload.readUInt32BE(0) & 0x7fffffff, code: payload.readUInt32BE(4) };
+      bytes = bytes.subarray(9 + length);
+    }
+    this.buffered = Buffer.from(bytes);
+  }
+}
+
+/** GET `path` on `session`: the status and the body as text. */
+export function h2Get(session: ClientHttp2Session, path = '/'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path });
+    let status = 0;
+    let body = '';
+    stream.on('response', (headers) => {
+      status = Number(headers[':status']);
+    });
+    stream.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    stream.on('end', () => resolve({ status, body }));
+    stream.on('error', reject);
+    stream.end();
+  });
+}
