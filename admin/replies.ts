@@ -15,7 +15,7 @@ function serialise(body: unknown): string | undefined {
   }
 }
 
-function writeText(response: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
+function writeText(response: ServerResponse, status: number, text: string | Buffer, headers: Record<string, string>): void {
   // Route headers first, as mountebank's express answers (`Location` / `Vary` before `Content-Type`).
   response.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
   response.end(text);
@@ -71,6 +71,10 @@ export function reply(response: ServerResponse, result: AdminReply): void {
   if (result.text !== undefined) {
     response.writeHead(result.status, { 'Content-Length': Buffer.byteLength(result.text), ...result.headers });
     response.end(result.text);
+    return;
+  }
+  if (result.json !== undefined) {
+    writeText(response, result.status, result.json, result.headers ?? {});
     return;
   }
   if (result.body === undefined) {

@@ -20,6 +20,8 @@ export interface AdminReply {
   headers?: Record<string, string>;
   /** Pre-serialised text body (metrics, PEM); otherwise `body` is sent as JSON. */
   text?: string;
+  /** Pre-serialised JSON body (UTF-8), sent with the headers `body` would get. */
+  json?: string | Buffer;
 }
 
 export type RouteHandler = (request: AdminRequest, response: ServerResponse) => Promise<AdminReply | void> | AdminReply | void;

@@ -15,6 +15,7 @@ import { parseExposition } from '../test/helpers/prom-text.js';
 import { cpuTime } from './cpu.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';
+import { sections } from './sections.js';
 import { renderPerCoreTable, renderTable, renderTargets, summarize, type Cell, type Measurement, type Row, type Target } from './table.js';
 import { envInteger } from './env.js';
 import { ensureWrk, hasTaskset, runWrk } from './wrk.js';
@@ -33,9 +34,11 @@ const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
 /** Scenario h (close mode) is held to a node:net server that closes after each response. */
 const closeCeilingWanted = selected.some((s) => s.id === 'h');
+const selectedSections = sections.filter((s) => !only || only.includes(s.id));
 if (only) {
-  const unknown = only.filter((id) => id !== 'e' && !scenarios.some((s) => s.id === id));
-  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${[...scenarios.map((s) => s.id), 'e'].join(', ')}`);
+  const known = [...scenarios.map((s) => s.id), 'e', ...sections.map((s) => s.id)];
+  const unknown = only.filter((id) => !known.includes(id));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario ${unknown.join(', ')}; known: ${known.join(', ')}`);
 }
 
 const servers: RunningServer[] = [];
@@ -168,7 +171,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: (${scenario.id}) done\n`);
   }
 
-  process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
+  if (rows.length) process.stdout.write(`${renderTable(rows, ceilingCell && summarize(ceilingCell))}\n`);
   if (perCore?.metricsPort !== undefined && rows.some((r) => r.perCore)) {
     process.stdout.write(`\nsvc single vs per-core with ${workers} engine threads, same imposter JSON\n${renderPerCoreTable(rows)}\n`);
     process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
@@ -176,6 +179,10 @@ async function main(): Promise<void> {
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
   const targets = targetsFor(rows, ceilingCell, closeCeilingCell);
   if (targets.length) process.stdout.write(`\ntargets (issues 2, 13 and 19):\n${renderTargets(targets)}\n`);
+  for (const section of selectedSections) {
+    process.stdout.write(`\n(${section.id}) ${section.title}\n${await section.run({ svc: svc.server, mb })}\n`);
+    process.stderr.write(`bench: (${section.id}) done\n`);
+  }
 }
 
 /**
@@ -228,6 +235,15 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined, closeCeilingCell
   const closeCeilingCpu = closeCeilingCell && summarize(closeCeilingCell).cpuMicrosPerRequest;
   if (closeCpu && closeCeilingCpu)
     targets.push({ label: '(h) close mode CPU/req vs (e2)', value: closeCpu / closeCeilingCpu, threshold: 1.2, unit: 'x', atMost: true });
+  // Issue 19 item 2: CPU per request against the static stub (a); xpath against WireMock 3.13's 284 µs measured in the issue.
+  const cpu = (id: string) => {
+    const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.svc;
+    return cell && summarize(cell).cpuMicrosPerRequest;
+  };
+  const staticCpu = cpu('a');
+  if (staticCpu && cpu('d')) targets.push({ label: '(d) jsonpath CPU/req vs (a)', value: cpu('d')! / staticCpu, threshold: 2, unit: 'x', atMost: true });
+  if (staticCpu && cpu('c')) targets.push({ label: '(c) last regex CPU/req vs (a)', value: cpu('c')! / staticCpu, threshold: 1.25, unit: 'x', atMost: true });
+  if (cpu('x')) targets.push({ label: '(x) xpath CPU/req, µs (WireMock 284 / 3)', value: cpu('x')!, threshold: 284 / 3, unit: 'µs', atMost: true });
   for (const row of rows) {
     if (!row.perCore || !row.svc) continue;
     const single = summarize(row.svc).cpuMicrosPerRequest;

@@ -42,6 +42,15 @@ const manyRegexStubs = Array.from({ length: 100 }, (_, n) => ({
   responses: [is(`regex ${n}`)],
 }));
 
+/** About 1.3 KB of XML with a namespace: the order's customer is the third element of five lines. */
+const xmlOrder = [
+  '<?xml version="1.0" encoding="UTF-8"?>',
+  '<o:order xmlns:o="urn:example:orders" id="42">',
+  '  <o:customer>alice</o:customer>',
+  ...Array.from({ length: 12 }, (_, i) => `  <o:item sku="sku-${i}" qty="${i + 1}"><o:name>item number ${i}</o:name><o:price>${i}.99</o:price></o:item>`),
+  '</o:order>',
+].join('\n');
+
 export const scenarios: Scenario[] = [
   {
     id: 'a',
@@ -100,6 +109,22 @@ export const scenarios: Scenario[] = [
     imposter: { protocol: 'http', stubs: [{ responses: [{ is: { statusCode: 200, headers: { 'Content-Type': 'text/plain' }, body: 'hello' } }] }] },
     request: { method: 'GET', path: '/' },
     expectBody: 'hello',
+  },
+  {
+    id: 'x',
+    title: 'xpath on a 1.3 KB XML body (2 stubs)',
+    imposter: {
+      protocol: 'http',
+      stubs: [
+        { predicates: [{ equals: { body: 'bob' }, xpath: { selector: '//o:customer', ns: { o: 'urn:example:orders' } } }], responses: [is('wrong')] },
+        {
+          predicates: [{ equals: { body: 'alice' }, xpath: { selector: '//o:customer', ns: { o: 'urn:example:orders' } } }],
+          responses: [is('order accepted')],
+        },
+      ],
+    },
+    request: { method: 'POST', path: '/orders', headers: { 'Content-Type': 'application/xml' }, body: xmlOrder },
+    expectBody: 'order accepted',
   },
   {
     id: 'f',

@@ -108,7 +108,7 @@ export interface Target {
   /** Achieved value and threshold, in the same unit. */
   value: number;
   threshold: number;
-  unit: '%' | 'x';
+  unit: '%' | 'x' | 'µs';
   /** The value passes at or below the threshold (a cost) rather than at or above it. */
   atMost?: boolean;
 }
@@ -116,9 +116,9 @@ export interface Target {
 export function renderTargets(targets: Target[]): string {
   return targets
     .map((t) => {
-      const shown = t.unit === '%' ? `${t.value.toFixed(1)}%` : `${t.value.toFixed(t.atMost ? 2 : 1)}x`;
+      const shown = t.unit === 'x' ? `${t.value.toFixed(t.atMost ? 2 : 1)}x` : `${t.value.toFixed(1)}${t.unit === '%' ? '%' : ' µs'}`;
       const pass = t.atMost ? t.value <= t.threshold : t.value >= t.threshold;
-      return `  ${pass ? 'PASS' : 'FAIL'}  ${t.label}: ${shown} (target ${t.atMost ? '≤' : '≥'} ${t.threshold}${t.unit})`;
+      return `  ${pass ? 'PASS' : 'FAIL'}  ${t.label}: ${shown} (target ${t.atMost ? '≤' : '≥'} ${Number(t.threshold.toFixed(2))}${t.unit === 'µs' ? ' µs' : t.unit})`;
     })
     .join('\n');
 }

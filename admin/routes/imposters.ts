@@ -46,7 +46,7 @@ export function imposterRoutes(router: Router, manager: ImposterManager): void {
   router.on('GET', '/imposters/:port', (req) => ({
     status: 200,
     headers: negotiated,
-    body: manager.render(portParam(req), renderOptions(req)),
+    json: manager.renderText(portParam(req), renderOptions(req)),
   }));
 
   router.on('DELETE', '/imposters/:port', async (req) => {

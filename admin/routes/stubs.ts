@@ -16,7 +16,7 @@ function idRef(req: AdminRequest): StubRef {
  * up inside the manager's queue, never here: a lookup while a replacement runs would answer 404.
  */
 export function stubRoutes(router: Router, manager: ImposterManager): void {
-  const detail = (req: AdminRequest, port: number) => ({ status: 200, body: manager.render(port, { baseUrl: req.baseUrl }) });
+  const detail = (req: AdminRequest, port: number) => ({ status: 200, json: manager.renderText(port, { baseUrl: req.baseUrl }) });
 
   router.on('GET', '/imposters/:port/stubs', (req) => ({
     status: 200,

@@ -99,23 +99,42 @@ function check(value: unknown, known: readonly string[], path: string, out: Igno
   }
 }
 
-/** Every ignored key of an imposter config (`stubs` may be given apart, as the manager keeps them). */
-export function ignoredConfigKeys(config: Record<string, unknown>, stubs: ReadonlyArray<Record<string, unknown>>): IgnoredKey[] {
+/** A stub's ignored keys, paths relative to the stub (`stubKeyAt` places them): computed once per stub config. */
+export function stubIgnoredKeys(stub: Record<string, unknown>): IgnoredKey[] {
+  const out: IgnoredKey[] = [];
+  check(stub, STUB_KEYS, '', out);
+  if (Array.isArray(stub.responses)) {
+    stub.responses.forEach((response: unknown, at: number) => {
+      const where = `responses[${at}]`;
+      check(response, RESPONSE_KEYS, where, out);
+      if (!isObject(response)) return;
+      check(response._svc, RESPONSE_SVC_KEYS, `${where}._svc`, out);
+      check(response.is, IS_KEYS, `${where}.is`, out);
+    });
+  }
+  return out;
+}
+
+/** A key of `stubIgnoredKeys` as the stub at `index` of an imposter has it. */
+export function stubKeyAt(key: IgnoredKey, index: number): IgnoredKey {
+  const path = `stubs[${index}].${key.path}`;
+  return { path, message: `'${path}'${key.message.slice(key.path.length + 2)}`, stubIndex: index };
+}
+
+/** The ignored keys of an imposter config apart from its stubs. */
+export function imposterIgnoredKeys(config: Record<string, unknown>): IgnoredKey[] {
   const out: IgnoredKey[] = [];
   check(config, IMPOSTER_KEYS, '', out);
   check(config._svc, IMPOSTER_SVC_KEYS, '_svc', out);
   check(config.defaultResponse, IS_KEYS, 'defaultResponse', out);
+  return out;
+}
+
+/** Every ignored key of an imposter config (`stubs` may be given apart, as the manager keeps them). */
+export function ignoredConfigKeys(config: Record<string, unknown>, stubs: ReadonlyArray<Record<string, unknown>>): IgnoredKey[] {
+  const out = imposterIgnoredKeys(config);
   stubs.forEach((stub, index) => {
-    const path = `stubs[${index}]`;
-    check(stub, STUB_KEYS, path, out, index);
-    if (!Array.isArray(stub.responses)) return;
-    stub.responses.forEach((response: unknown, at: number) => {
-      const where = `${path}.responses[${at}]`;
-      check(response, RESPONSE_KEYS, where, out, index);
-      if (!isObject(response)) return;
-      check(response._svc, RESPONSE_SVC_KEYS, `${where}._svc`, out, index);
-      check(response.is, IS_KEYS, `${where}.is`, out, index);
-    });
+    for (const key of stubIgnoredKeys(stub)) out.push(stubKeyAt(key, index));
   });
   return out;
 }

@@ -18,27 +18,36 @@ export interface StubWarning {
 /** SPEC §8: warnings kept per imposter before one `truncated` summary. */
 export const MAX_WARNINGS = 100;
 
+/** What the analysis needs of one stub; it depends on the stub config alone, so it is computed once per config. */
 interface AnalysedStub {
-  index: number;
   id: string | undefined;
   facts: PredicateFacts;
   catchAll: boolean;
   space: unknown;
   scenarioName: unknown;
   requiredState: unknown;
+  /** Hash key of "identical predicates" (`duplicateKey`). */
+  key: string;
 }
 
-function analysed(config: Record<string, unknown>, index: number): AnalysedStub {
+/** Stub configs are not changed in place (a proxy recording adds responses, which the analysis does not read). */
+const analysedCache = new WeakMap<object, AnalysedStub>();
+
+function analysed(config: Record<string, unknown>): AnalysedStub {
+  const cached = analysedCache.get(config);
+  if (cached) return cached;
   const predicates = config.predicates;
-  return {
-    index,
+  const stub = {
     id: typeof config.id === 'string' ? config.id : undefined,
     facts: factsOf(predicates),
     catchAll: predicates === undefined || predicates === null || (Array.isArray(predicates) && predicates.length === 0),
     space: config.space,
     scenarioName: config.scenarioName,
     requiredState: requiredStateOf(config),
+    key: duplicateKey(config),
   };
+  analysedCache.set(config, stub);
+  return stub;
 }
 
 /**
@@ -59,94 +68,128 @@ function duplicateKey(config: Record<string, unknown>): string {
 }
 
 /**
- * Finds, for each stub, the earliest stub that potentially shadows it.
+ * The warnings of SPEC §2.10 for a stub list that changes over time. A stub's warnings depend only on
+ * the stubs before it (plus, for a catch-all, how many follow), so a list that only grew at the end
+ * (POST .../stubs without `index`, proxy recording) is analysed for the new stubs alone; any other
+ * change starts over, from per-config facts computed once.
  *
- * Rule: an earlier stub E potentially shadows a later stub S when E is not a catch-all (those are
- * reported as `catch_all_not_last` instead), E is eligible whenever S is (see `eligibleWhenever`),
- * and every predicate of E is implied by S's predicates — an identical predicate, or
- * for equals/startsWith/endsWith/contains on the same field a constraint of S that is at least as
- * strict (S `equals path /a/b` implies E `startsWith path /a`). Then any request S matches, E
- * matches too, and E comes first. "Potentially": inject predicates can still let a request through to S.
- *
- * Candidates are found through an anchor of E (engine/analysis/anchor-index.ts: an equals, opaque or
- * affix predicate that S must carry or imply), so a typical routing table costs about O(n).
+ * Shadowing rule: an earlier stub E potentially shadows a later stub S when E is not a catch-all (those
+ * are reported as `catch_all_not_last` instead), E is eligible whenever S is (see `eligibleWhenever`),
+ * and every predicate of E is implied by S's predicates — an identical predicate, or for
+ * equals/startsWith/endsWith/contains on the same field a constraint of S that is at least as strict
+ * (S `equals path /a/b` implies E `startsWith path /a`). Then any request S matches, E matches too, and
+ * E comes first. "Potentially": inject predicates can still let a request through to S. Candidates are
+ * found through an anchor of E (engine/analysis/anchor-index.ts), so a typical routing table costs O(n).
  */
-function shadowing(stubs: AnalysedStub[], exact: Set<number>): Map<number, number> {
-  const found = new Map<number, number>();
-  const index = new AnchorIndex();
-  for (const later of stubs) {
-    if (!exact.has(later.index)) {
-      for (const at of index.candidates(later.facts)) {
-        const earlier = stubs[at]!;
-        if (eligibleWhenever(earlier, later) && covers(earlier.facts, later.facts)) {
-          found.set(later.index, at);
+export class StubAnalysis {
+  private configs: ReadonlyArray<Record<string, unknown>> = [];
+  private stubs: AnalysedStub[] = [];
+  private index = new AnchorIndex();
+  private idAt = new Map<string, number>();
+  private firstWithKey = new Map<string, number>();
+  /** Per flagged stub (a warning of its own or a catch-all), ascending: the earlier stubs its warnings name. */
+  private flagged: Array<{ index: number; duplicateId?: number; duplicate?: number; shadow?: number }> = [];
+
+  /** The warnings for `configs`, in stub order, at most MAX_WARNINGS plus a `truncated` summary. */
+  update(configs: ReadonlyArray<Record<string, unknown>>): StubWarning[] {
+    if (!this.grewFrom(configs)) this.reset();
+    for (let i = this.stubs.length; i < configs.length; i++) this.add(analysed(configs[i]!), i);
+    this.configs = configs;
+    return this.warnings();
+  }
+
+  private grewFrom(configs: ReadonlyArray<Record<string, unknown>>): boolean {
+    const before = this.configs;
+    if (configs.length < before.length) return false;
+    for (let i = 0; i < before.length; i++) if (configs[i] !== before[i]) return false;
+    return true;
+  }
+
+  private reset(): void {
+    this.stubs = [];
+    this.index = new AnchorIndex();
+    this.idAt = new Map();
+    this.firstWithKey = new Map();
+    this.flagged = [];
+  }
+
+  private add(stub: AnalysedStub, i: number): void {
+    this.stubs.push(stub);
+    let duplicateId: number | undefined;
+    if (stub.id !== undefined) {
+      duplicateId = this.idAt.get(stub.id);
+      if (duplicateId === undefined) this.idAt.set(stub.id, i);
+    }
+    const duplicate = this.firstWithKey.get(stub.key);
+    if (duplicate === undefined) this.firstWithKey.set(stub.key, i);
+    let shadow: number | undefined;
+    if (duplicate === undefined) {
+      for (const at of this.index.candidates(stub.facts)) {
+        const earlier = this.stubs[at]!;
+        if (eligibleWhenever(earlier, stub) && covers(earlier.facts, stub.facts)) {
+          shadow = at;
           break;
         }
       }
     }
-    if (!later.catchAll) index.add(later.index, later.facts);
+    if (!stub.catchAll) this.index.add(i, stub.facts);
+    if (duplicateId !== undefined || duplicate !== undefined || shadow !== undefined || stub.catchAll) {
+      this.flagged.push({ index: i, duplicateId, duplicate, shadow });
+    }
   }
-  return found;
+
+  private warnings(): StubWarning[] {
+    const warnings: StubWarning[] = [];
+    let suppressed = 0;
+    const push = (make: () => StubWarning): void => {
+      if (warnings.length < MAX_WARNINGS) warnings.push(make());
+      else suppressed += 1;
+    };
+    const count = this.stubs.length;
+    for (const { index: i, duplicateId, duplicate, shadow } of this.flagged) {
+      const stub = this.stubs[i]!;
+      if (duplicateId !== undefined) {
+        push(() => ({
+          warningType: 'duplicate_id',
+          message: `stub ${i} has id '${stub.id}', already used by stub ${duplicateId}`,
+          stubIndex: i,
+          stubId: stub.id,
+        }));
+      }
+      if (duplicate !== undefined) {
+        push(() => ({
+          warningType: 'exact_duplicate',
+          stubIndex: i,
+          shadowedByIndex: duplicate,
+          message: `stub ${i} has the same predicates as stub ${duplicate} and will never match`,
+        }));
+      }
+      if (shadow !== undefined) {
+        push(() => ({
+          warningType: 'potentially_shadowed',
+          stubIndex: i,
+          shadowedByIndex: shadow,
+          message: `stub ${i} may never match: stub ${shadow} comes first and matches every request it matches`,
+        }));
+      }
+      if (stub.catchAll) {
+        push(() => ({ warningType: 'catch_all', stubIndex: i, message: `stub ${i} has no predicates and matches every request` }));
+        const after = count - i - 1;
+        if (after > 0 && stub.space === undefined && stub.requiredState === undefined) {
+          push(() => ({
+            warningType: 'catch_all_not_last',
+            stubIndex: i,
+            message: `stub ${i} matches every request and comes before ${after} other stub${after === 1 ? '' : 's'}`,
+          }));
+        }
+      }
+    }
+    if (suppressed === 0) return warnings;
+    return [...warnings, { warningType: 'truncated', message: `${suppressed} more warning${suppressed === 1 ? '' : 's'} suppressed` }];
+  }
 }
 
 /** Warnings of SPEC §2.10 for a stub list, in stub order, at most MAX_WARNINGS plus a `truncated` summary. */
 export function analyzeStubs(configs: ReadonlyArray<Record<string, unknown>>): StubWarning[] {
-  const stubs = configs.map(analysed);
-  const warnings: StubWarning[] = [];
-  const idAt = new Map<string, number>();
-  const firstWithKey = new Map<string, number>();
-  const duplicateOf = new Map<number, number>();
-  configs.forEach((config, index) => {
-    const key = duplicateKey(config);
-    const first = firstWithKey.get(key);
-    if (first === undefined) firstWithKey.set(key, index);
-    else duplicateOf.set(index, first);
-  });
-  const shadowedBy = shadowing(stubs, new Set(duplicateOf.keys()));
-  for (const stub of stubs) {
-    const i = stub.index;
-    if (stub.id !== undefined) {
-      const earlier = idAt.get(stub.id);
-      if (earlier === undefined) idAt.set(stub.id, i);
-      else
-        warnings.push({
-          warningType: 'duplicate_id',
-          message: `stub ${i} has id '${stub.id}', already used by stub ${earlier}`,
-          stubIndex: i,
-          stubId: stub.id,
-        });
-    }
-    const duplicate = duplicateOf.get(i);
-    if (duplicate !== undefined) {
-      warnings.push({
-        warningType: 'exact_duplicate',
-        stubIndex: i,
-        shadowedByIndex: duplicate,
-        message: `stub ${i} has the same predicates as stub ${duplicate} and will never match`,
-      });
-    }
-    const shadow = shadowedBy.get(i);
-    if (shadow !== undefined) {
-      warnings.push({
-        warningType: 'potentially_shadowed',
-        stubIndex: i,
-        shadowedByIndex: shadow,
-        message: `stub ${i} may never match: stub ${shadow} comes first and matches every request it matches`,
-      });
-    }
-    if (stub.catchAll) {
-      warnings.push({ warningType: 'catch_all', stubIndex: i, message: `stub ${i} has no predicates and matches every request` });
-      const after = stubs.length - i - 1;
-      if (after > 0 && stub.space === undefined && stub.requiredState === undefined) {
-        warnings.push({
-          warningType: 'catch_all_not_last',
-          stubIndex: i,
-          message: `stub ${i} matches every request and comes before ${after} other stub${after === 1 ? '' : 's'}`,
-        });
-      }
-    }
-  }
-  if (warnings.length <= MAX_WARNINGS) return warnings;
-  const suppressed = warnings.length - MAX_WARNINGS;
-  return [...warnings.slice(0, MAX_WARNINGS), { warningType: 'truncated', message: `${suppressed} more warning${suppressed === 1 ? '' : 's'} suppressed` }];
+  return new StubAnalysis().update(configs);
 }

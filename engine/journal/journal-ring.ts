@@ -15,17 +15,19 @@ export interface JournalPage<T> {
   truncated: boolean;
 }
 
+/**
+ * The entries sit in index order from `head`, wrapping; the slot array grows as entries arrive (an
+ * imposter that does not record holds none) and wraps only once full, so `head` is 0 until then.
+ */
 export class JournalRing<T> {
-  private readonly slots: Array<JournalEntry<T> | undefined>;
+  private slots: Array<JournalEntry<T>> = [];
   private head = 0;
   private size = 0;
   private lastIndex = 0;
   /** Highest index dropped by eviction (not by clearing): what `x-svc-truncated` is about. */
   private evictedThrough = 0;
 
-  constructor(readonly capacity = 10_000) {
-    this.slots = new Array(capacity);
-  }
+  constructor(readonly capacity = 10_000) {}
 
   get count(): number {
     return this.size;
@@ -38,28 +40,46 @@ export class JournalRing<T> {
   append(value: T): JournalEntry<T> {
     const entry = { index: ++this.lastIndex, value };
     if (this.size === this.capacity) {
-      const evicted = this.slots[this.head];
-      if (evicted) this.evictedThrough = evicted.index;
+      this.evictedThrough = this.slots[this.head]!.index;
       this.slots[this.head] = entry;
       this.head = (this.head + 1) % this.capacity;
     } else {
-      this.slots[(this.head + this.size) % this.capacity] = entry;
+      this.slots[this.size] = entry;
       this.size += 1;
     }
     return entry;
   }
 
+  private at(position: number): JournalEntry<T> {
+    return this.slots[(this.head + position) % this.capacity]!;
+  }
+
   /** Entries in index order. */
   all(): Array<JournalEntry<T>> {
-    const out: Array<JournalEntry<T>> = [];
-    for (let i = 0; i < this.size; i += 1) out.push(this.slots[(this.head + i) % this.capacity] as JournalEntry<T>);
+    const out = new Array<JournalEntry<T>>(this.size);
+    for (let i = 0; i < this.size; i += 1) out[i] = this.at(i);
     return out;
   }
 
-  /** Entries with index > since (all when since is undefined), filtered; cursor semantics of SPEC §4.4. */
+  /**
+   * Entries with index > since (all when since is undefined), filtered; cursor semantics of SPEC §4.4.
+   * Indices ascend along the ring, so the first one past `since` is found by bisection: a poll costs
+   * what it returns, not the journal's size.
+   */
   page(since: number | undefined, keep: (value: T) => boolean): JournalPage<T> {
     const from = since ?? 0;
-    const entries = this.all().filter((e) => e.index > from && keep(e.value));
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.at(middle).index > from) high = middle;
+      else low = middle + 1;
+    }
+    const entries: Array<JournalEntry<T>> = [];
+    for (let i = low; i < this.size; i += 1) {
+      const entry = this.at(i);
+      if (keep(entry.value)) entries.push(entry);
+    }
     const truncated = since !== undefined && this.evictedThrough > since;
     // The real tip, not max(since, tip): a client holding a cursor from before a restart reconciles.
     return { entries, nextIndex: this.lastIndex, truncated };
@@ -69,12 +89,9 @@ export class JournalRing<T> {
   clear(drop?: (value: T) => boolean): number {
     const kept = drop ? this.all().filter((e) => !drop(e.value)) : [];
     const removed = this.size - kept.length;
-    this.slots.fill(undefined);
+    this.slots = kept;
     this.head = 0;
     this.size = kept.length;
-    kept.forEach((e, i) => {
-      this.slots[i] = e;
-    });
     return removed;
   }
 }

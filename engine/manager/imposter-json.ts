@@ -93,15 +93,11 @@ export function renderSummary(imposter: Imposter, options: RenderOptions): Recor
   return out;
 }
 
-/** `GET /imposters/{port}` detail, or the replayable config with `replayable=true`. */
-export function renderImposter(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
-  if (options.compat === 'mountebank') return renderMountebank(imposter, options);
-  let stubs = imposter.stubConfigs();
-  if (options.removeProxies) stubs = withoutProxies(stubs);
-  if (options.replayable) {
-    stubs = withoutRecordingTimes(stubs);
-    return { ...header(imposter), ...extraConfig(imposter), ...imposter.tls, recordRequests: imposter.config.recordRequests === true, stubs };
-  }
+/** Stands for the stubs while the detail's other fields are laid out (renderImposterText splices their text in). */
+const STUBS_SLOT = Object.freeze({});
+
+/** The detail's fields in order, `stubs` held by STUBS_SLOT. */
+function detailFields(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {
     ...header(imposter),
     ...extraConfig(imposter),
@@ -111,17 +107,134 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
     enabled: imposter.enabled,
     recordRequests: imposter.config.recordRequests === true,
     requests: imposter.journal.all().map((e) => e.value),
-    stubs: stubs.map((stub, index) => {
-      // --debug matches; with removeProxies the indexes no longer line up with the live stubs.
-      const matches = options.removeProxies ? undefined : imposter.stubs[index]?.matches;
-      const linked = options.baseUrl === undefined ? {} : { _links: stubLinks(options.baseUrl, imposter.port, index) };
-      return { ...stub, ...(matches ? { matches: cloneJson(matches) } : {}), ...linked };
-    }),
+    stubs: STUBS_SLOT,
   };
   // Stub analysis is output only (SPEC §2.1): never part of the replayable config.
   out._svc = { ...(isObject(out._svc) ? out._svc : {}), warnings: imposter.warnings.map((w) => ({ ...w })) };
   if (options.baseUrl !== undefined) out._links = links(options.baseUrl, imposter.port);
   return out;
+}
+
+/** `GET /imposters/{port}` detail, or the replayable config with `replayable=true`. */
+export function renderImposter(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
+  if (options.compat === 'mountebank') return renderMountebank(imposter, options);
+  let stubs = imposter.stubConfigs();
+  if (options.removeProxies) stubs = withoutProxies(stubs);
+  if (options.replayable) {
+    stubs = withoutRecordingTimes(stubs);
+    return { ...header(imposter), ...extraConfig(imposter), ...imposter.tls, recordRequests: imposter.config.recordRequests === true, stubs };
+  }
+  const out = detailFields(imposter, options);
+  out.stubs = stubs.map((stub, index) => {
+    // --debug matches; with removeProxies the indexes no longer line up with the live stubs.
+    const matches = options.removeProxies ? undefined : imposter.stubs[index]?.matches;
+    const linked = options.baseUrl === undefined ? {} : { _links: stubLinks(options.baseUrl, imposter.port, index) };
+    return { ...stub, ...(matches ? { matches: cloneJson(matches) } : {}), ...linked };
+  });
+  return out;
+}
+
+/**
+ * A stub's JSON as it sits in the detail's `stubs` array (indented two levels), kept per config while
+ * its response count holds, with the UTF-8 of the last `_links` variant written (an append leaves the
+ * earlier stubs' indexes, so their bytes are reused as they are).
+ */
+interface StubText {
+  responses: number;
+  text: string;
+  linkedHref?: string;
+  linkedIndex?: number;
+  bytes?: Uint8Array;
+}
+
+const stubTextCache = new WeakMap<object, StubText>();
+const STUB_INDENT = '\n    ';
+const STUB_CLOSE = `${STUB_INDENT}}`;
+const SEPARATOR = Buffer.from(`,${STUB_INDENT}`);
+
+function indented(value: unknown): string {
+  return JSON.stringify(value, null, 2).replaceAll('\n', STUB_INDENT);
+}
+
+function cachedStubText(config: Record<string, unknown>): StubText {
+  // Proxy recording (proxyAlways) appends responses to a live config: the count tells a stale text.
+  const responses = Array.isArray(config.responses) ? config.responses.length : -1;
+  const cached = stubTextCache.get(config);
+  if (cached?.responses === responses) return cached;
+  const entry = { responses, text: indented(config) };
+  stubTextCache.set(config, entry);
+  return entry;
+}
+
+/** `href`: the stub link as JSON up to the index (undefined: no `_links`). */
+function stubBytes(imposter: Imposter, index: number, href: string | undefined, baseUrl: string | undefined): Uint8Array {
+  const { config, matches } = imposter.stubs[index]!;
+  const entry = cachedStubText(config);
+  const { text } = entry;
+  if (matches || Object.hasOwn(config, 'matches') || Object.hasOwn(config, '_links') || !text.endsWith(STUB_CLOSE)) {
+    // Rare shapes keep renderImposter's key order exactly by building the object.
+    const linked = baseUrl === undefined ? {} : { _links: stubLinks(baseUrl, imposter.port, index) };
+    return Buffer.from(indented({ ...config, ...(matches ? { matches } : {}), ...linked }));
+  }
+  if (entry.bytes === undefined || entry.linkedHref !== href || entry.linkedIndex !== index) {
+    entry.linkedHref = href;
+    entry.linkedIndex = index;
+    entry.bytes = Buffer.from(
+      href === undefined
+        ? text
+        : `${text.slice(0, -STUB_CLOSE.length)},${STUB_INDENT}  "_links": {${STUB_INDENT}    "self": {${STUB_INDENT}      "href": ${href}${index}"${STUB_INDENT}    }${STUB_INDENT}  }${STUB_CLOSE}`,
+    );
+  }
+  return entry.bytes;
+}
+
+/** The detail with the stubs' kept bytes copied straight into one buffer. */
+function spliced(before: string, imposter: Imposter, baseUrl: string | undefined, after: string): Buffer {
+  const count = imposter.stubs.length;
+  // The index is digits, which need no escaping after the escaped prefix.
+  const href = baseUrl === undefined ? undefined : JSON.stringify(`${baseUrl}/imposters/${imposter.port}/stubs/`).slice(0, -1);
+  const head = Buffer.from(count === 0 ? `${before}[]` : `${before}[${STUB_INDENT}`);
+  const tail = Buffer.from(count === 0 ? after : `\n  ]${after}`);
+  const parts = new Array<Uint8Array>(count);
+  let bytes = head.length + tail.length + Math.max(0, count - 1) * SEPARATOR.length;
+  for (let index = 0; index < count; index++) {
+    parts[index] = stubBytes(imposter, index, href, baseUrl);
+    bytes += parts[index]!.length;
+  }
+  const out = Buffer.allocUnsafe(bytes);
+  out.set(head, 0);
+  let at = head.length;
+  for (let index = 0; index < count; index++) {
+    if (index > 0) {
+      out.set(SEPARATOR, at);
+      at += SEPARATOR.length;
+    }
+    out.set(parts[index]!, at);
+    at += parts[index]!.length;
+  }
+  out.set(tail, at);
+  return out;
+}
+
+/**
+ * `JSON.stringify(renderImposter(imposter, options), null, 2)` as UTF-8, the admin reply, without
+ * copying the stubs: each stub's text is serialised once and kept, so replying to a stub edit costs
+ * writing the texts out, not a deep copy and a serialisation of every stub.
+ */
+export function renderImposterText(imposter: Imposter, options: RenderOptions): Buffer {
+  if (options.compat === 'mountebank' || options.replayable || options.removeProxies) {
+    return Buffer.from(JSON.stringify(renderImposter(imposter, options), null, 2));
+  }
+  const head: Record<string, unknown> = {};
+  const tail: Record<string, unknown> = {};
+  let into = head;
+  for (const [key, value] of Object.entries(detailFields(imposter, options))) {
+    if (value === STUBS_SLOT) into = tail;
+    else into[key] = value;
+  }
+  const before = `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "stubs": `;
+  const after = JSON.stringify(tail, null, 2);
+  return spliced(before, imposter, options.baseUrl, after === '{}' ? '\n}' : `,\n${after.slice(2)}`);
 }
 
 /** Snapshot returned by a delete: the detail with no recorded requests (SPEC §2.1; mountebank keeps them). */

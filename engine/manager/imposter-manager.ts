@@ -31,7 +31,7 @@ import { canonicalJson } from '../analysis/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { Imposter, type LiveStub } from './imposter.js';
 import { PortAllocator } from './port-allocator.js';
-import { renderDeleted, renderImposter, renderSummary, stubLinks, tlsMetadata, type Compat, type RenderOptions } from './imposter-json.js';
+import { renderDeleted, renderImposter, renderImposterText, renderSummary, stubLinks, tlsMetadata, type Compat, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
@@ -852,11 +852,9 @@ export class ImposterManager {
     });
   }
 
-  private ids(imposter: Imposter, except?: number): string[] {
-    return imposter.stubs
-      .filter((_, i) => i !== except)
-      .map((s) => s.config.id)
-      .filter((id): id is string => typeof id === 'string');
+  /** Whether a stub of the imposter (but the one at `except`) has the id: a scan, paid only for ids an edit brings. */
+  private ids(imposter: Imposter, except?: number): (id: string) => boolean {
+    return (id) => imposter.stubs.some((s, i) => i !== except && s.config.id === id);
   }
 
   /** Index of the referenced stub, or a 404 (unknown id) / 400-style error (bad index). */
@@ -1063,6 +1061,11 @@ export class ImposterManager {
 
   render(port: number, render: RenderOptions): Record<string, unknown> {
     return renderImposter(this.require(port), this.rendering(render));
+  }
+
+  /** `render` as the admin API writes it (JSON.stringify with two-space indent), built from each stub's kept text. */
+  renderText(port: number, render: RenderOptions): Buffer {
+    return renderImposterText(this.require(port), this.rendering(render));
   }
 
   /** Tears everything down (process shutdown). */

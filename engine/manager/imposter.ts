@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, isObject, PatternTimeout, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, PatternTimeout, plainRequest, predicatesAreScripted, toMockRequest } from '../model/index.js';
 import {
   compileStubSet,
   explainStubs,
@@ -22,7 +22,7 @@ import {
   scriptFailure,
   stubsUseTcpFault,
   unknownFault,
-  predicateScriptsOf,
+  stubPredicateScripts,
   runOrFail,
   ScriptFailure,
   type CompiledScript,
@@ -42,7 +42,17 @@ import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import { LoggedSink } from './request-log.js';
 import { openExchange, type Exchange } from './exchange.js';
-import { analyzeStubs, debugReport, ignoredConfigKeys, wantsDebug, type DebugOutcome, type StubWarning } from '../analysis/index.js';
+import {
+  StubAnalysis,
+  debugReport,
+  imposterIgnoredKeys,
+  stubIgnoredKeys,
+  stubKeyAt,
+  wantsDebug,
+  type IgnoredKey,
+  type DebugOutcome,
+  type StubWarning,
+} from '../analysis/index.js';
 import { scriptTimeoutOf, ScriptTimeoutError, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor,
@@ -73,6 +83,21 @@ export interface LiveStub {
   stateOps?: Array<StateOp[] | undefined>;
   /** The stub as given, when it held null fields `config` leaves out (StubDefinition.given). */
   given?: Record<string, unknown>;
+  /** What the stub set needs to know of this stub, derived once when the stub is made (an edit then costs the stubs it brings). */
+  traits: StubTraits;
+}
+
+interface StubTraits {
+  /** A response is a TCP fault (new connections get HTTP/1 only). */
+  tcpFault: boolean;
+  /** SPEC §2.8 rule 2: a script, stateOps or scenario field needs a flow store. */
+  needsFlowStore: boolean;
+  /** Its `_svc.script` predicates, compiled. */
+  scripts: Array<{ predicate: object; script: CompiledScript }>;
+  /** A space or scenario field (matching rule 5). */
+  flowGate: boolean;
+  /** Keys it has that svc ignores, paths relative to the stub (SPEC §9.6). */
+  ignoredKeys: readonly IgnoredKey[];
 }
 
 const DEBUG_HEADERS: Array<[string, string]> = [
@@ -113,6 +138,13 @@ export interface ImposterOptions {
   persistRecorded?: () => void;
 }
 
+const NONE: readonly never[] = Object.freeze([]);
+
+/** The shared empty list for an empty one: most stubs have no scripts and no ignored keys. */
+function orShared<T>(list: T[]): T[] {
+  return list.length === 0 ? (NONE as unknown as T[]) : list;
+}
+
 /** A PreparedResponse as it crosses to an engine thread: the body's own bytes, not its pooled slab. */
 function portableResponse(response: PreparedResponse): PreparedResponse {
   return { statusCode: response.statusCode, headers: response.headers, body: exactBytes(response.body) as Buffer };
@@ -140,6 +172,10 @@ export class Imposter implements PlanSource {
   warnings: readonly StubWarning[] = [];
   /** Weak proxy client certificates already logged, so each is warned about once. */
   private readonly weakTlsLogged = new Set<string>();
+  /** Keeps what it learnt of the stubs, so a stub appended is analysed alone. */
+  private readonly analysis = new StubAnalysis();
+  /** The imposter's own ignored keys (its config does not change). */
+  private readonly ignoredKeys: readonly IgnoredKey[];
   private stubList: LiveStub[] = [];
   /** Set by `adopt`, from the constructor on. */
   private matcher!: StubSetMatcher;
@@ -178,6 +214,7 @@ export class Imposter implements PlanSource {
     this.persistRecorded = options.persistRecorded;
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
+    this.ignoredKeys = imposterIgnoredKeys(this.config);
     this.recordRequests = options.recordAll === true || definition.config.recordRequests === true;
     this.allowCORS = definition.config.allowCORS === true;
     this.logRequests = log.isEnabled('debug');
@@ -264,9 +301,9 @@ export class Imposter implements PlanSource {
    * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
-  private upgradeFlowStore(configs: ReadonlyArray<Record<string, unknown>>): void {
+  private upgradeFlowStore(stubs: readonly LiveStub[]): void {
     if (this.store.backend !== 'noop' || flowStateOf(this.config) !== undefined) return;
-    if (!stubsNeedFlowStore(configs)) return;
+    if (!stubs.some((s) => s.traits.needsFlowStore)) return;
     this.store = implicitFlowStore(this.log, this.port, this.observers);
   }
 
@@ -275,24 +312,47 @@ export class Imposter implements PlanSource {
     const compiled = configs.map((r) => compileResponse(r, this.defaults, { settings: this.scriptSettings, stub: stub.config }));
     const stateOps = compileStateOps(configs);
     const cycle = new ResponseCycle(compiled, configs, this.sharedCount ? newCycleSlot() : undefined);
-    return { config: stub.config, cycle, ...(stateOps ? { stateOps } : {}), ...(stub.given ? { given: stub.given } : {}) };
+    const traits = {
+      tcpFault: stubsUseTcpFault([stub.config]),
+      needsFlowStore: stubsNeedFlowStore([stub.config]),
+      scripts: orShared(stubPredicateScripts(stub.config, this.scriptSettings)),
+      flowGate: hasFlowGate(stub.config),
+      ignoredKeys: orShared(stubIgnoredKeys(stub.config)),
+    };
+    return { config: stub.config, cycle, traits, ...(stateOps ? { stateOps } : {}), ...(stub.given ? { given: stub.given } : {}) };
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
-    this.upgradeFlowStore(stubs.map((s) => s.config));
+    this.upgradeFlowStore(stubs);
     this.adopt(stubs);
   }
 
-  /** Everything derived from the stub list, computed once per change: matcher, script predicates, gates, warnings, the tcp-fault flag. */
+  /**
+   * Everything derived from the stub list, once per change: matcher, script predicates, gates, warnings,
+   * the tcp-fault flag. Each stub's own part was derived when it was made (LiveStub traits, and the
+   * matcher's and analysis' per-config caches), so this pass only gathers.
+   */
   private adopt(stubs: LiveStub[]): void {
-    const configs = stubs.map((s) => s.config);
-    this.matcher = compileStubSet(configs);
-    this.predicateScripts = predicateScriptsOf(configs, this.scriptSettings, this.port);
-    this.gates = StubGates.compile(configs);
+    const configs = new Array<Record<string, unknown>>(stubs.length);
+    const scripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
+    let tcpFault = false;
+    let flowGate = false;
+    for (let index = 0; index < stubs.length; index++) {
+      const { config, traits } = stubs[index]!;
+      configs[index] = config;
+      tcpFault ||= traits.tcpFault;
+      flowGate ||= traits.flowGate;
+      if (traits.scripts.length === 0) continue;
+      const ruleId = typeof config.id === 'string' ? config.id : `${this.port}:${index}`;
+      for (const { predicate, script } of traits.scripts) scripts.set(predicate, { script, ruleId });
+    }
+    this.matcher = compileStubSet(configs, { previous: this.matcher });
+    this.predicateScripts = scripts;
+    this.gates = flowGate ? StubGates.compile(configs) : undefined;
     this.stubList = stubs;
-    this.analyse(configs);
-    this.usesTcpFault = stubsUseTcpFault(configs);
+    this.analyse(stubs, configs);
+    this.usesTcpFault = tcpFault;
     this.planChanged?.();
   }
 
@@ -309,6 +369,10 @@ export class Imposter implements PlanSource {
   addStubResponse(index: number, response: Record<string, unknown>): void {
     const stub = this.stubList[index];
     (stub.config.responses as unknown[]).push(response);
+    if (!stub.traits.tcpFault && stubsUseTcpFault([{ responses: [response] }])) {
+      stub.traits.tcpFault = true;
+      this.usesTcpFault = true;
+    }
     stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
     this.planChanged?.();
     this.persistRecorded?.();
@@ -318,10 +382,13 @@ export class Imposter implements PlanSource {
   private readonly logLine = (message: string): void => this.log.warn(`imposter ${this.port}: ${message}`);
 
   /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list. */
-  private analyse(configs: ReadonlyArray<Record<string, unknown>>): void {
+  private analyse(stubs: readonly LiveStub[], configs: ReadonlyArray<Record<string, unknown>>): void {
     const known = new Set(this.warnings.map((w) => w.message));
-    const ignored = ignoredConfigKeys(this.config, configs).map((key): StubWarning => ({ warningType: 'config_key_ignored', ...key }));
-    this.warnings = [...ignored, ...analyzeStubs(configs)];
+    const ignored: StubWarning[] = this.ignoredKeys.map((key) => ({ warningType: 'config_key_ignored', ...key }));
+    for (let index = 0; index < stubs.length; index++) {
+      for (const key of stubs[index]!.traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
+    }
+    this.warnings = [...ignored, ...this.analysis.update(configs)];
     for (const w of this.warnings) {
       if (known.has(w.message)) continue;
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.

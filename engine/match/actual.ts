@@ -11,9 +11,9 @@ export interface ActualConfig extends ValueConfig {
   readonly select: Selector | undefined;
 }
 
-export function actualText(text: string, config: ActualConfig): unknown {
+export function actualText(text: string, config: ActualConfig, view?: RequestView): unknown {
   const transformed = transformText(text, config);
-  return config.select ? config.select(transformed) : transformed;
+  return config.select ? config.select(transformed, view) : transformed;
 }
 
 /** Scalar text with case folding served from the per-request memo. */
@@ -21,16 +21,16 @@ function actualScalarText(view: RequestView, field: ScalarField, config: ActualC
   const text = config.lower ? view.lowerScalar(field) : view.scalar(field);
   if (text === undefined) return undefined;
   const stripped = config.except ? config.except.strip(text) : text;
-  return config.select ? config.select(stripped) : stripped;
+  return config.select ? config.select(stripped, view) : stripped;
 }
 
-function actualValue(value: unknown, config: ActualConfig): unknown {
-  if (typeof value === 'string') return actualText(value, config);
-  if (Array.isArray(value)) return sortedCopy(value.map((element) => actualValue(element, config)));
+function actualValue(value: unknown, config: ActualConfig, view: RequestView): unknown {
+  if (typeof value === 'string') return actualText(value, config, view);
+  if (Array.isArray(value)) return sortedCopy(value.map((element) => actualValue(element, config, view)));
   if (isObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      setOwn(out, transformKey(key, config), actualValue((value as Record<string, unknown>)[key], config));
+      setOwn(out, transformKey(key, config), actualValue((value as Record<string, unknown>)[key], config, view));
     }
     return out;
   }
@@ -44,9 +44,9 @@ export function actualField(view: RequestView, field: RequestField | undefined, 
   if (source === undefined) return undefined;
   return new LazyRecord(
     (key) => {
-      if (config.keyLower) return actualValue(view.lowerKeyed(field)?.get(key), config);
-      return Object.hasOwn(source, key) ? actualValue(source[key], config) : undefined;
+      if (config.keyLower) return actualValue(view.lowerKeyed(field)?.get(key), config, view);
+      return Object.hasOwn(source, key) ? actualValue(source[key], config, view) : undefined;
     },
-    () => actualValue(source, config) as Record<string, unknown>,
+    () => actualValue(source, config, view) as Record<string, unknown>,
   );
 }

@@ -67,7 +67,9 @@ function selectorFor(predicate: PredicateObject, settings: PredicateSettings, de
       selector = selector.toLowerCase();
     }
     const json = settings.actual;
-    return jsonPathSelector(selector, (text) => tryJSON(text, json), deep);
+    // Predicates with the same normalisation share one parse of a request's text (RequestView.parsedOnce).
+    const key = `json|${json.lower}|${json.keyLower}|${json.except ?? ''}|${deep}`;
+    return jsonPathSelector(selector, (text) => tryJSON(text, json), deep, key);
   }
   if (predicate.xpath) {
     const config = Object(predicate.xpath) as Record<string, unknown>;

@@ -32,6 +32,8 @@ export class RequestView {
   readonly dryRun: boolean;
   private readonly lowered = new Map<ScalarField, string>();
   private readonly loweredKeys = new Map<KeyedField, Map<string, string | string[]>>();
+  /** Parsed documents by parser and settings: a body is parsed once per request for all its jsonpath or xpath predicates. */
+  private parsed: Map<string, { text: string; value: unknown }> | undefined;
 
   constructor(
     readonly request: MockRequest,
@@ -53,6 +55,16 @@ export class RequestView {
       value = raw.toLowerCase();
       this.lowered.set(field, value);
     }
+    return value;
+  }
+
+  /** `parse(text)`, reused while the same parser (`key`) is asked for the same text during this request. */
+  parsedOnce<T>(key: string, text: string, parse: (text: string) => T): T {
+    this.parsed ??= new Map();
+    const found = this.parsed.get(key);
+    if (found !== undefined && found.text === text) return found.value as T;
+    const value = parse(text);
+    this.parsed.set(key, { text, value });
     return value;
   }
 

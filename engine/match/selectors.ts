@@ -7,6 +7,7 @@ import type * as JsonPathPlus from 'jsonpath-plus';
 import type * as Xpath from 'xpath';
 import type * as Xmldom from '@xmldom/xmldom';
 import { PredicateError } from './errors.js';
+import type { RequestView } from './request-view.js';
 import { forceStrings, isObject, sortedCopy } from './values.js';
 
 // xpath and its DOM parser are required when the first xpath selector compiles (~70 + 30 ms at start-up otherwise),
@@ -19,7 +20,8 @@ let xmldomModule: typeof Xmldom | undefined;
 const xpathLibrary = () => (xpathModule ??= requireModule('xpath') as typeof Xpath);
 const xmlParser = () => (xmldomModule ??= requireModule('@xmldom/xmldom') as typeof Xmldom).DOMParser;
 
-export type Selector = (text: string) => unknown;
+/** `view`: the request being matched, whose memo lets every selector of the request share one parse of a text. */
+export type Selector = (text: string, view?: RequestView) => unknown;
 
 /** One match becomes a scalar, several an order-independent array (mountebank's select + orderIndependent). */
 function collapse(values: unknown): unknown {
@@ -42,13 +44,16 @@ export function selectJsonPath(selector: unknown, possibleJSON: unknown): unknow
   }
 }
 
-/** `parse` is tryJSON bound to the predicate's normalisation; `stringify` is deepEquals' forceStrings. */
-export function jsonPathSelector(selector: unknown, parse: (text: string) => unknown, stringify: boolean): Selector {
-  return (text) => {
-    let possibleJSON = parse(text);
-    if (stringify) possibleJSON = forceStrings(possibleJSON);
-    return collapse(selectJsonPath(selector, possibleJSON));
+/**
+ * `parse` is tryJSON bound to the predicate's normalisation; `stringify` is deepEquals' forceStrings;
+ * `memoKey` names both, so predicates with the same ones parse a request's text once.
+ */
+export function jsonPathSelector(selector: unknown, parse: (text: string) => unknown, stringify: boolean, memoKey: string): Selector {
+  const prepare = (text: string): unknown => {
+    const possibleJSON = parse(text);
+    return stringify ? forceStrings(possibleJSON) : possibleJSON;
   };
+  return (text, view) => collapse(selectJsonPath(selector, view ? view.parsedOnce(memoKey, text, prepare) : prepare(text)));
 }
 
 interface XNode {
@@ -85,7 +90,62 @@ export function xpathSyntaxError(selector: unknown): PredicateError | undefined 
 
 export function xpathSelector(selector: unknown, ns: Record<string, string>): Selector {
   const values = xpathValueSelector(selector, ns);
-  return (text) => collapse(values(text));
+  return (text, view) => collapse(values(text, view));
+}
+
+interface XpathInternals {
+  XPathParser: new () => { parse(expression: string): { evaluate(context: unknown): unknown } };
+  XPathContext: new () => Record<string, unknown>;
+  XPathResult: {
+    new (value: unknown, type: number): Record<string, unknown>;
+    ANY_TYPE: number;
+    STRING_TYPE: number;
+    NUMBER_TYPE: number;
+    BOOLEAN_TYPE: number;
+  };
+}
+
+/**
+ * A request text as xmldom parses it (undefined when it cannot), with HTML detection off as mountebank
+ * has it (xpath treats documents claiming HTML 2.0 case-insensitively); parsed once per request.
+ */
+function parseXml(text: string): { doc: unknown; html: boolean } {
+  const DOMParser = xmlParser();
+  const doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(text, 'text/xml') as unknown;
+  const impl = (doc as { implementation?: { hasFeature: (f: string, v: string) => boolean } } | undefined)?.implementation;
+  if (impl) {
+    const original = impl.hasFeature.bind(impl);
+    impl.hasFeature = (feature, version) => (feature === 'HTML' && version === '2.0' ? false : original(feature, version));
+  }
+  // What xpath's select() decides per call: a document whose hasFeature throws or is missing counts as HTML.
+  let html: boolean;
+  try {
+    html = (doc as { implementation: { hasFeature: (f: string, v: string) => boolean } }).implementation.hasFeature('HTML', '2.0');
+  } catch {
+    html = true;
+  }
+  return { doc, html };
+}
+
+/**
+ * xpath's `useNamespaces(ns)(selector, doc)` with the expression parsed once: the same context (a
+ * resolver that answers the map's entry and nothing else) and the same result conversion.
+ */
+function compiledXpath(selector: unknown, ns: Record<string, string>): (doc: unknown, html: boolean) => unknown {
+  const library = xpathLibrary() as unknown as XpathInternals;
+  const expression = new library.XPathParser().parse(selector as string);
+  const namespaces = { getNamespace: (prefix: string) => ns[prefix] };
+  return (doc, html) => {
+    const context = new library.XPathContext();
+    context.namespaceResolver = namespaces;
+    context.expressionContextNode = doc;
+    context.caseInsensitive = html;
+    const result = new library.XPathResult(expression.evaluate(context), library.XPathResult.ANY_TYPE);
+    if (result.resultType === library.XPathResult.STRING_TYPE) return result.stringValue;
+    if (result.resultType === library.XPathResult.NUMBER_TYPE) return result.numberValue;
+    if (result.resultType === library.XPathResult.BOOLEAN_TYPE) return result.booleanValue;
+    return result.nodes;
+  };
 }
 
 /**
@@ -93,22 +153,21 @@ export function xpathSelector(selector: unknown, ns: Record<string, string>): Se
  * number/boolean an expression evaluates to; a malformed selector throws a PredicateError.
  */
 export function xpathValueSelector(selector: unknown, ns: Record<string, string>): Selector {
-  const select = xpathLibrary().useNamespaces(ns) as unknown as (expr: unknown, doc: unknown) => unknown;
-  const DOMParser = xmlParser();
-  return (text) => {
-    const doc = new DOMParser({ errorHandler: () => undefined }).parseFromString(text, 'text/xml') as unknown;
+  let select: ((doc: unknown, html: boolean) => unknown) | PredicateError;
+  try {
+    select = compiledXpath(selector, ns);
+  } catch {
+    select = new PredicateError(MALFORMED, selector);
+  }
+  return (text, view) => {
+    const { doc, html } = view ? view.parsedOnce('xml', text, parseXml) : parseXml(text);
     let result: unknown;
     if (doc === undefined) {
       result = [];
     } else {
-      // xpath treats documents claiming HTML 2.0 case-insensitively; mountebank switches that off.
-      const impl = (doc as { implementation?: { hasFeature: (f: string, v: string) => boolean } }).implementation;
-      if (impl) {
-        const original = impl.hasFeature.bind(impl);
-        impl.hasFeature = (feature, version) => (feature === 'HTML' && version === '2.0' ? false : original(feature, version));
-      }
+      if (select instanceof PredicateError) throw select;
       try {
-        result = select(selector, doc);
+        result = select(doc, html);
       } catch {
         throw new PredicateError(MALFORMED, selector);
       }

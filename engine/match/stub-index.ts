@@ -1,7 +1,7 @@
 /**
  * The stub set's candidate index. At compile time each stub contributes literal constraints that
  * are necessary for it to match (equals/deepEquals on method, path, header/query/form values;
- * startsWith on scalar fields), taken from top-level predicates and `and` lists. At request time a
+ * startsWith and anchored `matches` prefixes on scalar fields), taken from top-level predicates and `and` lists. At request time a
  * bitset of candidates is built from hash lookups, so stubs that cannot match are never evaluated
  * (and never run their regexes). Stubs without constraints on a dimension stay candidates there.
  * Only predicates up to the first one that can throw contribute, so skipping never hides an error.
@@ -22,8 +22,17 @@ interface Constraint {
   readonly value: string;
 }
 
+/** One reader per field and case, shared by every stub's constraint (a closure per stub costs memory in every imposter). */
+const scalarReaders = new Map<string, Reader>();
+
 function scalarReader(field: ScalarField, lower: boolean): Reader {
-  return (view) => (lower ? view.lowerScalar(field) : view.scalar(field));
+  const key = `${field}|${lower}`;
+  let reader = scalarReaders.get(key);
+  if (reader === undefined) {
+    reader = lower ? (view) => view.lowerScalar(field) : (view) => view.scalar(field);
+    scalarReaders.set(key, reader);
+  }
+  return reader;
 }
 
 function keyedReader(field: KeyedField, name: string, keyLower: boolean, lower: boolean): Reader {
@@ -53,17 +62,21 @@ function collect(predicate: unknown, out: Map<string, Constraint>): void {
     if (Array.isArray(object.and)) for (const child of object.and) collect(child, out);
     return;
   }
-  if (operator !== 'equals' && operator !== 'deepEquals' && operator !== 'startsWith') return;
+  if (operator !== 'equals' && operator !== 'deepEquals' && operator !== 'startsWith' && operator !== 'matches') return;
   // Selectors replace the field value, except rewrites it, and `exists` changes how arrays match.
   if (object.jsonpath || object.xpath || object.except || object.exists) return;
   const settings = settingsFor(operator, object);
   const raw = object[operator];
   if (settings instanceof PredicateError || !isObject(raw) || Array.isArray(raw)) return;
-  const { lower, keyLower } = settings.actual;
-  const expected = normaliseValue(raw, settings.expected, true) as Record<string, unknown>;
   const add = (constraint: Constraint): void => {
     if (!out.has(constraint.dimension)) out.set(constraint.dimension, constraint);
   };
+  if (operator === 'matches') {
+    collectPatternPrefixes(raw as Record<string, unknown>, settings.regexFlags.includes('i'), settings.actual.keyLower, add);
+    return;
+  }
+  const { lower, keyLower } = settings.actual;
+  const expected = normaliseValue(raw, settings.expected, true) as Record<string, unknown>;
   for (const key of Object.keys(expected)) {
     const field = resolveField(key, keyLower);
     const value = expected[key];
@@ -87,101 +100,191 @@ function collect(predicate: unknown, out: Map<string, Constraint>): void {
   }
 }
 
+/**
+ * `matches` on a scalar field with an anchored pattern: the literal text the pattern starts with is a
+ * prefix every matching value has, so it narrows like `startsWith`. Read from the pattern source only.
+ * A case-insensitive pattern is compared lowercased, its prefix cut before any `s` or `k` (Unicode case
+ * folding also matches ſ and K to them, which lowercasing the value would not).
+ */
+function collectPatternPrefixes(raw: Record<string, unknown>, caseless: boolean, keyLower: boolean, add: (constraint: Constraint) => void): void {
+  for (const key of Object.keys(raw)) {
+    const field = resolveField(keyLower ? key.toLowerCase() : key, keyLower);
+    const pattern = raw[key];
+    if (field === undefined || field === 'body' || !isScalarField(field) || typeof pattern !== 'string') continue;
+    let prefix = literalPrefix(pattern);
+    if (prefix !== undefined && caseless) prefix = prefix.toLowerCase().replace(/[sk].*$/, '');
+    if (!prefix) continue;
+    add({ dimension: `p|${field}|${caseless}`, prefix: true, read: scalarReader(field, caseless), value: prefix });
+  }
+}
+
+const META = new Set(['^', '$', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|']);
+
+/** The literal start of a `^`-anchored pattern without alternation (`^/api/users/\d+$` gives `/api/users/`), or undefined. */
+export function literalPrefix(source: string): string | undefined {
+  if (!source.startsWith('^') || source.includes('|')) return undefined;
+  let out = '';
+  for (let i = 1; i < source.length; i++) {
+    let literal = source[i]!;
+    if (literal === '\\') {
+      const next = source[i + 1];
+      // An escaped letter or digit is a class, a back-reference or a code point: the literal part ends.
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) break;
+      literal = next;
+      i++;
+    } else if (META.has(literal)) {
+      break;
+    }
+    const quantifier = source[i + 1];
+    // A literal that may be absent or repeated is not part of every match.
+    if (quantifier === '*' || quantifier === '?' || quantifier === '{') break;
+    out += literal;
+    if (quantifier === '+') break;
+  }
+  return out === '' ? undefined : out;
+}
+
 class Dimension {
-  readonly byValue = new Map<string, Uint32Array>();
-  readonly unconstrained: Uint32Array;
+  /** Stubs constrained to each value, ascending (sparse: a dense bitset per value costs O(values x stubs) to build). */
+  readonly byValue = new Map<string, number[]>();
+  /** Grows with the index (a larger copy); readers go only as far as their own bitset. */
+  unconstrained: Uint32Array;
   /** Distinct prefix lengths, for prefix dimensions. */
   readonly lengths: number[] = [];
 
   constructor(
     readonly prefix: boolean,
     readonly read: Reader,
-    words: number,
-    size: number,
+    all: Uint32Array,
   ) {
-    this.unconstrained = new Uint32Array(words);
-    for (let i = 0; i < size; i++) this.unconstrained[i >>> 5]! |= 1 << (i & 31);
+    this.unconstrained = all.slice();
   }
 
   constrain(stub: number, value: string): void {
-    let bits = this.byValue.get(value);
-    if (bits === undefined) {
-      bits = new Uint32Array(this.unconstrained.length);
-      this.byValue.set(value, bits);
+    const stubs = this.byValue.get(value);
+    if (stubs === undefined) {
+      this.byValue.set(value, [stub]);
       if (this.prefix && !this.lengths.includes(value.length)) this.lengths.push(value.length);
+    } else if (stubs[stubs.length - 1] !== stub) {
+      stubs.push(stub);
     }
-    bits[stub >>> 5]! |= 1 << (stub & 31);
     this.unconstrained[stub >>> 5]! &= ~(1 << (stub & 31));
   }
 
-  /** Narrows `into` to the stubs this dimension allows for the request. */
-  narrow(view: RequestView, into: Uint32Array): void {
+  /** Narrows `into` to the stubs this dimension allows for the request (`scratch`: a work bitset at least as long). */
+  narrow(view: RequestView, into: Uint32Array, scratch: Uint32Array): void {
     const actual = this.read(view);
     const values = actual === undefined ? [] : typeof actual === 'string' ? [actual] : actual;
-    const hits: Uint32Array[] = [];
+    const words = into.length;
+    scratch.set(this.unconstrained.subarray(0, words));
     for (const value of values) {
       if (this.prefix) {
         for (const length of this.lengths) {
-          const bits = length <= value.length ? this.byValue.get(value.slice(0, length)) : undefined;
-          if (bits) hits.push(bits);
+          if (length <= value.length) allow(scratch, this.byValue.get(value.slice(0, length)), words);
         }
       } else {
-        const bits = this.byValue.get(value);
-        if (bits) hits.push(bits);
+        allow(scratch, this.byValue.get(value), words);
       }
     }
-    const unconstrained = this.unconstrained;
-    for (let w = 0; w < into.length; w++) {
-      let allowed = unconstrained[w]!;
-      for (const bits of hits) allowed |= bits[w]!;
-      into[w]! &= allowed;
-    }
+    for (let w = 0; w < words; w++) into[w]! &= scratch[w]!;
   }
 }
 
-export class StubIndex {
-  private readonly dimensions: Dimension[];
-  private readonly words: number;
-  private readonly all: Uint32Array;
+function allow(bits: Uint32Array, stubs: readonly number[] | undefined, words: number): void {
+  if (stubs === undefined) return;
+  for (const stub of stubs) {
+    if (stub >>> 5 >= words) break;
+    bits[stub >>> 5]! |= 1 << (stub & 31);
+  }
+}
 
-  private constructor(dimensions: Dimension[], size: number) {
-    this.dimensions = dimensions;
-    this.words = (size + 31) >>> 5;
-    this.all = new Uint32Array(this.words);
-    for (let i = 0; i < size; i++) this.all[i >>> 5]! |= 1 << (i & 31);
+/**
+ * A stub's constraints depend on its predicates alone, so they are collected once per predicate list
+ * (an admin edit then costs the stub it touches, not the whole set). Predicate lists are not changed
+ * in place once compiled.
+ */
+const constraintCache = new WeakMap<object, readonly Constraint[]>();
+
+function constraintsOf(predicates: unknown): readonly Constraint[] {
+  if (!Array.isArray(predicates)) return [];
+  const cached = constraintCache.get(predicates);
+  if (cached) return cached;
+  const constraints = new Map<string, Constraint>();
+  // Stop at the first predicate that may throw: mountebank would evaluate it and answer 500.
+  for (const predicate of predicates) {
+    if (!neverThrows(predicate)) break;
+    collect(predicate, constraints);
+  }
+  const found = [...constraints.values()];
+  constraintCache.set(predicates, found);
+  return found;
+}
+
+/** True when some stub of the list has an indexable constraint (else a linear scan is just as good). */
+export function hasIndexableStub(stubPredicates: ReadonlyArray<unknown>): boolean {
+  return stubPredicates.some((predicates) => constraintsOf(predicates).length > 0);
+}
+
+/**
+ * Grows by appending stubs and never changes a stub already in it, so a matcher built on an earlier
+ * size stays correct while later stubs are appended: it reads only its own stubs' bits.
+ */
+export class StubIndex {
+  private readonly dimensions = new Map<string, Dimension>();
+  private size = 0;
+  private all = new Uint32Array(0);
+  private scratch = new Uint32Array(0);
+
+  /** How many stubs it holds. */
+  get length(): number {
+    return this.size;
   }
 
-  /** undefined when no stub has an indexable constraint (a linear scan is then just as good). */
-  static build(stubPredicates: ReadonlyArray<unknown>): StubIndex | undefined {
-    const size = stubPredicates.length;
+  static build(stubPredicates: ReadonlyArray<unknown>): StubIndex {
+    const index = new StubIndex();
+    index.append(stubPredicates);
+    return index;
+  }
+
+  /** Adds stubs after the last one. */
+  append(stubPredicates: ReadonlyArray<unknown>): void {
+    const size = this.size + stubPredicates.length;
     const words = (size + 31) >>> 5;
-    const dimensions = new Map<string, Dimension>();
-    stubPredicates.forEach((predicates, stub) => {
-      if (!Array.isArray(predicates)) return;
-      const constraints = new Map<string, Constraint>();
-      // Stop at the first predicate that may throw: mountebank would evaluate it and answer 500.
-      for (const predicate of predicates) {
-        if (!neverThrows(predicate)) break;
-        collect(predicate, constraints);
-      }
-      for (const constraint of constraints.values()) {
-        let dimension = dimensions.get(constraint.dimension);
+    if (words > this.all.length) {
+      const capacity = Math.max(words, this.all.length * 2);
+      this.all = grown(this.all, capacity);
+      this.scratch = new Uint32Array(capacity);
+      for (const dimension of this.dimensions.values()) dimension.unconstrained = grown(dimension.unconstrained, capacity);
+    }
+    for (let stub = this.size; stub < size; stub++) {
+      const bit = 1 << (stub & 31);
+      this.all[stub >>> 5]! |= bit;
+      for (const dimension of this.dimensions.values()) dimension.unconstrained[stub >>> 5]! |= bit;
+      for (const constraint of constraintsOf(stubPredicates[stub - this.size])) {
+        let dimension = this.dimensions.get(constraint.dimension);
         if (dimension === undefined) {
-          dimension = new Dimension(constraint.prefix, constraint.read, words, size);
-          dimensions.set(constraint.dimension, dimension);
+          dimension = new Dimension(constraint.prefix, constraint.read, this.all);
+          this.dimensions.set(constraint.dimension, dimension);
         }
         dimension.constrain(stub, constraint.value);
       }
-    });
-    return dimensions.size === 0 ? undefined : new StubIndex([...dimensions.values()], size);
+    }
+    this.size = size;
   }
 
-  /** Bitset of the stubs that may match the request. */
-  candidates(view: RequestView): Uint32Array {
-    const bits = this.all.slice();
-    for (const dimension of this.dimensions) dimension.narrow(view, bits);
+  /** Bitset of the first `size` stubs that may match the request. */
+  candidates(view: RequestView, size: number): Uint32Array {
+    const bits = this.all.slice(0, (size + 31) >>> 5);
+    if (size & 31) bits[bits.length - 1]! &= (1 << (size & 31)) - 1;
+    for (const dimension of this.dimensions.values()) dimension.narrow(view, bits, this.scratch);
     return bits;
   }
+}
+
+function grown(bits: Uint32Array, words: number): Uint32Array<ArrayBuffer> {
+  const out = new Uint32Array(words);
+  out.set(bits);
+  return out;
 }
 
 /** Next set bit at or after `from`, or -1. */

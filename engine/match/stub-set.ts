@@ -8,12 +8,17 @@ import type { MockRequest } from '../model/index.js';
 import { compileNode, type CompiledNode } from './compile-predicate.js';
 import { PredicateError } from './errors.js';
 import { RequestView } from './request-view.js';
-import { nextCandidate, StubIndex } from './stub-index.js';
+import { hasIndexableStub, nextCandidate, StubIndex } from './stub-index.js';
 import { TRIED_CAP, type MatchContext, type StubSetMatcher, type TriedEntry } from './types.js';
 
 export interface StubSetOptions {
   /** Build the candidate index (default true); false gives the plain linear scan. */
   readonly index?: boolean;
+  /**
+   * The matcher of the stub list before this change: when the new list only appends stubs to it (same
+   * predicate lists, in order), its compiled stubs and index are reused and only the new stubs are added.
+   */
+  readonly previous?: StubSetMatcher;
 }
 
 interface CompiledStub {
@@ -67,15 +72,25 @@ class CompiledStubSet implements StubSetMatcher {
   readonly size: number;
 
   constructor(
-    private readonly stubs: readonly CompiledStub[],
-    private readonly index: StubIndex | undefined,
+    readonly predicates: readonly unknown[],
+    readonly stubs: readonly CompiledStub[],
+    /** Shared with the matchers that extend this one; this one reads only its first `size` stubs. */
+    readonly index: StubIndex | undefined,
+    readonly indexed: boolean,
   ) {
     this.size = stubs.length;
   }
 
+  /** True when `predicates` starts with this set's stubs, by identity. */
+  isPrefixOf(predicates: readonly unknown[]): boolean {
+    if (predicates.length < this.size) return false;
+    for (let i = 0; i < this.size; i++) if (predicates[i] !== this.predicates[i]) return false;
+    return true;
+  }
+
   firstMatch(request: MockRequest, ctx: MatchContext, from = 0, trace?: TriedEntry[]): number | Promise<number> {
     const view = new RequestView(request);
-    const candidates = this.index?.candidates(view);
+    const candidates = this.index?.candidates(view, this.size);
     return this.scan(view, ctx, candidates, Math.max(0, from), trace);
   }
 
@@ -144,8 +159,35 @@ class CompiledStubSet implements StubSetMatcher {
   }
 }
 
+/** Compiled once per predicate list (never changed in place once compiled): an edit recompiles only the stubs it brings. */
+const compiledCache = new WeakMap<object, CompiledStub>();
+
+function compiledStub(predicates: unknown): CompiledStub {
+  if (typeof predicates !== 'object' || predicates === null) return compileStub(predicates);
+  let compiled = compiledCache.get(predicates);
+  if (compiled === undefined) {
+    compiled = compileStub(predicates);
+    compiledCache.set(predicates, compiled);
+  }
+  return compiled;
+}
+
 export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, options: StubSetOptions = {}): StubSetMatcher {
-  const compiled = stubs.map((stub) => compileStub(stub.predicates));
-  const index = options.index === false ? undefined : StubIndex.build(stubs.map((stub) => stub.predicates));
-  return new CompiledStubSet(compiled, index);
+  const predicates = stubs.map((stub) => stub.predicates);
+  const indexed = options.index !== false;
+  const previous = options.previous;
+  if (previous instanceof CompiledStubSet && previous.indexed === indexed && previous.isPrefixOf(predicates)) {
+    const added = predicates.slice(previous.size);
+    const compiled = [...previous.stubs, ...added.map(compiledStub)];
+    let index = previous.index;
+    // The shared index may already hold stubs a sibling matcher appended: it must end where this list's prefix ends.
+    if (index !== undefined && index.length === previous.size) index.append(added);
+    else if (index !== undefined) index = StubIndex.build(predicates);
+    // No index before: none of the earlier stubs had an indexable constraint.
+    else if (indexed && hasIndexableStub(added)) index = StubIndex.build(predicates);
+    return new CompiledStubSet(predicates, compiled, index, indexed);
+  }
+  const compiled = predicates.map(compiledStub);
+  const index = indexed && hasIndexableStub(predicates) ? StubIndex.build(predicates) : undefined;
+  return new CompiledStubSet(predicates, compiled, index, indexed);
 }

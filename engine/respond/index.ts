@@ -8,7 +8,7 @@ export {
   type ResponseType,
   type ScriptCompileContext,
 } from './compile-response.js';
-export { predicateScriptsOf, runOrFail, ScriptFailure, type SvcScripts, type CompiledScript } from './svc-script.js';
+export { stubPredicateScripts, runOrFail, ScriptFailure, type SvcScripts, type CompiledScript } from './svc-script.js';
 export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './outcome.js';

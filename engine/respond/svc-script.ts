@@ -170,26 +170,19 @@ export async function answerOf(outcome: RunOutcome): Promise<ScriptAnswer> {
   }
 }
 
-/** Script predicates of a stub set by predicate object, compiled when stubs change (keys are the configs' own objects). */
-export function predicateScriptsOf(
-  configs: ReadonlyArray<Record<string, unknown>>,
-  settings: ScriptSettings,
-  port: number,
-): WeakMap<object, { script: CompiledScript; ruleId: string }> {
-  const found = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
-  configs.forEach((stub, index) => {
-    const ruleId = typeof stub.id === 'string' ? stub.id : `${port}:${index}`;
-    const visit = (predicate: unknown): void => {
-      if (Array.isArray(predicate)) predicate.forEach(visit);
-      if (predicate === null || typeof predicate !== 'object' || Array.isArray(predicate)) return;
-      const object = predicate as Record<string, unknown>;
-      const svc = object._svc;
-      if (svc !== null && typeof svc === 'object')
-        found.set(object, { script: compileScript((svc as Record<string, unknown>).script, 'matches', settings, stub), ruleId });
-      for (const key of ['and', 'or', 'not']) if (object[key] !== undefined) visit(object[key]);
-    };
-    visit(stub.predicates);
-  });
+/** A stub's `{"_svc": {"script": S}}` predicates (keyed by the config's own predicate objects), compiled once per stub. */
+export function stubPredicateScripts(stub: Record<string, unknown>, settings: ScriptSettings): Array<{ predicate: object; script: CompiledScript }> {
+  const found: Array<{ predicate: object; script: CompiledScript }> = [];
+  const visit = (predicate: unknown): void => {
+    if (Array.isArray(predicate)) predicate.forEach(visit);
+    if (predicate === null || typeof predicate !== 'object' || Array.isArray(predicate)) return;
+    const object = predicate as Record<string, unknown>;
+    const svc = object._svc;
+    if (svc !== null && typeof svc === 'object')
+      found.push({ predicate: object, script: compileScript((svc as Record<string, unknown>).script, 'matches', settings, stub) });
+    for (const key of ['and', 'or', 'not']) if (object[key] !== undefined) visit(object[key]);
+  };
+  visit(stub.predicates);
   return found;
 }
 

@@ -104,7 +104,8 @@ class H2Sink implements ResponseSink {
 
 /** HTTP/2 over sockets the listener has already accepted (h2c after a preface sniff, or TLS with ALPN h2). */
 export class H2Bridge {
-  private readonly server = http2.createServer(HTTP2_SERVER_OPTIONS);
+  /** Made by the first HTTP/2 connection: most imposters never see one, and an idle Http2Server costs kilobytes. */
+  private server: http2.Http2Server | undefined;
 
   constructor(
     private readonly handler: RequestHandler,
@@ -112,10 +113,16 @@ export class H2Bridge {
     private readonly timeouts: ConnectionTimeouts,
     private readonly sweep: DeadlineSweep,
     private readonly bodyBudget?: BodyBudget,
-  ) {
-    this.server.on('stream', (stream, headers, flags, rawHeaders?: string[]) => this.onStream(stream, headers, flags, rawHeaders ?? []));
+  ) {}
+
+  private http2Server(): http2.Http2Server {
+    if (this.server) return this.server;
+    const server = http2.createServer(HTTP2_SERVER_OPTIONS);
+    server.on('stream', (stream, headers, flags, rawHeaders?: string[]) => this.onStream(stream, headers, flags, rawHeaders ?? []));
     // Session and stream failures concern one peer only.
-    this.server.on('sessionError', () => {});
+    server.on('sessionError', () => {});
+    this.server = server;
+    return server;
   }
 
   /** Hands `socket` (with any sniffed bytes already unshifted) to the HTTP/2 server. */
@@ -126,7 +133,7 @@ export class H2Bridge {
       remoteAddress: raw.remoteAddress ?? '',
       remotePort: raw.remotePort ?? 0,
     };
-    serveHttp2(this.server, socket, raw, this.timeouts, this.sweep);
+    serveHttp2(this.http2Server(), socket, raw, this.timeouts, this.sweep);
   }
 
   private onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]): void {

@@ -241,7 +241,8 @@ function pathInStub(base: string, stub: unknown, entry: ErrorEntry, original: un
 export function parseStubs(
   given: unknown,
   options: ParseOptions,
-  existingIds: Iterable<string> = [],
+  /** Whether an id is already used by a stub outside `given` (asked only for ids the new stubs bring). */
+  idTaken: (id: string) => boolean = () => false,
   stubPath: (index: number) => string = (i) => `stubs[${i}]`,
 ): StubDefinition[] {
   if (given === undefined || given === null) return [];
@@ -256,10 +257,10 @@ export function parseStubs(
       if (path !== '') entry.path = path;
     }
   }
-  const seen = new Set(existingIds);
+  const seen = new Set<string>();
   for (const stub of stubs as Array<Record<string, unknown>>) {
     if (typeof stub?.id !== 'string') continue;
-    if (seen.has(stub.id)) errs.push(errorEntries.badData(`duplicate stub id '${stub.id}'`, stub));
+    if (seen.has(stub.id) || idTaken(stub.id)) errs.push(errorEntries.badData(`duplicate stub id '${stub.id}'`, stub));
     seen.add(stub.id);
   }
   if (errs.length > 0) throw errors.validation(errs);

@@ -1,0 +1,42 @@
+/**
+ * Issue 19 item 1: CPU of one `POST /imposters/{port}/stubs` (reply included) against an imposter
+ * that already holds N stubs, for a curve of N. The server's CPU (all threads, /proc) over `edits`
+ * sequential POSTs, divided by `edits`; each POST appends a distinct path stub, as a contract suite
+ * adding a stub per test does.
+ */
+import { http, type RunningServer } from '../test/helpers/servers.js';
+import { cpuTime } from './cpu.js';
+
+/** Stub counts of the curve and the issue's targets (CPU ms per POST) where it sets one. */
+export const EDIT_SIZES = [100, 1000, 3000, 10000];
+export const EDIT_TARGETS: Record<number, number> = { 1000: 1, 10000: 5 };
+
+function pathStub(n: number): Record<string, unknown> {
+  return { predicates: [{ equals: { method: 'GET', path: `/edit/${n}` } }], responses: [{ is: { statusCode: 200, body: `edit ${n}` } }] };
+}
+
+async function admin(server: RunningServer, method: string, path: string, body: unknown): Promise<string> {
+  const res = await http(method, `http://127.0.0.1:${server.adminPort}${path}`, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    timeoutMs: 300_000,
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`);
+  return res.body;
+}
+
+/** CPU milliseconds per POST on a fresh imposter of `stubs` stubs, over `edits` POSTs after 3 warm-up ones; the imposter is deleted after. */
+export async function cpuMsPerPost(server: RunningServer, stubs: number, edits: number): Promise<number | undefined> {
+  const created = JSON.parse(await admin(server, 'POST', '/imposters', { protocol: 'http', stubs: Array.from({ length: stubs }, (_, n) => pathStub(n)) })) as {
+    port: number;
+  };
+  try {
+    for (let i = 0; i < 3; i++) await admin(server, 'POST', `/imposters/${created.port}/stubs`, { stub: pathStub(stubs + i) });
+    const before = cpuTime(server.pid);
+    for (let i = 0; i < edits; i++) await admin(server, 'POST', `/imposters/${created.port}/stubs`, { stub: pathStub(stubs + 3 + i) });
+    const after = cpuTime(server.pid);
+    return before && after ? (1000 * (after.all - before.all)) / edits : undefined;
+  } finally {
+    await http('DELETE', `http://127.0.0.1:${server.adminPort}/imposters/${created.port}`, { timeoutMs: 300_000 });
+  }
+}
