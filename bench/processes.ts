@@ -63,9 +63,12 @@ export function startMountebankServer(pin: Pinning): Promise<RunningServer> {
   return startMountebank({ wrapper: pin.server, args: ['--loglevel', 'warn', '--allowInjection'] });
 }
 
-/** The bare node:net hello-world of bench/transport-hello.ts; `adminPort` is its only port. */
-export async function startCeiling(pin: Pinning): Promise<RunningServer> {
+/**
+ * A bare node:net hello-world of bench/transport-hello.ts (`bare-close`: one answer, then close);
+ * `adminPort` is its only port.
+ */
+export async function startCeiling(pin: Pinning, kind: 'bare' | 'bare-close' = 'bare'): Promise<RunningServer> {
   const port = await freePort();
-  const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/transport-hello.ts'), 'bare', String(port)];
+  const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/transport-hello.ts'), kind, String(port)];
   return spawnServer({ command: command!, args, adminPort: port, readyPath: '/' });
 }

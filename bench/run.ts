@@ -32,6 +32,8 @@ const only = process.env.BENCH_ONLY?.split(',')
   .filter(Boolean);
 const ceilingWanted = !only || only.includes('e');
 const selected = scenarios.filter((s) => !only || only.includes(s.id));
+/** Scenario h (close mode) is held to a node:net server that closes after each response. */
+const closeCeilingWanted = selected.some((s) => s.id === 'h');
 const selectedSections = sections.filter((s) => !only || only.includes(s.id));
 if (only) {
   const known = [...scenarios.map((s) => s.id), 'e', ...sections.map((s) => s.id)];
@@ -104,13 +106,14 @@ async function main(): Promise<void> {
   if (perCore) servers.push(perCore.server);
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
+  const closeCeiling = closeCeilingWanted ? await track(startCeiling(pin, 'bare-close')) : undefined;
 
   process.stdout.write(
     [
       'svc vs mountebank 2.9.1',
       `  load: wrk -t${THREADS} -c${CONNECTIONS} -d${duration}s after a ${warmup}s warm-up; median of ${runs} run(s) per cell, runs interleaved`,
       `  pinning: ${pinned ? 'servers on core 0, wrk on core 1 (taskset)' : 'none (taskset not found)'}`,
-      '  every stub response sends `Connection: keep-alive` (mountebank closes after each response by default)',
+      "  every stub response but (h)'s sends `Connection: keep-alive` (mountebank closes after each response by default; (h) measures that)",
       `  svc: ${svc.command}`,
       ...(perCore
         ? [`  svc per-core: ${perCore.command}`, '    pinned like svc (wrk needs the other core), so its req/s cannot beat single here: compare CPU/req']
@@ -125,6 +128,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const errorNotes: string[] = [];
   let ceilingCell: Cell | undefined;
+  let closeCeilingCell: Cell | undefined;
   if (ceiling) {
     const url = `http://127.0.0.1:${ceiling.adminPort}`;
     const request: BenchRequest = { method: 'GET', path: '/' };
@@ -140,11 +144,14 @@ async function main(): Promise<void> {
       { name: 'svc', server: svc.server, cell: { runs: [] } as Cell },
       ...(perCore && scenario.perCore ? [{ name: 'svc per-core', server: perCore.server, cell: { runs: [] } as Cell }] : []),
       { name: 'mountebank', server: mb, cell: { runs: [] } as Cell },
+      // Close mode's ceiling runs interleaved with svc and mountebank: its ratio is the target.
+      ...(closeCeiling && scenario.id === 'h' ? [{ name: 'close ceiling', server: closeCeiling, cell: { runs: [] } as Cell }] : []),
     ];
     const cellOf = (name: string) => sides.find((s) => s.name === name)?.cell;
     const urls: string[] = [];
     for (const side of sides) {
-      const url = `http://127.0.0.1:${await createImposter(side.server, scenario)}`;
+      const port = side.name === 'close ceiling' ? side.server.adminPort : await createImposter(side.server, scenario);
+      const url = `http://127.0.0.1:${port}`;
       await check(url, scenario.request, scenario.expectBody, `(${scenario.id}) ${side.name}`);
       urls.push(url);
     }
@@ -154,6 +161,11 @@ async function main(): Promise<void> {
     for (const side of sides) {
       const errors = summarize(side.cell).errors;
       if (errors) errorNotes.push(`(${scenario.id}) ${side.name}: ${errors} socket errors or non-2xx/3xx responses`);
+    }
+    const closeSide = cellOf('close ceiling');
+    if (closeSide) {
+      closeCeilingCell = closeSide;
+      rows.push({ label: '(e2) ceiling: bare node:net, close after each response', svc: closeSide });
     }
     rows.push({ label: `(${scenario.id}) ${scenario.title}`, svc: cellOf('svc'), mb: cellOf('mountebank'), perCore: cellOf('svc per-core') });
     process.stderr.write(`bench: (${scenario.id}) done\n`);
@@ -165,7 +177,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${perCoreNotes(rows, await acceptedBySlot(perCore.metricsPort))}\n`);
   }
   if (errorNotes.length) process.stdout.write(`\nerrors:\n  ${errorNotes.join('\n  ')}\n`);
-  const targets = targetsFor(rows, ceilingCell);
+  const targets = targetsFor(rows, ceilingCell, closeCeilingCell);
   if (targets.length) process.stdout.write(`\ntargets (issues 2, 13 and 19):\n${renderTargets(targets)}\n`);
   for (const section of selectedSections) {
     process.stdout.write(`\n(${section.id}) ${section.title}\n${await section.run({ svc: svc.server, mb })}\n`);
@@ -200,7 +212,7 @@ function perCoreNotes(rows: Row[], slots: Map<string, number>): string {
   return lines.join('\n');
 }
 
-function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
+function targetsFor(rows: Row[], ceilingCell: Cell | undefined, closeCeilingCell: Cell | undefined): Target[] {
   const rps = (id: string, side: 'svc' | 'mb') => {
     const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.[side];
     return cell && summarize(cell).requestsPerSecond;
@@ -217,6 +229,12 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined): Target[] {
     const mbRps = rps(id, 'mb');
     if (value && mbRps) targets.push({ label: `(${id}) vs mountebank`, value: value / mbRps, threshold: 100, unit: 'x' });
   }
+  // Issue 19 item 6: close mode costs at most 1.2x the CPU per request of node:net closing after each response.
+  const closeSvc = rows.find((r) => r.label.startsWith('(h)'))?.svc;
+  const closeCpu = closeSvc && summarize(closeSvc).cpuMicrosPerRequest;
+  const closeCeilingCpu = closeCeilingCell && summarize(closeCeilingCell).cpuMicrosPerRequest;
+  if (closeCpu && closeCeilingCpu)
+    targets.push({ label: '(h) close mode CPU/req vs (e2)', value: closeCpu / closeCeilingCpu, threshold: 1.2, unit: 'x', atMost: true });
   // Issue 19 item 2: CPU per request against the static stub (a); xpath against WireMock 3.13's 284 µs measured in the issue.
   const cpu = (id: string) => {
     const cell = rows.find((r) => r.label.startsWith(`(${id})`))?.svc;

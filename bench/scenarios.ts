@@ -2,9 +2,8 @@
  * Benchmark scenarios: one imposter (sent unchanged to svc and to mountebank) and the one request
  * wrk repeats against it. Adding a scenario is one entry in `scenarios`.
  *
- * Every stub response carries `Connection: keep-alive`: mountebank otherwise answers
- * `Connection: close` and closes after each response, which would measure TCP handshakes instead
- * of the server.
+ * Every stub response but scenario h's carries `Connection: keep-alive`: mountebank otherwise answers
+ * `Connection: close` and closes after each response, which measures TCP handshakes (what h is for).
  */
 
 export interface BenchRequest {
@@ -102,6 +101,14 @@ export const scenarios: Scenario[] = [
       }),
     },
     expectBody: 'order accepted',
+  },
+  {
+    // Issue 19 item 6: mountebank's default, so every request is a new TCP connection (wrk reconnects).
+    id: 'h',
+    title: 'static stub, default Connection: close',
+    imposter: { protocol: 'http', stubs: [{ responses: [{ is: { statusCode: 200, headers: { 'Content-Type': 'text/plain' }, body: 'hello' } }] }] },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'hello',
   },
   {
     id: 'x',

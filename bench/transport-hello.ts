@@ -4,9 +4,9 @@
  *
  * Library: startBareNet / startTransportHello return { port, close }.
  * CLI (one server per process, to pin it with taskset):
- *   node --import tsx bench/transport-hello.ts bare|transport <port>
+ *   node --import tsx bench/transport-hello.ts bare|bare-close|transport <port>
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createListener } from '../engine/transport/index.js';
 
@@ -17,6 +17,9 @@ export interface HelloServer {
 
 const BODY = Buffer.from('hello');
 const BARE_RESPONSE = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello');
+const CLOSE_RESPONSE = Buffer.from(
+  'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello',
+);
 const TERMINATOR = Buffer.from('\r\n\r\n');
 
 export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer> {
@@ -36,7 +39,12 @@ export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer>
     });
     socket.on('error', () => socket.destroy());
   });
-  const sockets = new Set<import('node:net').Socket>();
+  return serve(server, port, host);
+}
+
+/** Listens, and closes with every open socket destroyed. */
+function serve(server: Server, port: number, host: string): Promise<HelloServer> {
+  const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -56,6 +64,27 @@ export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer>
   });
 }
 
+/**
+ * The close-mode ceiling: mountebank's default `Connection: close` done by hand, one fixed answer to
+ * the first header terminator, then FIN (node closes the socket once the peer closes its side).
+ */
+export function startBareNetClose(port = 0, host = '127.0.0.1'): Promise<HelloServer> {
+  const server = createServer({ noDelay: true }, (socket) => {
+    let tail: Buffer | null = null;
+    socket.on('data', (chunk: Buffer) => {
+      const data = tail === null ? chunk : Buffer.concat([tail, chunk]);
+      if (data.indexOf(TERMINATOR) === -1) {
+        tail = data;
+        return;
+      }
+      socket.removeAllListeners('data');
+      socket.end(CLOSE_RESPONSE);
+    });
+    socket.on('error', () => socket.destroy());
+  });
+  return serve(server, port, host);
+}
+
 export async function startTransportHello(port = 0, host = '127.0.0.1'): Promise<HelloServer> {
   const headers: Array<[string, string]> = [['Content-Type', 'text/plain']];
   const listener = await createListener({ protocol: 'http', port, host, http2: true, maxBodyBytes: 1024 * 1024 }, (_request, sink) =>
@@ -66,9 +95,9 @@ export async function startTransportHello(port = 0, host = '127.0.0.1'): Promise
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [kind, portText] = process.argv.slice(2);
-  const start = kind === 'bare' ? startBareNet : kind === 'transport' ? startTransportHello : null;
+  const start = kind === 'bare' ? startBareNet : kind === 'bare-close' ? startBareNetClose : kind === 'transport' ? startTransportHello : null;
   if (start === null) {
-    process.stderr.write('usage: transport-hello.ts bare|transport <port>\n');
+    process.stderr.write('usage: transport-hello.ts bare|bare-close|transport <port>\n');
     process.exit(2);
   }
   const server = await start(Number(portText ?? 0));

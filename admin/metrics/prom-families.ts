@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RequestTally } from './request-tally.js';
+import type { AcceptTally, RequestTally } from './request-tally.js';
 
 // prom-client (with @opentelemetry/api) costs ~45 ms of CPU to load: required when the families are built,
 // which SvcMetrics puts off until the first scrape.
@@ -56,7 +56,7 @@ export class PromFamilies {
   private readonly acceptErrorsTotal: Counter<string>;
   private readonly outageGauge: Gauge<string>;
 
-  constructor(tally: RequestTally) {
+  constructor(tally: RequestTally, accepts: AcceptTally) {
     const { Counter, Gauge, Histogram, Registry } = promClient();
     this.registry = new Registry();
     const registers = [this.registry];
@@ -113,6 +113,10 @@ export class PromFamilies {
       help: 'Connections accepted on imposter listeners.',
       labelNames: ['worker'],
       registers,
+      // Accepts are tallied off prom-client and drained at scrape time, like request counts.
+      collect() {
+        accepts.drain((slot, delta) => this.labels(slot).inc(delta));
+      },
     });
     this.acceptErrorsTotal = new Counter({
       name: 'svc_accept_errors_total',

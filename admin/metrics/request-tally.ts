@@ -35,3 +35,28 @@ export class RequestTally {
     }
   }
 }
+
+/**
+ * `svc_accepted_connections_total{worker}` the same way: under mountebank's default `Connection: close`
+ * every request is an accept, so an accept costs an array increment, handed to prom-client at scrape.
+ */
+export class AcceptTally {
+  private readonly counts: number[] = [];
+
+  add(slot: number): void {
+    const counts = this.counts;
+    while (counts.length <= slot) counts.push(0);
+    counts[slot]! += 1;
+  }
+
+  /** Calls `report` with each engine-thread slot's accepts since the last drain. */
+  drain(report: (slot: string, delta: number) => void): void {
+    const counts = this.counts;
+    for (let slot = 0; slot < counts.length; slot += 1) {
+      const delta = counts[slot]!;
+      if (delta === 0) continue;
+      counts[slot] = 0;
+      report(String(slot), delta);
+    }
+  }
+}

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { EngineObserver, FaultType } from '../../engine/manager/index.js';
 import { classifyAcceptError } from './accept-errors.js';
 import { PromFamilies } from './prom-families.js';
-import { RequestTally } from './request-tally.js';
+import { AcceptTally, RequestTally } from './request-tally.js';
 
 /** Listener families of `svc_accept_errors_total` / `svc_accept_error_outage`. */
 export type ListenerKind = 'imposter' | 'admin' | 'metrics' | 'proxy';
@@ -25,6 +25,7 @@ export class SvcMetrics implements EngineObserver {
   private families: PromFamilies | undefined;
   private held: Update[] = [];
   private readonly requests = new RequestTally();
+  private readonly accepts = new AcceptTally();
   /** Accept loops currently in a systemic outage, per listener family (imposter loops by port). */
   private readonly wedged = new Map<ListenerKind, Set<unknown>>();
 
@@ -39,7 +40,7 @@ export class SvcMetrics implements EngineObserver {
 
   private live(): PromFamilies {
     if (this.families === undefined) {
-      const families = new PromFamilies(this.requests);
+      const families = new PromFamilies(this.requests, this.accepts);
       for (const update of this.held) update(families);
       this.held = [];
       this.families = families;
@@ -159,7 +160,7 @@ export class SvcMetrics implements EngineObserver {
   }
 
   onConnection(port: number, worker: number): void {
-    this.update((f) => f.accepted.get(String(worker)).inc());
+    this.accepts.add(worker);
     this.release('imposter', port);
   }
 

@@ -4,7 +4,8 @@ import type { ConnectionTimeouts, OutgoingHeaders, RequestHandler, ResponseSink 
 import type { BodyBudget } from './body-budget.js';
 import { LINGER_MS, type DeadlineSweep, type Expiring } from './deadline-sweep.js';
 import { JSON_HEADERS } from './envelope.js';
-import { Http1Parser, type ParseFailure, type RequestHead } from './http1-parser.js';
+import { Http1Parser, type ParseFailure, type ParserEvents, type RequestHead } from './http1-parser.js';
+import { Preface, prefaceVerdict } from './preface-sniff.js';
 import { InvalidResponseError, serializeResponse, type ResponseContext, type SerializedResponse } from './http1-writer.js';
 
 export interface ConnectionOptions {
@@ -15,6 +16,13 @@ export interface ConnectionOptions {
   bodyBudget?: BodyBudget;
   /** Any token method, not only node's list: the admin gateway (SPEC §4.10 "any method"). */
   anyMethod?: boolean;
+  /**
+   * Plain ports with HTTP/2: a connection whose first bytes are the HTTP/2 preface is handed here
+   * (paused, the bytes unshifted) when the connection was made with `sniffHttp2` set.
+   */
+  adoptHttp2?: (socket: Socket) => void;
+  /** Every open TCP socket of the listener, for its close(); the connection removes its own on close. */
+  sockets?: Set<Socket>;
 }
 
 const CONTINUE = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n');
@@ -91,8 +99,12 @@ class Http1Sink implements ResponseSink, ResponseContext {
   }
 }
 
-/** Serves HTTP/1.x on one socket (plain, or the TLS socket over `raw`). */
-export class Http1Connection implements Expiring {
+/**
+ * Serves HTTP/1.x on one socket (plain, or the TLS socket over `raw`). One object per connection is
+ * the parser's event sink, the sweep's entry and (with `sniffHttp2`) the h2c preface sniffer, so an
+ * accept costs few allocations: under mountebank's default `Connection: close` every request is one.
+ */
+export class Http1Connection implements Expiring, ParserEvents {
   /** When the current phase times out (Date.now() ms, 0: never); read by the listener's sweep. */
   deadline = 0;
   /** When the request being received started; 0 between requests. */
@@ -104,40 +116,47 @@ export class Http1Connection implements Expiring {
   private closed = false;
   private readEnded = false;
   private paused = false;
+  /** Whether the first bytes may still turn out to be the HTTP/2 preface. */
+  private sniffing: boolean;
+  /** A partial HTTP/2 preface read so far. */
+  private sniffed: Buffer | null = null;
+  private drainWatched = false;
+  private readonly dataListener = (chunk: Buffer): void => this.onData(chunk);
+  private readonly endListener = (): void => this.onEnd();
 
   /**
    * @param socket the byte stream HTTP/1 is spoken on
    * @param raw the TCP socket beneath it (the same object on plain ports), where RST is sent
+   * @param sniffHttp2 a plain port's connection that may be h2c (`options.adoptHttp2` takes it then)
    */
   constructor(
     private readonly socket: Socket,
     private readonly raw: Socket,
     private readonly options: ConnectionOptions,
+    sniffHttp2 = false,
   ) {
+    this.sniffing = sniffHttp2 && options.adoptHttp2 !== undefined;
     this.remoteAddress = raw.remoteAddress ?? '';
     this.remotePort = raw.remotePort ?? 0;
-    this.parser = new Http1Parser(
-      options.maxBodyBytes,
-      {
-        onRequest: (head, body) => this.onRequest(head, body),
-        onContinue: () => this.onContinue(),
-        onError: (failure) => this.answerFailure(failure),
-      },
-      options.bodyBudget,
-      options.anyMethod === true,
-    );
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('end', () => this.onEnd());
-    socket.on('error', () => this.onClose());
-    socket.on('close', () => this.onClose());
-    socket.on('drain', () => this.updateFlow());
+    this.parser = new Http1Parser(options.maxBodyBytes, this, options.bodyBudget, options.anyMethod === true);
+    socket.on('data', this.dataListener);
+    socket.on('end', this.endListener);
+    const onClose = (): void => this.onClose();
+    socket.on('error', onClose);
+    socket.on('close', onClose);
     options.sweep.add(this);
-    // Before its first request a connection gets the head timeout, with no 408 (nothing started).
+    // Before its first request a connection gets the head timeout, with no 408 (nothing started); a
+    // client silent (or trickling the HTTP/2 preface) past it is closed.
     const headersMs = options.timeouts.headersMs;
     this.deadline = headersMs > 0 ? Date.now() + headersMs : 0;
   }
 
   onData(chunk: Buffer): void {
+    if (this.sniffing) {
+      const bytes = this.sniff(chunk);
+      if (bytes === null) return;
+      chunk = bytes;
+    }
     this.parser.execute(chunk);
     this.updateFlow();
     this.updateDeadline();
@@ -155,7 +174,7 @@ export class Http1Connection implements Expiring {
       return;
     }
     this.parser.stop();
-    this.answerFailure({ type: 'request_timeout', message: 'Request not received in time' });
+    this.onError({ type: 'request_timeout', message: 'Request not received in time' });
   }
 
   /** Writes every answer whose turn has come; called whenever a slot becomes ready. */
@@ -185,7 +204,36 @@ export class Http1Connection implements Expiring {
     this.updateDeadline();
   }
 
-  private onRequest(head: RequestHead, body: Buffer): void {
+  /** HTTP/1 bytes to parse, or null when they are (part of) the HTTP/2 preface. */
+  private sniff(chunk: Buffer): Buffer | null {
+    const bytes = this.sniffed === null ? chunk : Buffer.concat([this.sniffed, chunk]);
+    const verdict = prefaceVerdict(bytes);
+    if (verdict === Preface.Http1) {
+      this.sniffing = false;
+      this.sniffed = null;
+      return bytes;
+    }
+    if (verdict === Preface.Partial) {
+      this.sniffed = bytes;
+      return null;
+    }
+    // HTTP/2: node:http2 reads the socket from here on; this connection keeps only its close listener.
+    this.sniffing = false;
+    this.sniffed = null;
+    this.closed = true;
+    this.parser.stop();
+    this.options.sweep.delete(this);
+    const socket = this.socket;
+    socket.off('data', this.dataListener);
+    socket.off('end', this.endListener);
+    socket.pause();
+    socket.unshift(bytes);
+    this.options.adoptHttp2!(socket);
+    return null;
+  }
+
+  /** The parser's: a complete request. */
+  onRequest(head: RequestHead, body: Buffer): void {
     // The next request (pipelined bytes already read, or later ones) starts its own clock.
     this.requestStartedAt = 0;
     const sink = new Http1Sink(this, head.method === 'HEAD', !head.keepAlive, head.httpVersion === '1.0');
@@ -208,7 +256,8 @@ export class Http1Connection implements Expiring {
     }
   }
 
-  private onContinue(): void {
+  /** The parser's: `Expect: 100-continue` may be answered. */
+  onContinue(): void {
     const sink = new Http1Sink(this, false, false, false);
     sink.bytes = CONTINUE;
     sink.ready = true;
@@ -216,22 +265,30 @@ export class Http1Connection implements Expiring {
     this.flush();
   }
 
-  private answerFailure(failure: ParseFailure): void {
+  /** The parser's: the request is malformed or over a limit. */
+  onError(failure: ParseFailure): void {
     const sink = new Http1Sink(this, false, true, false);
     this.queue.push(sink);
     sink.send(statusOf(failure.type), JSON_HEADERS, errorBody(failure.type, failure.message));
   }
 
   private onEnd(): void {
+    if (this.sniffing) {
+      // Ended before the first bytes told HTTP/1 from HTTP/2 (a TCP health probe: no byte, or part of
+      // the preface): on an allowHalfOpen server nobody else would close it (CLOSE_WAIT forever).
+      this.finish(() => this.socket.destroy());
+      return;
+    }
     const failure = this.parser.endOfInput();
     this.parser.stop();
     this.readEnded = true;
-    if (failure !== null && this.socket.writable) this.answerFailure(failure);
+    if (failure !== null && this.socket.writable) this.onError(failure);
     else this.flush();
   }
 
   private onClose(): void {
     this.options.sweep.delete(this);
+    this.options.sockets?.delete(this.raw);
     this.closed = true;
     this.parser.stop();
     this.queue.length = 0;
@@ -272,6 +329,11 @@ export class Http1Connection implements Expiring {
   private updateFlow(): void {
     const busy = !this.closed && (this.queue.length >= MAX_IN_FLIGHT || this.socket.writableNeedDrain);
     if (busy && !this.paused) {
+      // Most connections never fill the socket's buffer: the drain listener comes with the first pause.
+      if (!this.drainWatched) {
+        this.drainWatched = true;
+        this.socket.on('drain', () => this.updateFlow());
+      }
       this.paused = true;
       this.socket.pause();
     } else if (!busy && this.paused) {

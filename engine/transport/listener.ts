@@ -5,34 +5,8 @@ import { DeadlineSweep, type Expiring } from './deadline-sweep.js';
 import { H2Bridge } from './h2-bridge.js';
 import { Http1Connection, type ConnectionOptions } from './http1-connection.js';
 import { tlsServerOptions } from './tls-options.js';
-import { sniffHttp2Preface } from './preface-sniff.js';
 
 function ignore(): void {}
-
-/**
- * Plain port with HTTP/2 enabled: the HTTP/2 preface hands the socket to node:http2 (paused, bytes
- * unshifted, never resumed here), anything else is HTTP/1.
- */
-function sniffPreface(socket: Socket, h2: H2Bridge, options: ConnectionOptions): void {
-  // A client silent (or trickling the preface) past the head timeout is closed, as on HTTP/1.
-  const headersMs = options.timeouts.headersMs;
-  const silent: Expiring = { deadline: headersMs > 0 ? Date.now() + headersMs : 0, expire: () => socket.destroy() };
-  options.sweep.add(silent);
-  socket.once('close', () => options.sweep.delete(silent));
-  sniffHttp2Preface(
-    socket,
-    (bytes) => {
-      options.sweep.delete(silent);
-      socket.pause();
-      socket.unshift(bytes);
-      h2.adopt(socket, socket);
-    },
-    (bytes) => {
-      options.sweep.delete(silent);
-      new Http1Connection(socket, socket, options).onData(bytes);
-    },
-  );
-}
 
 /** Destroys `raw` when its TLS handshake is not done `headersMs` after accept (0: never). */
 function handshakeDeadline(raw: Socket, headersMs: number, sweep: DeadlineSweep): Expiring {
@@ -67,7 +41,20 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   const sweep = new DeadlineSweep(timeouts);
   const h2 = options.http2 ? new H2Bridge(handler, options.maxBodyBytes, timeouts, sweep, options.bodyBudget) : null;
-  const connectionOptions: ConnectionOptions = { handler, maxBodyBytes: options.maxBodyBytes, timeouts, sweep, bodyBudget: options.bodyBudget };
+  // Every TCP socket, for close(); on https also by peer address, because faults reset the TCP socket
+  // beneath TLS and tls.Server hands out only the TLS socket.
+  const sockets = new Set<Socket>();
+  const rawByPeer = new Map<string, Socket>();
+  const connectionOptions: ConnectionOptions = {
+    handler,
+    maxBodyBytes: options.maxBodyBytes,
+    timeouts,
+    sweep,
+    bodyBudget: options.bodyBudget,
+    sockets,
+    // A plain port's HTTP/2 preface hands the socket to node:http2 (paused, bytes unshifted, never resumed here).
+    adoptHttp2: h2 === null ? undefined : (socket) => h2.adopt(socket, socket),
+  };
   // allowHalfOpen: a client that half-closes still gets its pending answers (or the 400 for a cut body).
   // On https only once the handshake is done (set in 'secureConnection'): before it, a peer's FIN must
   // close the socket, which only node's TLS socket sees.
@@ -76,10 +63,6 @@ export async function createListener(options: ListenerOptions, handler: RequestH
     ? tls.createServer({ allowHalfOpen: false, noDelay: true, ...(await tlsServerOptions(options)) })
     : net.createServer({ allowHalfOpen: true, noDelay: true });
 
-  // Every TCP socket, for close(); on https also by peer address, because faults reset the TCP socket
-  // beneath TLS and tls.Server hands out only the TLS socket.
-  const sockets = new Set<Socket>();
-  const rawByPeer = new Map<string, Socket>();
   /** https: the deadline of each handshake under way. */
   const handshakes = new Map<Socket, Expiring>();
   const handshakeDone = (raw: Socket): void => {
@@ -92,13 +75,14 @@ export async function createListener(options: ListenerOptions, handler: RequestH
   const allowConnection = options.allowConnection;
   server.on('connection', (raw: Socket) => {
     events?.accepted();
-    raw.on('error', ignore);
     if (allowConnection !== undefined && !allowConnection(raw.remoteAddress)) {
+      raw.on('error', ignore);
       raw.destroy();
       return;
     }
     sockets.add(raw);
     if (secure) {
+      raw.on('error', ignore);
       const key = peerKey(raw);
       rawByPeer.set(key, raw);
       // The head timeout bounds the handshake from accept, absolutely: node's handshakeTimeout is an idle
@@ -111,9 +95,8 @@ export async function createListener(options: ListenerOptions, handler: RequestH
       });
       return;
     }
-    raw.on('close', () => sockets.delete(raw));
-    if (h2 !== null && (options.http2Allowed?.() ?? true)) sniffPreface(raw, h2, connectionOptions);
-    else new Http1Connection(raw, raw, connectionOptions);
+    // The connection removes itself from `sockets` on close, and sniffs for h2c while HTTP/2 is allowed.
+    new Http1Connection(raw, raw, connectionOptions, h2 !== null && (options.http2Allowed?.() ?? true));
   });
   if (secure) {
     const requireClientCert = options.mutualAuth === true;

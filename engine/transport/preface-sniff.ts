@@ -2,6 +2,20 @@ import type { Socket } from 'node:net';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
+export enum Preface {
+  /** Every byte so far matches the HTTP/2 preface, which is not complete yet. */
+  Partial,
+  Http1,
+  Http2,
+}
+
+/** What a connection's first bytes say: HTTP/2 with prior knowledge (h2c), HTTP/1, or not yet known. */
+export function prefaceVerdict(bytes: Buffer): Preface {
+  const n = Math.min(bytes.length, PREFACE.length);
+  if (bytes.compare(PREFACE, 0, n, 0, n) !== 0) return Preface.Http1;
+  return bytes.length < PREFACE.length ? Preface.Partial : Preface.Http2;
+}
+
 /**
  * Reads a plain connection's first bytes until they either are the HTTP/2 preface (h2c with prior
  * knowledge) or cannot be, then calls exactly one of the two with everything read so far. The
@@ -21,14 +35,13 @@ export function sniffHttp2Preface(socket: Socket, onHttp2: (bytes: Buffer) => vo
   };
   const onData = (chunk: Buffer): void => {
     const bytes = seen === null ? chunk : Buffer.concat([seen, chunk]);
-    const n = Math.min(bytes.length, PREFACE.length);
-    const isPreface = bytes.compare(PREFACE, 0, n, 0, n) === 0;
-    if (isPreface && bytes.length < PREFACE.length) {
+    const verdict = prefaceVerdict(bytes);
+    if (verdict === Preface.Partial) {
       seen = bytes;
       return;
     }
     detach();
-    if (isPreface) onHttp2(bytes);
+    if (verdict === Preface.Http2) onHttp2(bytes);
     else onHttp1(bytes);
   };
   socket.on('data', onData);
