@@ -1,15 +1,15 @@
 /**
  * An engine thread of the per-core runtime: accepts on its duplicates of the main thread's listening
- * sockets and parses requests (HTTP/1, h2c, TLS, h2). A request to a listener with a local plan is
- * answered here (local-answer.ts); any other is forwarded to the main thread, which runs the one engine
- * and answers through this thread's real response sink.
+ * sockets and parses requests (HTTP/1, h2c, TLS, h2). A request to a listener with a plan is served
+ * here by the same request pipeline the main thread runs (thread-imposter.ts); any other is forwarded
+ * to the main thread, which runs the one engine and answers through this thread's real response sink.
  */
 import { closeSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
-import { asBuffer, type CountKey, type FromThread, type PlanMessage, type ToThread } from './protocol.js';
+import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type ToThread } from './protocol.js';
 import { exactBytes, Kept } from './intern.js';
-import { answerLocally, compilePlan, writeTo, type LocalAnswer } from './local-answer.js';
+import { ThreadImposter } from './thread-imposter.js';
 import { CountTables } from './counts.js';
 
 const port = parentPort!;
@@ -43,18 +43,20 @@ const keptHeaders = new Kept<OutgoingHeaders>([]);
 const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
 let nextRequest = 1;
 
-/** Plans in (main posts them here before bumping a listener's version) and count keys out. */
+/** Plans in (main posts them here before bumping a listener's version); count keys, records and fault metrics out. */
 const { control, slot } = workerData as { control: MessagePort; slot: number };
+const report = (message: ThreadReport): void => control.postMessage(message);
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
-const plans = new Map<number, { version: number; local?: LocalAnswer }>();
-const counts = new CountTables((key: CountKey) => control.postMessage(key));
+const plans = new Map<number, { version: number; local?: ThreadImposter }>();
+const counts = new CountTables((key) => report({ t: 'key', key }));
+const log = (level: 'warn' | 'error', message: string): void => post({ t: 'log', level, message });
 
 function applyPlan(message: PlanMessage): void {
   const known = plans.get(message.id);
   if (known && known.version >= message.version) return;
-  let local: LocalAnswer | undefined;
+  let local: ThreadImposter | undefined;
   try {
-    local = message.plan && compilePlan(message.plan);
+    local = message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, log, counts });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });
@@ -102,13 +104,8 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
           plan = plans.get(id);
         }
         if (plan?.local) {
-          const response = answerLocally(plan.local, wire, slot);
-          if (response) {
-            // Counted before written: a scrape after the client saw the answer finds it.
-            counts.add(id, wire.method, response.statusCode);
-            writeTo(sink, response);
-            return;
-          }
+          plan.local.handle(wire, sink);
+          return;
         }
         const r = nextRequest++;
         pending.set(r, sink);

@@ -1,36 +1,55 @@
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
-import type { PreparedResponse } from '../respond/index.js';
+import type { FaultObserver, SharedFaultDraws } from '../respond/index.js';
+import type { RecordedRequest, ServeOptions } from '../serve/index.js';
 
 /**
- * What an engine thread needs to answer an imposter's requests itself (every stub static, nothing
- * recorded or gated): stub configs (it compiles the matcher), prepared responses, shared counters.
+ * A whole imposter as engine threads serve it (servesAnywhere): its validated config, from which each
+ * thread compiles its own stub set, responses and behaviors, and the shared memory its counters live in.
  */
-export interface LocalPlan {
+export interface ImposterPlan {
+  port: number;
+  protocol: string;
+  /** The imposter's config without stubs, as read back (defaultResponse, name, ...). */
+  config: Record<string, unknown>;
+  enabled: boolean;
+  options: ServeOptions;
   stubs: Array<{
-    /** Predicates only: the thread compiles its matcher from them. */
-    predicates?: unknown;
-    /** The stub's response configs (their `repeat`) and prepared answers, index for index. */
-    configs: Array<Record<string, unknown>>;
-    responses: PreparedResponse[];
+    config: Record<string, unknown>;
     /** The stub's shared cycle position (respond newCycleSlot). */
     cycle: SharedArrayBuffer;
   }>;
-  /** What no matching stub gets. */
-  fallback: PreparedResponse;
   /** The imposter's numberOfRequests (a ThreadCounter's buffer: this thread adds to its own slot). */
   count: SharedArrayBuffer;
+  /** The imposter's fault draws (the seeded stream stays one across threads). */
+  faultDraws: SharedFaultDraws;
 }
 
 /**
  * Main thread to engine thread on the control channel, posted before the listener's version is
- * bumped. `plan` absent: forward every request. A thread answers `countKey` on the same channel.
+ * bumped. `plan` absent: forward every request.
  */
 export interface PlanMessage {
   id: number;
   version: number;
-  plan?: LocalPlan;
+  plan?: ImposterPlan;
 }
+
+/** A fault metric an engine thread reports (observers' FaultObserver calls, replayed on main). */
+export type FaultEvent =
+  | { name: 'onFault'; args: Parameters<FaultObserver['onFault']> }
+  | { name: 'onLatencyInjected'; args: Parameters<FaultObserver['onLatencyInjected']> }
+  | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> };
+
+/**
+ * Engine thread to main thread on the control channel, which main drains synchronously (before a
+ * journal read, a metrics scrape) as well as when idle: a count key, a finished record (posted before
+ * its response is written), a fault metric.
+ */
+export type ThreadReport =
+  | { t: 'key'; key: CountKey }
+  | { t: 'rec'; id: number; record: RecordedRequest; notify: boolean }
+  | { t: 'fault'; id: number; event: FaultEvent };
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 export interface CountKey {
