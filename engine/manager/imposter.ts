@@ -37,7 +37,7 @@ import {
   type FlowStore,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
-import { ThreadCounter, type FaultEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
+import { runFlowCall, ThreadCounter, type FaultEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
 import {
   compileLiveStub,
   RequestPipeline,
@@ -351,7 +351,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
 
   /** The whole imposter for engine threads to compile and serve from; undefined when only main can serve it (servesAnywhere). */
   plan(): ImposterPlan | undefined {
-    if (!this.sharedCount || !this.sharedDraws || !servesAnywhere(this)) return undefined;
+    // The in-memory store (and noop) is this thread's, reached by message; redis is not reached from threads yet.
+    if (!this.sharedCount || !this.sharedDraws || !servesAnywhere(this, this.store.backend !== 'redis')) return undefined;
     return {
       port: this.port,
       protocol: this.protocol,
@@ -375,6 +376,11 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** A record an engine thread finished, in the order main received it: appended now (its index). */
   recorded(value: RecordedRequest, notify: boolean): void {
     this.closeRecord(this.ring.append(value), notify);
+  }
+
+  /** A flow store operation an engine thread asks of this imposter's store (its one owner). */
+  flowCall(op: string, args: unknown[]): Promise<unknown> {
+    return runFlowCall(this.store, op, args);
   }
 
   /** A fault metric an engine thread reported. */

@@ -63,12 +63,13 @@ export function compileDefaultResponse(defaults: unknown): PreparedResponse {
 
 /**
  * True when serving the response needs nothing but its config (per-core: any engine thread may answer
- * it): an `is` or a TCP `fault`, with `_svc.fault`/`_svc.templated` and behaviors that run anywhere.
- * A proxy, inject, `_svc.script` or `_svc.stateOps` needs state with one owner (the main thread).
+ * it): an `is` or a TCP `fault`, with `_svc.fault`/`_svc.templated` and behaviors that run anywhere
+ * (`_svc.stateOps` go to the flow store: the stub's business). A proxy, inject or `_svc.script` needs
+ * what only the main thread holds (the proxy recorder, the script runners and `inject` state).
  */
 export function servesFromConfig(compiled: CompiledResponse): boolean {
   if (compiled.type !== 'is' && compiled.type !== 'fault') return false;
   const svc = compiled.config._svc;
-  if (isObject(svc) && (svc.script !== undefined || svc.stateOps !== undefined)) return false;
+  if (isObject(svc) && svc.script !== undefined) return false;
   return behaviorsRunAnywhere(compiled.config);
 }

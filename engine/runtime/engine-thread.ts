@@ -10,6 +10,7 @@ import { BodyBudget, connectionFilter, createListener, type Listener, type Outgo
 import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type ToThread } from './protocol.js';
 import { exactBytes, Kept } from './intern.js';
 import { ThreadImposter } from './thread-imposter.js';
+import type { FlowCaller } from './remote-flow-store.js';
 import { CountTables } from './counts.js';
 
 const port = parentPort!;
@@ -50,13 +51,31 @@ const report = (message: ThreadReport): void => control.postMessage(message);
 const plans = new Map<number, { version: number; local?: ThreadImposter }>();
 const counts = new CountTables((key) => report({ t: 'key', key }));
 const log = (level: 'warn' | 'error', message: string): void => post({ t: 'log', level, message });
+/** Flow store calls waiting for the main thread (their owner) to answer. */
+const flowCalls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+let nextFlowCall = 1;
+const flowCall =
+  (id: number): FlowCaller =>
+  (op, args) =>
+    new Promise((resolve, reject) => {
+      const c = nextFlowCall++;
+      flowCalls.set(c, { resolve, reject });
+      post({ t: 'flow', id, c, op, args });
+    });
+
+function flowDone(message: Extract<ToThread, { t: 'flowDone' }>): void {
+  const call = flowCalls.get(message.c);
+  flowCalls.delete(message.c);
+  if (message.error !== undefined) call?.reject(new Error(message.error));
+  else call?.resolve(message.value);
+}
 
 function applyPlan(message: PlanMessage): void {
   const known = plans.get(message.id);
   if (known && known.version >= message.version) return;
   let local: ThreadImposter | undefined;
   try {
-    local = message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, log, counts });
+    local = message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, log, counts, flowCall: flowCall(message.id) });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });
@@ -133,7 +152,7 @@ async function close(id: number): Promise<void> {
 }
 
 /** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
-function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' }>): void {
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' } | { t: 'flowDone' }>): void {
   const sink = pending.get(message.r);
   if (!sink) return;
   pending.delete(message.r);
@@ -153,6 +172,7 @@ port.on('message', (batch: ToThread[]) => {
   for (const message of batch) {
     if (message.t === 'listen') void listen(message);
     else if (message.t === 'close') void close(message.id);
+    else if (message.t === 'flowDone') flowDone(message);
     else if (message.t === 'forget') {
       keptHeaders.forget();
       keptBodies.forget();

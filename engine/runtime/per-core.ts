@@ -35,6 +35,8 @@ export interface PlanSource {
   recorded(record: RecordedRequest, notify: boolean): void;
   /** A fault metric an engine thread reported. */
   observed(event: FaultEvent): void;
+  /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
+  flowCall(op: string, args: unknown[]): Promise<unknown>;
 }
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
@@ -216,6 +218,15 @@ class EngineThread {
           this.runtime.log.error(`runtime per-core: request failed: ${(err as Error).message}`);
           sink.reset();
         }
+        return;
+      }
+      case 'flow': {
+        const { c } = message;
+        const source = this.runtime.source(message.id);
+        (source ? source.flowCall(message.op, message.args) : Promise.reject(new Error('listener closed'))).then(
+          (value) => this.answer({ t: 'flowDone', c, value }),
+          (err: unknown) => this.answer({ t: 'flowDone', c, error: (err as Error)?.message ?? String(err) }),
+        );
         return;
       }
       case 'accepted': {

@@ -81,7 +81,9 @@ export type ToThread =
   | { t: 'forget' }
   | { t: 'reset'; r: number }
   | { t: 'empty'; r: number }
-  | { t: 'raw'; r: number; body: Uint8Array };
+  | { t: 'raw'; r: number; body: Uint8Array }
+  /** The owner's answer to flow store call `c` (`error`: it rejected with that message). */
+  | { t: 'flowDone'; c: number; value?: unknown; error?: string };
 
 /** Engine thread to main thread. `id`: the shared listener. */
 export type FromThread =
@@ -91,6 +93,8 @@ export type FromThread =
   | { t: 'accepted'; id: number; count: number }
   | { t: 'acceptFailed'; id: number; message: string; code?: string }
   | { t: 'req'; id: number; r: number; protocol: 'http1' | 'h2'; wire: WireRequest }
+  /** A flow store operation on listener `id`'s imposter store, owned by main (RemoteFlowStore). */
+  | { t: 'flow'; id: number; c: number; op: string; args: unknown[] }
   | { t: 'log'; level: 'warn' | 'error'; message: string };
 
 /** A Buffer again after structured cloning (which delivers a Uint8Array). */

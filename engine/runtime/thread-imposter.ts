@@ -9,7 +9,7 @@ import { isObject } from '../model/index.js';
 import { compileStubSet, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import { compileDefaultResponse, sharedFaultRandom, type FaultObserver, type ImposterScope, type IsFields, type PreparedResponse } from '../respond/index.js';
 import { scriptTimeoutOf } from '../script/js/index.js';
-import { flowIdSourceFor, NoopFlowStore, requestFlowId, type FlowIdSource, type FlowStore } from '../state/index.js';
+import { flowIdSourceFor, requestFlowId, StubGates, type FlowIdSource, type FlowStore } from '../state/index.js';
 import type { JournalEntry } from '../journal/index.js';
 import type { Logger, LogEntry } from '../log/index.js';
 import type { ResponseSink } from '../transport/index.js';
@@ -26,6 +26,7 @@ import {
 import type { CountTables } from './counts.js';
 import type { FaultEvent, ImposterPlan, ThreadReport } from './protocol.js';
 import { ThreadCounter } from './thread-counter.js';
+import { RemoteFlowStore, type FlowCaller } from './remote-flow-store.js';
 
 /** How an engine thread reaches main: reports drained synchronously there, logs batched. */
 export interface ThreadLinks {
@@ -35,9 +36,11 @@ export interface ThreadLinks {
   report(report: ThreadReport): void;
   log(level: 'warn' | 'error', message: string): void;
   counts: CountTables;
+  /** Reaches the imposter's flow store on main (its owner). */
+  flowCall: FlowCaller;
 }
 
-/** No script, upstream or flow store is reached here: a plan is only sent when none is needed (servesAnywhere). */
+/** No script or upstream is reached here: a plan is only sent when none is needed (servesAnywhere). */
 const NO_SCRIPTS: MatchContext = {};
 
 function unavailable(): never {
@@ -63,13 +66,13 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly enabled: boolean;
   readonly stubs: readonly LiveStub[];
   readonly matcher: StubSetMatcher;
-  readonly gates = undefined;
+  readonly gates: StubGates | undefined;
   readonly matchContext = NO_SCRIPTS;
   readonly scope: ImposterScope;
   readonly defaultPrepared: PreparedResponse;
   readonly options: ServeOptions;
   readonly log: Logger;
-  readonly flowStore: FlowStore = new NoopFlowStore();
+  readonly flowStore: FlowStore;
   readonly stubStore = undefined;
   readonly proxyObserver = undefined;
   private readonly flowIdSource: FlowIdSource;
@@ -89,7 +92,10 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     const defaults = isObject(plan.config.defaultResponse) ? (plan.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(defaults);
     this.stubs = plan.stubs.map((stub) => compileLiveStub(stub.config, defaults, undefined, stub.cycle));
-    this.matcher = compileStubSet(this.stubs.map((stub) => stub.config));
+    const configs = this.stubs.map((stub) => stub.config);
+    this.matcher = compileStubSet(configs);
+    this.gates = StubGates.compile(configs);
+    this.flowStore = new RemoteFlowStore(links.flowCall);
     const observers: FaultObserver = {
       onFault: (...args) => this.fault({ name: 'onFault', args }),
       onLatencyInjected: (...args) => this.fault({ name: 'onLatencyInjected', args }),

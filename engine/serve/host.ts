@@ -116,15 +116,19 @@ function predicatesRunScripts(predicates: unknown): boolean {
 }
 
 /**
- * True when any thread can serve every request of the imposter from its config, shared counters and
- * a journal reached by message: no gates (scenarios, spaces), `_svc.stateOps`, scripted predicate or
- * response needing the main thread's state (proxy, inject, scripts), no per-stub `--debug` matches
- * and no per-request debug log. Walks the stubs: ask when they change.
+ * True when any thread can serve every request of the imposter from its config, shared counters, a
+ * journal reached by message and, when `storeAnywhere` (a store every thread can reach: the owner's
+ * in-memory one by message), the flow store for gates (scenarios, spaces) and `_svc.stateOps`. Not
+ * with a scripted predicate or a response needing the main thread's state (proxy, inject, scripts),
+ * per-stub `--debug` matches or a per-request debug log. Walks the stubs: ask when they change.
  */
-export function servesAnywhere(imposter: ServedImposter): boolean {
+export function servesAnywhere(imposter: ServedImposter, storeAnywhere: boolean): boolean {
   const { debugMatches, logRequests } = imposter.options;
-  if (debugMatches || logRequests || imposter.gates) return false;
+  if (debugMatches || logRequests || (imposter.gates && !storeAnywhere)) return false;
   return imposter.stubs.every(
-    (stub) => !stub.stateOps && !predicatesRunScripts(stub.config.predicates) && stub.cycle.responses.every((response) => servesFromConfig(response)),
+    (stub) =>
+      (!stub.stateOps || storeAnywhere)
+      && !predicatesRunScripts(stub.config.predicates)
+      && stub.cycle.responses.every((response) => servesFromConfig(response)),
   );
 }

@@ -19,9 +19,10 @@ test.after.each(async () => {
 
 const is = { is: { statusCode: 200, body: 'hello' } };
 
-async function anywhere(config: Record<string, unknown>): Promise<boolean> {
+/** `storeAnywhere`: the flow store is reachable from every thread (the in-memory one, by message). */
+async function anywhere(config: Record<string, unknown>, storeAnywhere = true): Promise<boolean> {
   const port = await svc.createImposter(config);
-  return servesAnywhere(svc.manager.get(port)!);
+  return servesAnywhere(svc.manager.get(port)!, storeAnywhere);
 }
 
 test('what needs only the config serves anywhere: static, recorded, CORS, behaviors without scripts, faults', async () => {
@@ -49,23 +50,33 @@ test('anything needing the main thread does not', async () => {
     ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
     ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
     ['proxy', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] }] }],
-    ['stateOps', { stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'hits' }] } }] }] }],
-    ['scenario', { stubs: [{ scenarioName: 's', requiredScenarioState: 'Started', newScenarioState: 'Next', responses: [is] }] }],
   ];
   for (const [name, config] of cases) assert.not.ok(await anywhere(config), name);
+});
+
+test('gates and stateOps serve anywhere only where the flow store can be reached from every thread', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['stateOps', { stubs: [{ responses: [{ ...is, _svc: { stateOps: [{ op: 'increment', key: 'hits' }] } }] }] }],
+    ['scenario', { stubs: [{ scenarioName: 's', requiredScenarioState: 'Started', newScenarioState: 'Next', responses: [is] }] }],
+    ['space', { stubs: [{ space: 'tenant-a', responses: [is] }] }],
+  ];
+  for (const [name, config] of cases) {
+    assert.ok(await anywhere(config, true), `${name} with a reachable store`);
+    assert.not.ok(await anywhere(config, false), `${name} without`);
+  }
 });
 
 test('follows the imposter: a scripted stub added later turns it off, replacing it turns it on', async () => {
   const port = await svc.createImposter({ stubs: [{ responses: [is] }] });
   const imposter = svc.manager.get(port)!;
-  assert.ok(servesAnywhere(imposter));
+  assert.ok(servesAnywhere(imposter, true));
   const res = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ inject: 'function () { return {}; }' }] } });
   assert.is(res.status, 200, JSON.stringify(res.json));
-  assert.not.ok(servesAnywhere(imposter));
+  assert.not.ok(servesAnywhere(imposter, true));
   await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [{ responses: [is] }] });
-  assert.ok(servesAnywhere(imposter));
+  assert.ok(servesAnywhere(imposter, true));
   await svc.manager.setEnabled(port, { enabled: false });
-  assert.ok(servesAnywhere(imposter), 'a disabled imposter answers its default response anywhere');
+  assert.ok(servesAnywhere(imposter, true), 'a disabled imposter answers its default response anywhere');
   assert.is((await call(port, 'GET', '/')).status, 200);
 });
 

@@ -260,4 +260,33 @@ test('1,000 concurrent recorded requests across both threads: indices 1..1000 wi
   }
 });
 
+test('200 concurrent requests through a scenario stub that moves A → B, on both threads: it moves exactly once', async ({ svc }) => {
+  const port = await imposter(svc, {
+    stubs: [
+      { scenarioName: 'flow', requiredScenarioState: 'Started', newScenarioState: 'B', responses: [{ is: { body: 'first' } }] },
+      { scenarioName: 'flow', requiredScenarioState: 'B', responses: [{ is: { body: 'later' } }] },
+    ],
+  });
+  const before = await acceptedBySlot(svc.metricsPort);
+  const bodies = await Promise.all(Array.from({ length: 200 }, () => http('GET', `http://127.0.0.1:${port}/`).then((res) => res.body)));
+  const after = await acceptedBySlot(svc.metricsPort);
+  assert.ok(
+    ['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0)),
+    'both threads accepted',
+  );
+  assert.is(bodies.filter((body) => body === 'first').length, 1);
+  assert.is(bodies.filter((body) => body === 'later').length, 199);
+});
+
+test('_svc.stateOps from both threads reach the one in-memory store: 200 concurrent increments end at 200', async ({ svc }) => {
+  const port = await imposter(svc, {
+    stubs: [{ responses: [{ is: { body: 'counted' }, _svc: { stateOps: [{ op: 'increment', key: 'hits' }] } }] }],
+  });
+  const bodies = await Promise.all(Array.from({ length: 200 }, () => http('GET', `http://127.0.0.1:${port}/`).then((res) => res.body)));
+  assert.ok(bodies.every((body) => body === 'counted'));
+  const state = await svc.admin('GET', `/admin/imposters/${port}/flow-state/${port}/hits`);
+  assert.is(state.status, 200, JSON.stringify(state.json));
+  assert.is(JSON.stringify(state.json).match(/200/)?.[0], '200', JSON.stringify(state.json));
+});
+
 test.run();
