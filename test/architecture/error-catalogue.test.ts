@@ -1,5 +1,5 @@
 /**
- * One error catalogue (issue 12 scope 5): README's "Errors" table lists exactly the catalogue's slugs
+ * One error catalogue (issue 12 scope 5): docs/errors.md's table lists exactly the catalogue's slugs
  * with their status and code, every slug is emitted somewhere, and no source builds an envelope entry
  * or a `type` slug outside the catalogue; every error class descends from SvcFailure.
  */
@@ -34,9 +34,9 @@ interface ReadmeRow {
 }
 
 function readmeErrorTable(): Map<string, ReadmeRow> {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Errors\n');
-  assert.ok(start >= 0, 'README has an "## Errors" section');
+  const readme = readFileSync(join(repoRoot, 'docs/errors.md'), 'utf8');
+  const start = readme.indexOf('\n## Every error type\n');
+  assert.ok(start >= 0, 'docs/errors.md has an "## Every error type" section');
   const end = readme.indexOf('\n## ', start + 1);
   const rows = new Map<string, ReadmeRow>();
   for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
@@ -53,7 +53,7 @@ test('the catalogue is not empty and every numeric code is its status', () => {
   }
 });
 
-test("README's Errors table lists exactly the catalogue's slugs, with their status and code", () => {
+test("docs/errors.md's table lists exactly the catalogue's slugs, with their status and code", () => {
   const rows = readmeErrorTable();
   assert.equal([...rows.keys()].sort(), [...slugs].sort());
   for (const [slug, entry] of Object.entries(ERROR_CATALOGUE)) {
