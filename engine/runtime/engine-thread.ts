@@ -11,6 +11,7 @@ import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type To
 import { exactBytes, Kept } from './intern.js';
 import { ThreadImposter } from './thread-imposter.js';
 import type { FlowCaller } from './remote-flow-store.js';
+import { RecordBatch } from './record-batch.js';
 import { CountTables } from './counts.js';
 
 const port = parentPort!;
@@ -47,6 +48,7 @@ let nextRequest = 1;
 /** Plans in (main posts them here before bumping a listener's version); count keys, records and fault metrics out. */
 const { control, slot } = workerData as { control: MessagePort; slot: number };
 const report = (message: ThreadReport): void => control.postMessage(message);
+const records = new RecordBatch(report);
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
 const plans = new Map<number, { version: number; local?: ThreadImposter }>();
 const counts = new CountTables((key) => report({ t: 'key', key }));
@@ -75,7 +77,7 @@ function applyPlan(message: PlanMessage): void {
   if (known && known.version >= message.version) return;
   let local: ThreadImposter | undefined;
   try {
-    local = message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, log, counts, flowCall: flowCall(message.id) });
+    local = message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id) });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });

@@ -153,7 +153,7 @@ class EngineThread {
 
   private report(report: ThreadReport): void {
     if (report.t === 'key') this.counts.learn(report.key);
-    else if (report.t === 'rec') this.runtime.source(report.id)?.recorded(report.record, report.notify);
+    else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
     else this.runtime.source(report.id)?.observed(report.event);
   }
 

@@ -43,12 +43,13 @@ export type FaultEvent =
 
 /**
  * Engine thread to main thread on the control channel, which main drains synchronously (before a
- * journal read, a metrics scrape) as well as when idle: a count key, a finished record (posted before
- * its response is written), a fault metric.
+ * journal read, a metrics scrape) as well as when idle: a count key, finished records (posted before
+ * their responses are written), a fault metric.
  */
 export type ThreadReport =
   | { t: 'key'; key: CountKey }
-  | { t: 'rec'; id: number; record: RecordedRequest; notify: boolean }
+  /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
+  | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
   | { t: 'fault'; id: number; event: FaultEvent };
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */

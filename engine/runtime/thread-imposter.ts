@@ -1,8 +1,9 @@
 /**
  * An engine thread's copy of an imposter, compiled from its plan (the validated config), serving
  * through the same RequestPipeline as the main thread. Its ImposterState is a view of the owner's:
- * counters and cycle positions in shared memory, records and fault metrics posted to main (before the
- * response is written), request counts in this thread's count table.
+ * counters and cycle positions in shared memory, records and fault metrics posted to main (a record
+ * before its response is written), request counts in this thread's count table, the in-memory flow
+ * store reached on main by message.
  */
 import type { MockRequest, WireRequest } from '../model/index.js';
 import { isObject } from '../model/index.js';
@@ -27,6 +28,7 @@ import type { CountTables } from './counts.js';
 import type { FaultEvent, ImposterPlan, ThreadReport } from './protocol.js';
 import { ThreadCounter } from './thread-counter.js';
 import { RemoteFlowStore, type FlowCaller } from './remote-flow-store.js';
+import { HeldSink, type RecordBatch } from './record-batch.js';
 
 /** How an engine thread reaches main: reports drained synchronously there, logs batched. */
 export interface ThreadLinks {
@@ -34,6 +36,8 @@ export interface ThreadLinks {
   /** The listener this imposter serves (reports name it). */
   id: number;
   report(report: ThreadReport): void;
+  /** Where finished records wait for the turn's message to main. */
+  records: RecordBatch;
   log(level: 'warn' | 'error', message: string): void;
   counts: CountTables;
   /** Reaches the imposter's flow store on main (its owner). */
@@ -114,7 +118,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   }
 
   handle(wire: WireRequest, sink: ResponseSink): void {
-    this.pipeline.handle(wire, sink);
+    this.pipeline.handle(wire, this.options.recordRequests ? new HeldSink(sink, this.links.records) : sink);
   }
 
   flowIdOf(request: { headers: Record<string, string | string[]> }): string {
@@ -136,7 +140,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   }
 
   closeRecord(record: JournalEntry<RecordedRequest>, notify: boolean): void {
-    this.links.report({ t: 'rec', id: this.links.id, record: record.value, notify });
+    this.links.records.add(this.links.id, record.value, notify);
   }
 
   answered(method: string, status: number): void {
