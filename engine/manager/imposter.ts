@@ -37,7 +37,7 @@ import {
   type FlowStore,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
-import { runFlowCall, ThreadCounter, type FaultEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
+import { runFlowCall, ThreadCounter, type ObserverEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
 import {
   compileLiveStub,
   RequestPipeline,
@@ -351,8 +351,9 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
 
   /** The whole imposter for engine threads to compile and serve from; undefined when only main can serve it (servesAnywhere). */
   plan(): ImposterPlan | undefined {
-    // The in-memory store (and noop) is this thread's, reached by message; redis is not reached from threads yet.
-    if (!this.sharedCount || !this.sharedDraws || !servesAnywhere(this, this.store.backend !== 'redis')) return undefined;
+    // Every store is reachable from engine threads: the in-memory (and noop) one is this thread's, reached by
+    // message; a redis one each thread opens itself from the config.
+    if (!this.sharedCount || !this.sharedDraws || !servesAnywhere(this)) return undefined;
     return {
       port: this.port,
       protocol: this.protocol,
@@ -383,11 +384,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     return runFlowCall(this.store, op, args);
   }
 
-  /** A fault metric an engine thread reported. */
-  observed(event: FaultEvent): void {
+  /** A metric an engine thread reported. */
+  observed(event: ObserverEvent): void {
     const o = this.observers;
     if (event.name === 'onFault') o.onFault(event.args[0], event.args[1], event.args[2]);
     else if (event.name === 'onLatencyInjected') o.onLatencyInjected(event.args[0], event.args[1]);
-    else o.onErrorStatus(event.args[0], event.args[1]);
+    else if (event.name === 'onErrorStatus') o.onErrorStatus(event.args[0], event.args[1]);
+    else o.onFlowStateOp(event.args[0], event.args[1]);
   }
 }

@@ -10,7 +10,7 @@ import { BodyBudget, connectionFilter, createListener, type Listener, type Outgo
 import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type ToThread } from './protocol.js';
 import { exactBytes, Kept } from './intern.js';
 import { ThreadImposter } from './thread-imposter.js';
-import type { FlowCaller } from './remote-flow-store.js';
+import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
 import { RecordBatch } from './record-batch.js';
 import { CountTables } from './counts.js';
 
@@ -49,6 +49,8 @@ let nextRequest = 1;
 const { control, slot } = workerData as { control: MessagePort; slot: number };
 const report = (message: ThreadReport): void => control.postMessage(message);
 const records = new RecordBatch(report);
+/** Flow store operations of this thread's own redis stores, counted on main (svc_flow_state_ops_total). */
+const redisStores = new ThreadRedisStores((id, operation, result) => report({ t: 'event', id, event: { name: 'onFlowStateOp', args: [operation, result] } }));
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
 const plans = new Map<number, { version: number; local?: ThreadImposter }>();
 const counts = new CountTables((key) => report({ t: 'key', key }));
@@ -77,7 +79,8 @@ function applyPlan(message: PlanMessage): void {
   if (known && known.version >= message.version) return;
   let local: ThreadImposter | undefined;
   try {
-    local = message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id) });
+    local =
+      message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id), redisStores });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });
@@ -149,6 +152,7 @@ async function close(id: number): Promise<void> {
   await listeners.get(id)?.close();
   listeners.delete(id);
   plans.delete(id);
+  redisStores.drop(id);
   counts.drop(id);
   post({ t: 'closed', id });
 }

@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } f
 import type { Logger } from '../log/index.js';
 import {
   asBuffer,
-  type FaultEvent,
+  type ObserverEvent,
   type FromThread,
   type ImposterPlan,
   type PlanMessage,
@@ -34,7 +34,7 @@ export interface PlanSource {
   /** A record an engine thread finished (posted before its response was written), in the order main receives them. */
   recorded(record: RecordedRequest, notify: boolean): void;
   /** A fault metric an engine thread reported. */
-  observed(event: FaultEvent): void;
+  observed(event: ObserverEvent): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
 }

@@ -1,6 +1,7 @@
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
 import type { FaultObserver, SharedFaultDraws } from '../respond/index.js';
+import type { FlowStoreMetrics } from '../state/index.js';
 import type { RecordedRequest, ServeOptions } from '../serve/index.js';
 
 /**
@@ -35,11 +36,12 @@ export interface PlanMessage {
   plan?: ImposterPlan;
 }
 
-/** A fault metric an engine thread reports (observers' FaultObserver calls, replayed on main). */
-export type FaultEvent =
+/** A metric an engine thread reports (fault and flow store observer calls, replayed on main). */
+export type ObserverEvent =
   | { name: 'onFault'; args: Parameters<FaultObserver['onFault']> }
   | { name: 'onLatencyInjected'; args: Parameters<FaultObserver['onLatencyInjected']> }
-  | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> };
+  | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> }
+  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> };
 
 /**
  * Engine thread to main thread on the control channel, which main drains synchronously (before a
@@ -50,7 +52,7 @@ export type ThreadReport =
   | { t: 'key'; key: CountKey }
   /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
   | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
-  | { t: 'fault'; id: number; event: FaultEvent };
+  | { t: 'event'; id: number; event: ObserverEvent };
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 export interface CountKey {

@@ -25,9 +25,9 @@ import {
   type ServeOptions,
 } from '../serve/index.js';
 import type { CountTables } from './counts.js';
-import type { FaultEvent, ImposterPlan, ThreadReport } from './protocol.js';
+import type { ObserverEvent, ImposterPlan, ThreadReport } from './protocol.js';
 import { ThreadCounter } from './thread-counter.js';
-import { RemoteFlowStore, type FlowCaller } from './remote-flow-store.js';
+import { RemoteFlowStore, type FlowCaller, type ThreadRedisStores } from './remote-flow-store.js';
 import { HeldSink, type RecordBatch } from './record-batch.js';
 
 /** How an engine thread reaches main: reports drained synchronously there, logs batched. */
@@ -40,8 +40,10 @@ export interface ThreadLinks {
   records: RecordBatch;
   log(level: 'warn' | 'error', message: string): void;
   counts: CountTables;
-  /** Reaches the imposter's flow store on main (its owner). */
+  /** Reaches the imposter's in-memory flow store on main (its owner). */
   flowCall: FlowCaller;
+  /** The thread's own redis stores (an imposter with a redis flow store). */
+  redisStores: ThreadRedisStores;
 }
 
 /** No script or upstream is reached here: a plan is only sent when none is needed (servesAnywhere). */
@@ -99,7 +101,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     const configs = this.stubs.map((stub) => stub.config);
     this.matcher = compileStubSet(configs);
     this.gates = StubGates.compile(configs);
-    this.flowStore = new RemoteFlowStore(links.flowCall);
+    this.flowStore = links.redisStores.storeFor(links.id, plan.config) ?? new RemoteFlowStore('inmemory', links.flowCall);
     const observers: FaultObserver = {
       onFault: (...args) => this.fault({ name: 'onFault', args }),
       onLatencyInjected: (...args) => this.fault({ name: 'onLatencyInjected', args }),
@@ -126,8 +128,8 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     return requestFlowId(this.flowIdSource, this.port, request.headers);
   }
 
-  private fault(event: FaultEvent): void {
-    this.links.report({ t: 'fault', id: this.links.id, event });
+  private fault(event: ObserverEvent): void {
+    this.links.report({ t: 'event', id: this.links.id, event });
   }
 
   countRequest(): void {

@@ -117,18 +117,13 @@ function predicatesRunScripts(predicates: unknown): boolean {
 
 /**
  * True when any thread can serve every request of the imposter from its config, shared counters, a
- * journal reached by message and, when `storeAnywhere` (a store every thread can reach: the owner's
- * in-memory one by message), the flow store for gates (scenarios, spaces) and `_svc.stateOps`. Not
- * with a scripted predicate or a response needing the main thread's state (proxy, inject, scripts),
- * per-stub `--debug` matches or a per-request debug log. Walks the stubs: ask when they change.
+ * journal reached by message and a flow store every thread reaches (the owner's in-memory one by
+ * message, redis by its own connection) for gates and `_svc.stateOps`. Not with a scripted predicate
+ * or a response needing what only the main thread holds (proxy, inject, scripts), per-stub `--debug`
+ * matches or a per-request debug log. Walks the stubs: ask when they change.
  */
-export function servesAnywhere(imposter: ServedImposter, storeAnywhere: boolean): boolean {
+export function servesAnywhere(imposter: ServedImposter): boolean {
   const { debugMatches, logRequests } = imposter.options;
-  if (debugMatches || logRequests || (imposter.gates && !storeAnywhere)) return false;
-  return imposter.stubs.every(
-    (stub) =>
-      (!stub.stateOps || storeAnywhere)
-      && !predicatesRunScripts(stub.config.predicates)
-      && stub.cycle.responses.every((response) => servesFromConfig(response)),
-  );
+  if (debugMatches || logRequests) return false;
+  return imposter.stubs.every((stub) => !predicatesRunScripts(stub.config.predicates) && stub.cycle.responses.every((response) => servesFromConfig(response)));
 }

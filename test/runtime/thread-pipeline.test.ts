@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, http } from '../helpers/servers.js';
+import { startRedis } from '../state/redis-server.js';
 import { acceptedBySlot, startPerCore, type PerCoreServer } from './support.js';
 
 const test = suite<{ svc: PerCoreServer; mock: PerCoreServer; dir: string }>('runtime per-core: one pipeline on engine threads');
@@ -287,6 +288,31 @@ test('_svc.stateOps from both threads reach the one in-memory store: 200 concurr
   const state = await svc.admin('GET', `/admin/imposters/${port}/flow-state/${port}/hits`);
   assert.is(state.status, 200, JSON.stringify(state.json));
   assert.is(JSON.stringify(state.json).match(/200/)?.[0], '200', JSON.stringify(state.json));
+});
+
+test('with a redis flow store each engine thread talks to Redis itself: scenario moves while main is blocked, and once under 200 concurrent requests', async ({
+  svc,
+}) => {
+  const redis = await startRedis();
+  try {
+    const flowState = { backend: 'redis', url: redis.url, keyPrefix: `pipeline-${process.pid}:`, flowIdSource: 'header:X-Flow' };
+    const port = await imposter(svc, {
+      _svc: { flowState },
+      stubs: [
+        { scenarioName: 'order', requiredScenarioState: 'Started', newScenarioState: 'Paid', responses: [{ is: { body: 'created' } }] },
+        { scenarioName: 'order', requiredScenarioState: 'Paid', responses: [{ is: { body: 'paid' } }] },
+      ],
+    });
+    const answers = askWhileMainBlocked(port, [{ headers: { 'X-Flow': 'blocked' } }, { headers: { 'X-Flow': 'blocked' } }]);
+    assert.equal(answers.map(text), ['created', 'paid']);
+    const bodies = await Promise.all(
+      Array.from({ length: 200 }, () => http('GET', `http://127.0.0.1:${port}/`, { headers: { 'X-Flow': 'busy' } }).then((res) => res.body)),
+    );
+    assert.is(bodies.filter((body) => body === 'created').length, 1);
+    assert.is(bodies.filter((body) => body === 'paid').length, 199);
+  } finally {
+    await redis.stop();
+  }
 });
 
 test.run();
