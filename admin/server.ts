@@ -132,7 +132,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
   flowStateRoutes(router, manager);
   reloadRoutes(router, options.reloader);
   dashboardRoutes(router, manager);
-  const dashboard = dashboardResponder();
+  const dashboard = dashboardResponder((request) => authorized(request, settings.apiKey));
   const events = options.events ?? new EventHub({ engineVersion: settings.version });
   const unobserve = manager.observe(events);
   eventRoutes(router, manager, events);

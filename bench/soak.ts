@@ -4,7 +4,9 @@
  * imposter kept at the journal's 10,000-entry cap, an SSE subscriber on /events, admin churn,
  * connect+close probes and slowloris clients — sampling the server's RSS and open fds every
  * SOAK_SAMPLE_SECONDS (default 10). The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
- * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Exit status 1 when not flat.
+ * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Then the script-bomb phase
+ * (bench/soak-script-bombs.ts) reports RSS and fds before, at peak and after each bomb. Exit status 1
+ * when not flat or a bomb did not hold.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { freePort, repoRoot } from '../test/helpers/servers.js';
 import { envInteger } from './env.js';
+import { soakScriptBombs } from './soak-script-bombs.js';
 
 const SECONDS = envInteger('SOAK_SECONDS', 600);
 const SAMPLE_SECONDS = envInteger('SOAK_SAMPLE_SECONDS', 10);
@@ -37,10 +40,10 @@ if (!existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx t
 
 const adminPort = await freePort();
 const metricsPort = await freePort();
-const [staticPort, predicatePort, recordPort, churnPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+const [staticPort, predicatePort, recordPort, churnPort, bombPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
 const child = spawn(
   process.execPath,
-  [entry, 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error'],
+  [entry, 'start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--loglevel', 'error', '--allowInjection'],
   {
     cwd: repoRoot,
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -87,6 +90,24 @@ function call(method: string, port: number, path: string, body?: string, headers
       failed(error);
       resolve(0);
     });
+    req.end(body);
+  });
+}
+
+/** A call whose answer body is wanted (the script-bomb phase reads the error envelope). */
+function callText(method: string, port: number, path: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method, agent: false, headers: body === undefined ? {} : { 'Content-Type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('error', () => resolve({ status: 0, body: '' }));
+      },
+    );
+    req.setTimeout(120_000, () => req.destroy());
+    req.on('error', () => resolve({ status: 0, body: '' }));
     req.end(body);
   });
 }
@@ -282,6 +303,8 @@ const recorded = await new Promise<number>((resolve) => {
   }).end();
 });
 
+const bombsHeld = await soakScriptBombs({ call: callText, rssMb: readRssMb, fds: countFds }, adminPort, bombPort);
+
 subscription?.destroy();
 for (const socket of sockets) socket.destroy();
 agent.destroy();
@@ -308,4 +331,4 @@ console.log(
 console.log(
   `fds after warm-up: min ${Math.min(...afterWarm.map((s) => s.fds))} / max ${peak(afterWarm, 'fds')}; warm-up peak ${warmFds}; last-third peak ${peak(lastThird, 'fds')} -> ${fdsFlat ? 'flat' : 'GROWING'}`,
 );
-process.exit(rssFlat && fdsFlat ? 0 : 1);
+process.exit(rssFlat && fdsFlat && bombsHeld ? 0 : 1);

@@ -89,6 +89,42 @@ test('maximum string, array and map sizes', () => {
   }
 });
 
+test('the allocation budget stops string, array, map and copy bombs with an uncatchable limit error', () => {
+  const bombs = [
+    'let s = "x"; loop { s += s; }',
+    'let s = "abc"; loop { s = s + s; }',
+    'let s = ""; loop { s.push("0123456789"); }',
+    'let s = "0123456789"; loop { s = `${s}${s}`; }',
+    'let a = []; loop { a.push(1); }',
+    'let a = [1]; loop { a += a; }',
+    'let a = [1, 2, 3]; loop { a.append(a); }',
+    'let m = #{}; let i = 0; loop { m[`k${i}`] = i; i += 1; }',
+    'let a = []; for i in 0..1000 { a.push(i); } let keep = []; loop { keep.push(a); }',
+    'let s = "x"; s.pad(1000000, "y"); let parts = []; loop { parts.push(s.split("")); }',
+    'try { let a = []; loop { a.push("item"); } } catch { "caught" }',
+  ];
+  for (const source of bombs) {
+    const err = failure(() => compileRhai(source).run({ deadlineMs: 20_000 }));
+    assert.is(err.kind, 'limit', source);
+    assert.match(err.message, /Script memory budget exceeded: allocated more than 67108864 bytes/, source);
+  }
+});
+
+test('the allocation budget is configurable and counts what a run creates, not what it reads', () => {
+  const engine = new RhaiEngine({ limits: { maxMemoryBytes: 4 * 1024 * 1024 } });
+  // 80,000 appends of 10 characters (each a new rope node): about 2 MB, within a 4 MiB budget.
+  assert.is(engine.compile('let s = ""; for i in 0..80000 { s += "0123456789"; } s.len()').run(), 800_000);
+  // Reading and comparing a big value again and again allocates nothing new.
+  const reads = 'let s = ""; s.pad(500000, "x"); let n = 0; for i in 0..10000 { if s.len() > 0 && s.contains("x") { n += 1; } } n';
+  assert.is(engine.compile(reads).run(), 10_000);
+  // 200,000 appends are past it; each run has its own count.
+  const program = engine.compile('let s = ""; for i in 0..200000 { s += "0123456789"; } s.len()');
+  for (let k = 0; k < 2; k++) assert.match(failure(() => program.run()).message, /memory budget/);
+  // A single native that would build past the budget fails before building it.
+  assert.match(failure(() => engine.compile('let a = []; a.pad(10000000, 0)').run()).message, /memory budget/);
+  assert.is(new RhaiEngine({ limits: { maxMemoryBytes: 0 } }).compile('let s = ""; for i in 0..200000 { s += "0123456789"; } s.len()').run(), 2_000_000);
+});
+
 test('errors carry kind, line and column in Rhai style', () => {
   const p = failure(() => compileRhai('let x = 1;\nlet y = (x + ;'));
   assert.is(p.kind, 'parse');

@@ -4,9 +4,13 @@ import type { Router } from '../router.js';
 import { portParam } from '../request-helpers.js';
 import { ASSET_PREFIX, DashboardAssets, type Asset } from './assets.js';
 import { prefersHtml } from './negotiation.js';
+import { dashboardApiRoutes } from './routes-api.js';
+
+/** Answered ahead of the key check: `{keyRequired, authorized}` for the key the request carries. */
+const ACCESS_PATH = '/_dashboard/api/access';
 
 /** The admin GET routes a browser opens; each answers the one-page app, which routes on the path. */
-const PAGES = [/^\/$/, /^\/imposters\/?$/, /^\/imposters\/\d+\/?$/, /^\/config\/?$/, /^\/logs\/?$/];
+const PAGES = [/^\/$/, /^\/imposters\/?$/, /^\/imposters\/\d+\/?$/, /^\/config\/?$/, /^\/logs\/?$/, /^\/metrics\/?$/];
 
 function send(response: ServerResponse, asset: Asset, head: boolean): void {
   response.writeHead(200, {
@@ -24,11 +28,19 @@ function send(response: ServerResponse, asset: Asset, head: boolean): void {
  * page itself; returns false for everything else, which the admin router then answers as before.
  * Runs ahead of the API-key check: the files hold no data, and the page asks for the key itself.
  */
-export function dashboardResponder(): (request: IncomingMessage, path: string, response: ServerResponse) => boolean {
+export function dashboardResponder(
+  authorized: (request: IncomingMessage) => boolean = () => true,
+): (request: IncomingMessage, path: string, response: ServerResponse) => boolean {
   const assets = new DashboardAssets();
   return (request, path, response) => {
     const method = request.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') return false;
+    if (path === ACCESS_PATH) {
+      // Whether the key the page holds (if any) is accepted, asked without a 401 the console would log.
+      const body = Buffer.from(JSON.stringify({ keyRequired: !authorized({ headers: {} } as IncomingMessage), authorized: authorized(request) }));
+      send(response, { contentType: 'application/json', body }, method === 'HEAD');
+      return true;
+    }
     if (path.startsWith(ASSET_PREFIX)) {
       const asset = assets.get(path.slice(ASSET_PREFIX.length));
       if (!asset) return false;
@@ -56,4 +68,5 @@ export function dashboardRoutes(router: Router, manager: ImposterManager): void 
     const { requests: _requests, ...detail } = manager.render(portParam(req), { baseUrl: req.baseUrl });
     return { status: 200, body: detail };
   });
+  dashboardApiRoutes(router, manager);
 }

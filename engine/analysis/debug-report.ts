@@ -1,4 +1,5 @@
 import type { MockRequest } from '../model/index.js';
+import type { StubExplanation } from '../match/index.js';
 import type { CompiledResponse } from '../respond/index.js';
 
 /** SPEC §8: the debug report's body preview length. */
@@ -59,8 +60,17 @@ function preview(upcoming: CompiledResponse | undefined): Record<string, unknown
   return out;
 }
 
-/** The JSON match report of SPEC §4.12. */
-export function debugReport(request: MockRequest, imposter: DebugImposter, stubs: readonly DebugStub[], outcome: DebugOutcome): Record<string, unknown> {
+/**
+ * The JSON match report of SPEC §4.12. `candidates` (the dashboard's explain call only) adds each
+ * stub's failing predicates with expected and actual values to `matchResult`; the wire report has none.
+ */
+export function debugReport(
+  request: MockRequest,
+  imposter: DebugImposter,
+  stubs: readonly DebugStub[],
+  outcome: DebugOutcome,
+  candidates?: readonly StubExplanation[],
+): Record<string, unknown> {
   const info: Record<string, unknown> = { port: imposter.port };
   if (imposter.name !== undefined) info.name = imposter.name;
   info.protocol = imposter.protocol;
@@ -85,5 +95,6 @@ export function debugReport(request: MockRequest, imposter: DebugImposter, stubs
       }),
     };
   }
+  if (candidates) matchResult.candidates = candidates;
   return { debug: true, request: requestView(request), imposter: info, matchResult };
 }

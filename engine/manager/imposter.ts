@@ -1,7 +1,7 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
 import { cloneJson, isObject, plainRequest } from '../model/index.js';
-import { compileStubSet, type MatchContext, type StubSetMatcher } from '../match/index.js';
+import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
   compileResponse,
@@ -40,6 +40,8 @@ import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../
 import { runFlowCall, ThreadCounter, type ObserverEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
 import {
   compileLiveStub,
+  debugOutcomeOf,
+  debugReportOf,
   RequestPipeline,
   servesAnywhere,
   recordOf,
@@ -309,6 +311,22 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     const found = this.predicateScripts.get(predicate);
     if (!found || !this.scope.svc) throw new Error('_svc.script predicate is not available');
     return (await runOrFail(found.script, this.scope.svc, { request, ruleId: found.ruleId })).value === true;
+  }
+
+  /**
+   * The debug report (SPEC §4.12) of a request the admin plane describes, with `candidates`: every stub's
+   * failing predicates and their expected and actual values, closest first (for a match, only the stubs
+   * before the one that matched). Matched like a real request (spaces, scenario states, scripts) but
+   * nothing is counted, recorded, observed or moved.
+   */
+  async explain(request: MockRequest): Promise<Record<string, unknown>> {
+    if (!this.enabled) return debugReportOf(this, request, { unmatched: 'imposter is disabled' }, []);
+    const gated = await this.gates?.forRequest(this.matchContext, this.flowIdOf(request), this.store);
+    const ctx = gated?.context ?? this.matchContext;
+    const index = await this.matcher.firstMatch(request, ctx, 0);
+    const configs = this.stubList.map((stub) => stub.config);
+    const candidates = await explainStubs(index >= 0 ? configs.slice(0, index) : configs, request, ctx);
+    return debugReportOf(this, request, debugOutcomeOf(this, index), candidates);
   }
 
   /**

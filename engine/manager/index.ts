@@ -19,6 +19,6 @@ export { Imposter } from './imposter.js';
 export type { EngineObserver, LifecycleAction, FaultType } from './observer.js';
 export type { Compat, RenderOptions } from './imposter-json.js';
 export type { RecordedRequest, MatchOutcome, RequestClause } from './recorded-request.js';
-export { parseClauses, clausesMatch } from './recorded-request.js';
+export { parseClauses, clausesMatch, requestOfRecord } from './recorded-request.js';
 export type { VerifyResult } from './verify.js';
 export type { ScenarioList, SpaceDetail, SpaceStubs } from './flow-scopes.js';

@@ -1,7 +1,24 @@
-import type { HeaderMap } from '../model/index.js';
+import type { HeaderMap, MockRequest } from '../model/index.js';
 import type { RecordedRequest } from '../serve/index.js';
 
 export type { RecordedRequest, MatchOutcome } from '../serve/index.js';
+
+/** Rebuilds the request predicates see from a journal entry. */
+export function requestOfRecord(record: RecordedRequest): MockRequest {
+  const rawBody = record.body === undefined ? Buffer.alloc(0) : Buffer.from(record.body, record._mode === 'binary' ? 'base64' : 'utf8');
+  return {
+    requestFrom: record.requestFrom,
+    method: record.method,
+    path: record.path,
+    query: record.query,
+    headers: record.headers,
+    body: record._mode === 'binary' ? rawBody.toString('utf8') : (record.body ?? ''),
+    rawBody,
+    form: record.form,
+    ip: record.ip,
+    isBinary: record._mode === 'binary',
+  };
+}
 
 export interface RequestClause {
   kind: 'header' | 'flow_id' | 'method' | 'path';

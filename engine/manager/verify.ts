@@ -2,30 +2,13 @@ import { compilePredicate, type CompiledPredicate, type MatchContext } from '../
 import type { MockRequest } from '../model/index.js';
 import { isObject } from '../model/index.js';
 import type { Imposter } from './imposter.js';
-import type { RecordedRequest } from './recorded-request.js';
+import { requestOfRecord, type RecordedRequest } from './recorded-request.js';
 
 export interface VerifyResult {
   matched: number;
   total: number;
   requests?: RecordedRequest[];
   closest?: { request: RecordedRequest; failedPredicates: Array<{ predicate: unknown; actual: unknown }> };
-}
-
-/** Rebuilds the request predicates see from a journal entry. */
-function requestOf(record: RecordedRequest): MockRequest {
-  const rawBody = record.body === undefined ? Buffer.alloc(0) : Buffer.from(record.body, record._mode === 'binary' ? 'base64' : 'utf8');
-  return {
-    requestFrom: record.requestFrom,
-    method: record.method,
-    path: record.path,
-    query: record.query,
-    headers: record.headers,
-    body: record._mode === 'binary' ? rawBody.toString('utf8') : (record.body ?? ''),
-    rawBody,
-    form: record.form,
-    ip: record.ip,
-    isBinary: record._mode === 'binary',
-  };
 }
 
 const FIELDS = ['method', 'path', 'query', 'headers', 'body', 'form', 'requestFrom', 'ip'] as const;
@@ -68,7 +51,7 @@ export async function verifyRequests(imposter: Imposter, body: Record<string, un
   const matched: RecordedRequest[] = [];
   let closest: { record: RecordedRequest; score: number; failed: number[] } | undefined;
   for (const record of records) {
-    const request = requestOf(record);
+    const request = requestOfRecord(record);
     const failed: number[] = [];
     for (let i = 0; i < compiled.length; i += 1) {
       if (!(await passes(compiled[i], request, imposter.matchContext))) failed.push(i);

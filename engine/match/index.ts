@@ -11,5 +11,5 @@ export { PredicateError } from './errors.js';
 export { compilePredicate } from './compile-predicate.js';
 export { compileStubSet, type StubSetOptions } from './stub-set.js';
 export { validatePredicates } from './validate.js';
-export { explainPredicates, type PredicateVerdict } from './explain.js';
+export { explainPredicates, explainStubs, type FieldMismatch, type PredicateCheck, type PredicateVerdict, type StubExplanation } from './explain.js';
 export { selectJsonPath, xpathValueSelector } from './selectors.js';

@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   // Imposter ports: answering.
   invalid_response: { status: 500, code: '500', summary: 'the response cannot be written (such as an illegal header value)' },
   unsupported_response: { status: 500, code: '500', summary: 'response type not supported by this build' },
+  response_too_large: { status: 500, code: '500', summary: 'a body built by inject, decorate or another behavior over the 64 MiB cap' },
   predicate_error: { status: 500, code: 'bad data', summary: 'a predicate failed while matching a request' },
   flow_state_error: { status: 500, code: '500', summary: '`_svc.stateOps` failed' },
   debug_timeout: { status: 504, code: '504', summary: 'debug matching timed out' },

@@ -13,7 +13,7 @@ export {
 } from './errors.js';
 export { ERROR_CATALOGUE, isErrorSlug, type CatalogueEntry, type ErrorSlug } from './error-catalogue.js';
 export { SvcFailure, UsageError, StartupFailure } from './failures.js';
-export { isObject, cloneJson, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
+export { isObject, cloneJson, copyContainers, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
 export { repeatedHeaderProblems } from './header-names.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';
@@ -34,5 +34,5 @@ export {
   scenarioNameOf,
   spaceOf,
 } from './scenario-fields.js';
-export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, isIntegerIn } from './limits.js';
+export { MAX_REPEAT, MAX_DELAY_MS, MAX_TTL_SECONDS, MAX_POOL_SIZE, MAX_SCRIPTED_BODY_BYTES, isIntegerIn } from './limits.js';
 export { stubScripts, scriptSpecOf, isScriptPredicate, type StubScript, type ScriptPlacement } from './script-locations.js';

@@ -11,6 +11,24 @@ export function cloneJson<T>(value: T): T {
 }
 
 /**
+ * Copy of JSON-shaped data's objects and arrays that shares its strings (immutable): what a per-request
+ * copy of a stub's response needs, without copying a large body each time (structuredClone would).
+ */
+export function copyContainers<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyContainers) as T;
+  if (isObject(value)) {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      // A parsed `__proto__` key is an own property; assigning it would set the copy's prototype instead.
+      if (key === '__proto__') Object.defineProperty(copy, key, { value: copyContainers(value[key]), enumerable: true, writable: true, configurable: true });
+      else copy[key] = copyContainers(value[key]);
+    }
+    return copy as T;
+  }
+  return value;
+}
+
+/**
  * Deepest nesting of objects/arrays accepted in JSON text (admin bodies, config and data-directory files,
  * C ABI arguments). Validation, rendering and JSON.stringify recurse per level; bounding the depth at
  * parse time keeps every later step inside the stack.

@@ -12,6 +12,12 @@ export const MAX_DELAY_MS = 2_147_483_647;
 /** Flow state `ttlSeconds` (about 68 years): the expiry in ms stays an exact integer for redis PEXPIRE. */
 export const MAX_TTL_SECONDS = 2_147_483_647;
 
+/**
+ * A response body a script, inject or decorate builds: capped like a request body, so one script
+ * cannot make the server hold and send an unbounded answer.
+ */
+export const MAX_SCRIPTED_BODY_BYTES = 64 * 1024 * 1024;
+
 /** Redis `poolSize`: each member is a connection opened up front. */
 export const MAX_POOL_SIZE = 256;
 

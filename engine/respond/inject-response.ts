@@ -41,6 +41,7 @@ export function scriptFailure(err: unknown, hook: 'response' | 'predicate'): Pre
   if (!(err instanceof ScriptError)) return undefined;
   // The sandbox itself failed (worker lost, host closing): not the script's fault.
   if (err.kind === 'host') return errorResponse('internal_error', err.message);
+  if (err.kind === 'too-large' && hook === 'response') return errorResponse('response_too_large', err.message);
   return hook === 'predicate'
     ? errorResponse('invalid_predicate_injection', 'invalid predicate injection', { extra: { data: err.message } })
     : errorResponse('invalid_injection', 'invalid response injection', { extra: { data: err.message } });

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { stringify as stringifyQuery } from 'node:querystring';
-import { plainRequest } from '../model/index.js';
+import { copyContainers, MAX_SCRIPTED_BODY_BYTES, plainRequest } from '../model/index.js';
 import type { CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 import { applyFaultBlock } from './faults/index.js';
@@ -61,11 +61,19 @@ function failed(err: BehaviorError | ProxyError): ResponseOutcome {
   return { kind: 'http', response: errorResponse(err.type, err.message, { status: 500 }) };
 }
 
+/** A response a script or behavior built: capped like a request body (SPEC §7 envelope past it). */
+function servedCapped(fields: ResponseFields, ctx: ResolveContext): ResponseOutcome {
+  const response = prepareResponse(fields as IsFields, ctx.imposter.defaults);
+  const { length } = response.body;
+  if (length <= MAX_SCRIPTED_BODY_BYTES) return { kind: 'http', response };
+  return { kind: 'http', response: errorResponse('response_too_large', `response body of ${length} bytes over the ${MAX_SCRIPTED_BODY_BYTES}-byte cap`) };
+}
+
 /** A response object (an `is` copy, an injected result) with the response's behaviors applied, then served. */
 async function behaved(compiled: CompiledResponse, fields: ResponseFields, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
-  if (!compiled.behaviors) return served(fields, ctx);
+  if (!compiled.behaviors) return servedCapped(fields, ctx);
   let plain: Record<string, unknown> | undefined;
-  return served(
+  return servedCapped(
     await runBehaviors(
       compiled.behaviors,
       fields,
@@ -114,7 +122,7 @@ async function typedResponse(compiled: CompiledResponse, ctx: ResolveContext & S
   switch (compiled.type) {
     case 'is':
       if (!compiled.behaviors) return { kind: 'http', response: compiled.prepared! };
-      return behaved(compiled, structuredClone(compiled.config.is) as ResponseFields, ctx);
+      return behaved(compiled, copyContainers(compiled.config.is) as ResponseFields, ctx);
     case 'proxy':
       return proxied(compiled, ctx);
     case 'inject': {

@@ -17,6 +17,7 @@ import {
 import type { ResponseSink } from '../transport/index.js';
 import type { JournalEntry } from '../journal/index.js';
 import { debugReport, wantsDebug, type DebugOutcome } from '../analysis/index.js';
+import type { StubExplanation } from '../match/index.js';
 import { ScriptTimeoutError } from '../script/js/index.js';
 import { applyStateOps, FlowStoreUnavailable } from '../state/index.js';
 import { outcomeOf, recordOf, type RecordedRequest, type TriedEntry } from './record.js';
@@ -168,17 +169,14 @@ export class RequestPipeline {
     const report = (outcome: DebugOutcome): void => {
       let body: Buffer;
       try {
-        const stubs = imposter.stubs.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
-        const about = { port: imposter.port, name: imposter.name, protocol: imposter.protocol };
-        body = Buffer.from(JSON.stringify(debugReport(request, about, stubs, outcome), null, 2));
+        body = Buffer.from(JSON.stringify(debugReportOf(imposter, request, outcome), null, 2));
       } catch (err) {
         fail(err);
         return;
       }
       this.answer(ex, { statusCode: 200, headers: DEBUG_HEADERS, body });
     };
-    const debugOutcome = (index: number): DebugOutcome =>
-      index >= 0 ? { matched: index } : { unmatched: imposter.stubs.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
+    const debugOutcome = (index: number): DebugOutcome => debugOutcomeOf(imposter, index);
     if (!imposter.enabled) {
       report({ unmatched: 'imposter is disabled' });
       return;
@@ -371,4 +369,16 @@ function recordMatch(stub: LiveStub, configIndex: number, request: MockRequest, 
     responseConfig,
     processingTime: Math.round(performance.now() - started),
   });
+}
+
+/** SPEC §4.12: what matching `index` (-1: nothing) means for a debug report. */
+export function debugOutcomeOf(imposter: ServedImposter, index: number): DebugOutcome {
+  return index >= 0 ? { matched: index } : { unmatched: imposter.stubs.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
+}
+
+/** The debug report (SPEC §4.12) of `request` against the imposter's stubs, with `candidates` when explained. */
+export function debugReportOf(imposter: ServedImposter, request: MockRequest, outcome: DebugOutcome, candidates?: StubExplanation[]): Record<string, unknown> {
+  const stubs = imposter.stubs.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
+  const about = { port: imposter.port, name: imposter.name, protocol: imposter.protocol };
+  return debugReport(request, about, stubs, outcome, candidates);
 }

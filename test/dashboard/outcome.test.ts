@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 // @ts-expect-error: a plain browser ES module, no type declarations
-import { describePredicate, outcomeSentences, pathOf } from '../../admin/dashboard/static/outcome.js';
+import { describePredicate, outcomeSentences, pathOf, summarisePredicate } from '../../admin/dashboard/static/outcome.js';
 
 const test = suite('dashboard: outcome sentences');
 
@@ -20,6 +20,14 @@ test('a predicate is named by its operator and fields', () => {
   assert.is(describePredicate({ and: [{ equals: { path: '/' } }, { exists: { body: true } }] }), 'and of 2 predicates');
   assert.is(describePredicate({ not: { equals: { method: 'GET' } } }), 'not (equals method)');
   assert.is(describePredicate({ inject: 'function () { return true; }' }), 'inject');
+});
+
+test('a stub summary shows the values its predicates expect', () => {
+  assert.is(summarisePredicate({ equals: { path: '/a', method: 'GET' } }), 'equals path "/a", method "GET"');
+  assert.is(summarisePredicate({ exists: { query: { q: true } } }), 'exists query.q true');
+  assert.is(summarisePredicate({ matches: { body: 'x' }, jsonpath: { selector: '$.id' } }), 'matches body "x" (jsonpath $.id)');
+  assert.is(summarisePredicate({ not: { contains: { body: 'y' } } }), 'not (contains body "y")');
+  assert.is(summarisePredicate({ equals: { body: 'z'.repeat(60) } }), `equals body "${'z'.repeat(38)}…`);
 });
 
 test('a miss names the failing predicate of each visited stub and the stubs the index ruled out', () => {

@@ -213,6 +213,28 @@ test('a bomb of small objects is refused as out of memory too', async () => {
   assert.is((err as ScriptError).kind, 'memory');
 });
 
+test('a worker that grew past its memory bound is replaced once idle (its scopes start afresh); a result over the body cap stays in the sandbox', async () => {
+  const warnings: string[] = [];
+  const own = createJsScriptHost({ log: Object.assign(Object.create(log) as Logger, { warn: (m: string) => warnings.push(m) }), workers: 1 });
+  const count = 'function (config) { config.state.n = (config.state.n || 0) + 1; return { body: String(config.state.n) }; }';
+  assert.equal(await own.inject(1, count, request), { body: '1' });
+  assert.equal(await own.inject(1, count, request), { body: '2' });
+  // 80 MiB of characters held while the call runs: the wasm heap grows and never shrinks.
+  const big = await own.inject(1, `function () { const s = 'x'.repeat(${80 * 1024 * 1024}); return { body: String(s.length) }; }`, request, {
+    timeoutMs: 60000,
+  });
+  assert.equal(big, { body: String(80 * 1024 * 1024) });
+  // The replacement follows the answer; the next call meets a fresh worker.
+  for (let tries = 0; warnings.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.match(warnings.join('\n'), /memory grew past its bound; replacing it/);
+  assert.equal(await own.inject(1, count, request), { body: '1' });
+  const tooLarge = await failure(own.inject(2, `function () { return { body: 'y'.repeat(${65 * 1024 * 1024}) }; }`, request, { timeoutMs: 60000 }));
+  await own.close();
+  assert.instance(tooLarge, ScriptError);
+  assert.is((tooLarge as ScriptError).kind, 'too-large');
+  assert.match(tooLarge.message, /over the 67108864-byte response body cap/);
+});
+
 test('a thrown null is a plain runtime error while memory is fine', async () => {
   const own = createJsScriptHost({ log, workers: 1 });
   const err = await failure(own.inject(1, 'function () { throw null; }', request));

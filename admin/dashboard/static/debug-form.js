@@ -1,9 +1,11 @@
-// "Send a test request": through the admin port's gateway (same origin, SPEC §4.10) with
-// `X-Svc-Debug: true`, so the imposter answers its match report instead of the response (SPEC §4.12).
+// "Send a test request": matched by the imposter's debug matching (SPEC §4.12) through the dashboard's
+// explain call, so it runs no response and never enters the journal or numberOfRequests; the report
+// names the matched stub, or every candidate closest first with expected and actual values.
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
-import { describePredicate } from './outcome.js';
-import { JsonView } from './widgets.js';
+import { api } from './api.js';
+import { Explanation } from './explain-view.js';
+import { ErrorText, JsonView } from './widgets.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -17,25 +19,18 @@ function parseHeaders(text) {
   return headers;
 }
 
-function Report({ report }) {
+function Report({ report, stubs }) {
   const result = report.matchResult ?? {};
-  if (result.matched) {
-    const preview = result.responsePreview ?? {};
-    return html`<div class="report match">
-      <p><strong>matched stub ${result.stubIndex}</strong>${result.stubId && html` <code class="muted">${result.stubId}</code>`}:
-        ${' '}${preview.responseType} ${preview.statusCode ?? ''}</p>
-      ${preview.bodyPreview ? html`<pre>${preview.bodyPreview}</pre>` : null}
-      <${JsonView} summary="debug report" value=${report} />
-    </div>`;
-  }
-  return html`<div class="report miss">
-    <p><strong>no stub matched</strong>: ${result.reason}</p>
-    <ul>${(result.allStubs ?? []).map((stub) => html`<li>stub ${stub.index}: ${(stub.predicates ?? []).map(describePredicate).join(' · ') || 'catch-all'}</li>`)}</ul>
+  const preview = result.responsePreview;
+  return html`<div class=${`report ${result.matched ? 'match' : 'miss'}`}>
+    <${Explanation} result=${result} stubs=${stubs} />
+    ${preview && html`<p class="muted">would answer: ${preview.responseType} ${preview.statusCode ?? ''}</p>`}
+    ${preview?.bodyPreview ? html`<pre>${preview.bodyPreview}</pre>` : null}
     <${JsonView} summary="debug report" value=${report} />
   </div>`;
 }
 
-export function DebugForm({ port }) {
+export function DebugForm({ port, stubs }) {
   const [method, setMethod] = useState('GET');
   const [path, setPath] = useState('/');
   const [headers, setHeaders] = useState('');
@@ -44,27 +39,19 @@ export function DebugForm({ port }) {
 
   const send = async (event) => {
     event.preventDefault();
-    const init = { method, headers: { ...parseHeaders(headers), 'X-Svc-Debug': 'true' } };
-    if (body !== '' && method !== 'GET' && method !== 'HEAD') init.body = body;
+    const request = { method, url: path.startsWith('/') ? path : `/${path}`, headers: parseHeaders(headers) };
+    if (body !== '' && method !== 'GET' && method !== 'HEAD') request.body = body;
     try {
-      const response = await fetch(`/__svc/${port}${path.startsWith('/') ? path : `/${path}`}`, init);
-      const text = await response.text();
-      let parsed;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      setOutcome(
-        response.headers.get('x-svc-debug-response') === 'true' && parsed ? { report: parsed } : { failure: `HTTP ${response.status}: ${text.slice(0, 500)}` },
-      );
-    } catch (err) {
-      setOutcome({ failure: String(err) });
+      const answer = await api('POST', `/_dashboard/api/imposters/${port}/explain`, request);
+      setOutcome({ report: answer.body });
+    } catch (error) {
+      setOutcome({ error });
     }
   };
 
-  return html`<section class="panel">
-    <h2>Send a test request</h2>
+  return html`<section class="panel" aria-labelledby="debug-heading">
+    <h2 id="debug-heading">Send a test request</h2>
+    <p class="muted small">Matched like a real request; no response runs and nothing is recorded.</p>
     <form class="debug" onSubmit=${send}>
       <div class="row">
         <select value=${method} onChange=${(e) => setMethod(e.target.value)} aria-label="method">
@@ -73,10 +60,10 @@ export function DebugForm({ port }) {
         <input id="debug-path" value=${path} onInput=${(e) => setPath(e.target.value)} aria-label="path and query" />
         <button type="submit">Send</button>
       </div>
-      <textarea rows="2" placeholder="Header: value (one per line)" value=${headers} onInput=${(e) => setHeaders(e.target.value)}></textarea>
-      <textarea rows="3" placeholder="body" value=${body} onInput=${(e) => setBody(e.target.value)}></textarea>
+      <textarea rows="2" aria-label="headers" placeholder="Header: value (one per line)" value=${headers} onInput=${(e) => setHeaders(e.target.value)}></textarea>
+      <textarea rows="3" aria-label="body" placeholder="body" value=${body} onInput=${(e) => setBody(e.target.value)}></textarea>
     </form>
-    ${outcome?.report && html`<${Report} report=${outcome.report} />`}
-    ${outcome?.failure && html`<p class="error" role="alert">${outcome.failure}</p>`}
+    ${outcome?.report && html`<${Report} report=${outcome.report} stubs=${stubs} />`}
+    <${ErrorText} error=${outcome?.error} />
   </section>`;
 }

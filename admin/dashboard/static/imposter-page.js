@@ -1,37 +1,16 @@
-// One imposter: header and actions, warnings, stubs, live recorded requests with their match outcome,
-// a debug-mode test request, scenarios, spaces and flow state.
-import { useState } from 'preact/hooks';
+// One imposter: header and actions, warnings, the live request tail with the selected request's detail,
+// stubs (editable), a test request, scenarios, spaces and flow state.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api } from './api.js';
-import { describePredicate, outcomeSentences } from './outcome.js';
 import { useRequestTail } from './request-tail.js';
+import { RequestsPanel } from './request-list.js';
+import { RequestDetail } from './request-detail.js';
+import { StubsPanel } from './stubs-panel.js';
 import { navigate } from './navigation.js';
-import { ErrorText, JsonView, useLoad } from './widgets.js';
+import { ErrorText, useLoad, useTitle } from './widgets.js';
 import { DebugForm } from './debug-form.js';
 import { FlowStatePanel, ScenariosPanel, SpacesPanel } from './flow-panels.js';
-
-const PAGE_SIZE = 100;
-
-function responseKind(response) {
-  return ['is', 'proxy', 'inject', 'fault'].find((kind) => kind in response) ?? (response._svc?.script ? '_svc.script' : 'is');
-}
-
-function Stub({ stub, index }) {
-  const predicates = stub.predicates ?? [];
-  const responses = stub.responses ?? [];
-  return html`<details class="stub" data-stub=${index}>
-    <summary>
-      <strong>stub ${index}</strong>
-      ${stub.id && html` <code class="muted">${stub.id}</code>`}
-      ${' '}${predicates.length === 0 ? 'catch-all' : predicates.map(describePredicate).join(' · ')}
-      <span class="muted"> → ${responses.map(responseKind).join(', ')}</span>
-      ${stub.space && html` <span class="badge">space ${stub.space}</span>`}
-      ${stub.scenarioName && html` <span class="badge">scenario ${stub.scenarioName}</span>`}
-    </summary>
-    <${JsonView} summary="predicates" value=${predicates} open />
-    <${JsonView} summary="responses" value=${responses} open />
-  </details>`;
-}
 
 function Warnings({ warnings }) {
   if (!warnings?.length) return null;
@@ -43,48 +22,50 @@ function Warnings({ warnings }) {
   </section>`;
 }
 
-function RecordedRequest({ request, stubs }) {
-  const lines = outcomeSentences(request.matchOutcome, stubs);
-  const [headline, ...tried] = lines;
-  const query = request.query && Object.keys(request.query).length > 0 ? `?${new URLSearchParams(request.query)}` : '';
-  return html`<li class=${`request ${headline.kind}`}>
-    <div class="request-line">
-      <span class="time">${request.timestamp?.slice(11, 23)}</span>
-      <strong>${request.method}</strong> <code>${request.path}${query}</code>
-      ${request.status !== undefined && html` <span class="muted">${request.status} · ${request.latencyMs} ms</span>`}
-      <span class="outcome">${headline.text}</span>
-    </div>
-    ${tried.length > 0 && html`<ul class="tried">${tried.map((line) => html`<li>${line.text}</li>`)}</ul>`}
-    <${JsonView} summary="request" value=${request} />
-  </li>`;
+/** Downloads the imposter as replayable JSON (what POST /imposters takes back). */
+async function exportImposter(port) {
+  const answer = await api('GET', `/imposters/${port}?replayable=true`);
+  const blob = new Blob([JSON.stringify(answer.body, null, 2)], { type: 'application/json' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = `imposter-${port}.json`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 
-function Requests({ tail, stubs, recording }) {
-  const [shown, setShown] = useState(PAGE_SIZE);
-  const { entries, status } = tail;
-  const newest = [];
-  for (let i = entries.length - 1; i >= 0 && newest.length < shown; i -= 1) newest.push(entries[i]);
-  return html`<section class="panel">
-    <div class="title-row">
-      <h2>Recorded requests <span class="muted" id="request-count">${entries.length}</span></h2>
-      <span class=${`live ${status}`} id="tail-status">${status}</span>
-    </div>
-    ${!recording && html`<p class="muted">recordRequests is off for this imposter: nothing is recorded.</p>`}
-    <ol class="requests" id="requests">
-      ${newest.map((entry) => html`<${RecordedRequest} key=${entry.seq} request=${entry.request} stubs=${stubs} />`)}
-    </ol>
-    ${entries.length > shown && html`<button onClick=${() => setShown(shown + PAGE_SIZE)}>Show ${Math.min(PAGE_SIZE, entries.length - shown)} more</button>`}
-  </section>`;
+/** Opens and scrolls to a stub when a `#stub-N` link is followed. */
+function useStubLinks() {
+  useEffect(() => {
+    const open = (event) => {
+      const link = event.target.closest?.('a[href^="#stub-"]');
+      if (!link) return;
+      event.preventDefault();
+      const stub = document.getElementById(link.getAttribute('href').slice(1));
+      if (!stub) return;
+      stub.open = true;
+      stub.scrollIntoView({ block: 'center' });
+      stub.querySelector('summary')?.focus();
+    };
+    document.addEventListener('click', open);
+    return () => document.removeEventListener('click', open);
+  }, []);
 }
 
 export function ImposterPage({ port }) {
   const detail = useLoad(() => api('GET', `/_dashboard/api/imposters/${port}`).then((r) => r.body), [port]);
   const [gone, setGone] = useState(false);
   const [actionError, setActionError] = useState(undefined);
+  const [selected, setSelected] = useState(undefined);
+  const reload = useRef(detail.reload);
+  reload.current = detail.reload;
   const tail = useRequestTail(port, (event) => {
     if (event.action === 'deleted' || event.action === 'allDeleted') setGone(true);
-    else detail.reload();
+    else reload.current();
   });
+  useTitle(`Imposter ${port}`);
+  useStubLinks();
   const act = async (method, path, after) => {
     try {
       await api(method, path);
@@ -96,19 +77,21 @@ export function ImposterPage({ port }) {
   };
 
   const imposter = detail.data;
-  if (!imposter) return html`<section><h1>Imposter ${port}</h1><${ErrorText} error=${detail.error} /></section>`;
+  // The same section > div > h1 shape as the loaded page, so the heading focused on navigation survives the load.
+  if (!imposter) return html`<section><div class="title-row"><h1 tabindex="-1">Imposter ${port}</h1></div><${ErrorText} error=${detail.error} /></section>`;
   const stubs = imposter.stubs ?? [];
   return html`<section>
     <div class="title-row">
-      <h1>Imposter ${port} <span class="badge">${imposter.protocol}</span> ${imposter.name && html`<span class="muted">${imposter.name}</span>`}
+      <h1 tabindex="-1">Imposter ${port} <span class="badge">${imposter.protocol}</span> ${imposter.name && html`<span class="muted">${imposter.name}</span>`}
         ${' '}<span class=${imposter.enabled ? 'badge on' : 'badge off'}>${imposter.enabled ? 'enabled' : 'disabled'}</span></h1>
       <div class="actions">
+        <button type="button" id="export" onClick=${() => exportImposter(port).catch(setActionError)}>Export JSON</button>
         ${
           imposter.enabled
-            ? html`<button onClick=${() => act('POST', `/imposters/${port}/disable`, detail.reload)}>Disable</button>`
-            : html`<button onClick=${() => act('POST', `/imposters/${port}/enable`, detail.reload)}>Enable</button>`
+            ? html`<button type="button" onClick=${() => act('POST', `/imposters/${port}/disable`, detail.reload)}>Disable</button>`
+            : html`<button type="button" onClick=${() => act('POST', `/imposters/${port}/enable`, detail.reload)}>Enable</button>`
         }
-        <button class="danger" onClick=${() => confirm(`Delete imposter ${port}?`) && act('DELETE', `/imposters/${port}`, () => navigate('/imposters'))}>Delete</button>
+        <button type="button" class="danger" onClick=${() => confirm(`Delete imposter ${port}?`) && act('DELETE', `/imposters/${port}`, () => navigate('/imposters'))}>Delete</button>
       </div>
     </div>
     ${gone && html`<p class="error" role="alert">This imposter has been deleted.</p>`}
@@ -116,17 +99,15 @@ export function ImposterPage({ port }) {
     <${Warnings} warnings=${imposter._svc?.warnings} />
     <div class="columns">
       <div>
-        <${Requests} tail=${tail} stubs=${stubs} recording=${imposter.recordRequests} />
+        <${RequestsPanel} tail=${tail} recording=${imposter.recordRequests} selected=${selected} onSelect=${setSelected} />
+        <${RequestDetail} port=${port} entry=${selected} stubs=${stubs} onClose=${() => setSelected(undefined)} />
       </div>
       <div>
-        <section class="panel">
-          <h2>Stubs <span class="muted">${stubs.length}</span></h2>
-          ${stubs.map((stub, index) => html`<${Stub} key=${stub.id ?? index} stub=${stub} index=${index} />`)}
-        </section>
-        <${DebugForm} port=${port} />
-        <${ScenariosPanel} port=${port} stubs=${stubs} />
+        <${StubsPanel} port=${port} stubs=${stubs} store=${tail.store} recording=${imposter.recordRequests} onChanged=${detail.reload} onError=${setActionError} />
+        <${DebugForm} port=${port} stubs=${stubs} />
+        <${ScenariosPanel} port=${port} stubs=${stubs} store=${tail.store} />
         <${SpacesPanel} port=${port} stubs=${stubs} />
-        <${FlowStatePanel} port=${port} stubs=${stubs} />
+        <${FlowStatePanel} port=${port} stubs=${stubs} store=${tail.store} />
       </div>
     </div>
   </section>`;

@@ -1,9 +1,38 @@
 // Imposters: the list with enable/disable/delete, and creation from pasted JSON.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api } from './api.js';
+import { api, readEventStream } from './api.js';
 import { pathOf } from './outcome.js';
-import { ErrorText, useLoad } from './widgets.js';
+import { ErrorText, useLoad, useTitle } from './widgets.js';
+
+/** Counts move with traffic (no event for an unrecorded request): re-read this often while the page is visible. */
+const POLL_MS = 3000;
+
+/** Re-runs `reload` on every lifecycle event from `/events` and every POLL_MS while the tab is visible. */
+function useLiveList(reload) {
+  const latest = useRef(reload);
+  latest.current = reload;
+  useEffect(() => {
+    const controller = new AbortController();
+    let stopped = false;
+    (async () => {
+      while (!stopped) {
+        try {
+          await readEventStream('/events?types=lifecycle', (event) => event.event === 'imposter' && latest.current(), controller.signal);
+        } catch {
+          // Dropped or refused: try again shortly.
+        }
+        if (!stopped) await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    })();
+    const timer = setInterval(() => document.visibilityState === 'visible' && latest.current(), POLL_MS);
+    return () => {
+      stopped = true;
+      controller.abort();
+      clearInterval(timer);
+    };
+  }, []);
+}
 
 function ImposterRow({ imposter, onChanged, onError }) {
   const act = async (method, path) => {
@@ -20,16 +49,16 @@ function ImposterRow({ imposter, onChanged, onError }) {
     <td>${imposter.protocol}</td>
     <td>${imposter.name ?? ''}</td>
     <td><span class=${imposter.enabled ? 'badge on' : 'badge off'}>${imposter.enabled ? 'enabled' : 'disabled'}</span></td>
-    <td class="num">${imposter.stubCount}</td>
-    <td class="num">${imposter.numberOfRequests}</td>
-    <td class="num">${imposter.warningCount > 0 ? html`<span class="warn">${imposter.warningCount}</span>` : 0}</td>
+    <td class="num" data-label="stubs">${imposter.stubCount}</td>
+    <td class="num requests" data-label="requests">${imposter.numberOfRequests}</td>
+    <td class="num" data-label="warnings">${imposter.warningCount > 0 ? html`<span class="warn">${imposter.warningCount}</span>` : 0}</td>
     <td class="actions">
       ${
         imposter.enabled
-          ? html`<button onClick=${() => act('POST', `/imposters/${port}/disable`)}>Disable</button>`
-          : html`<button onClick=${() => act('POST', `/imposters/${port}/enable`)}>Enable</button>`
+          ? html`<button type="button" onClick=${() => act('POST', `/imposters/${port}/disable`)}>Disable</button>`
+          : html`<button type="button" onClick=${() => act('POST', `/imposters/${port}/enable`)}>Enable</button>`
       }
-      <button class="danger" onClick=${() => confirm(`Delete imposter ${port}?`) && act('DELETE', `/imposters/${port}`)}>Delete</button>
+      <button type="button" class="danger" onClick=${() => confirm(`Delete imposter ${port}?`) && act('DELETE', `/imposters/${port}`)}>Delete</button>
     </td>
   </tr>`;
 }
@@ -75,6 +104,7 @@ function CreateForm({ onCreated }) {
   return html`<form class="create" onSubmit=${submit}>
     <details>
       <summary>Create an imposter from JSON</summary>
+      <label class="sr-only" for="create-json">imposter JSON</label>
       <textarea id="create-json" rows="12" spellcheck="false" value=${text} onInput=${(e) => setText(e.target.value)}></textarea>
       <button type="submit">Create</button>
       ${failure && html`<${CreateErrors} ...${failure} />`}
@@ -85,6 +115,8 @@ function CreateForm({ onCreated }) {
 export function ImpostersPage() {
   const list = useLoad(() => api('GET', '/_dashboard/api/imposters').then((r) => r.body.imposters), []);
   const [actionError, setActionError] = useState(undefined);
+  useTitle('Imposters');
+  useLiveList(list.reload);
   const changed = () => {
     setActionError(undefined);
     list.reload();
@@ -92,8 +124,7 @@ export function ImpostersPage() {
   const imposters = list.data ?? [];
   return html`<section>
     <div class="title-row">
-      <h1>Imposters <span class="muted">${list.data ? imposters.length : ''}</span></h1>
-      <button onClick=${changed}>Refresh</button>
+      <h1 tabindex="-1">Imposters <span class="muted" id="imposter-count">${list.data ? imposters.length : ''}</span></h1>
     </div>
     <${ErrorText} error=${list.error ?? actionError} />
     <${CreateForm} onCreated=${changed} />

@@ -5,6 +5,12 @@ const MAPPED_FIELDS = new Set(['query', 'headers']);
 
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** ` (jsonpath $.id)` / ` (xpath //a)` of a predicate's selector parameter, or ''. */
+function selectorText(predicate) {
+  if (isObject(predicate.jsonpath)) return ` (jsonpath ${predicate.jsonpath.selector})`;
+  return isObject(predicate.xpath) ? ` (xpath ${predicate.xpath.selector})` : '';
+}
+
 /** "equals path", "contains headers.Accept", "and of 2 predicates", "matches body (jsonpath $.id)". */
 export function describePredicate(predicate) {
   if (!isObject(predicate)) return 'predicate';
@@ -16,12 +22,28 @@ export function describePredicate(predicate) {
   const fields = Object.keys(argument).flatMap((field) =>
     MAPPED_FIELDS.has(field) && isObject(argument[field]) ? Object.keys(argument[field]).map((key) => `${field}.${key}`) : [field],
   );
-  const selector = isObject(predicate.jsonpath)
-    ? ` (jsonpath ${predicate.jsonpath.selector})`
-    : isObject(predicate.xpath)
-      ? ` (xpath ${predicate.xpath.selector})`
-      : '';
-  return `${operator} ${fields.join(', ')}${selector}`;
+  return `${operator} ${fields.join(', ')}${selectorText(predicate)}`;
+}
+
+const shortJson = (value) => {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 39)}…` : text;
+};
+
+/** A predicate with its values: `equals path "/a", method "GET"`, `exists query.q true`. */
+export function summarisePredicate(predicate) {
+  if (!isObject(predicate)) return 'predicate';
+  const operator = OPERATORS.find((name) => name in predicate);
+  const argument = operator === undefined ? undefined : predicate[operator];
+  if (operator === undefined || operator === 'and' || operator === 'or' || operator === 'not' || operator === 'inject' || !isObject(argument)) {
+    return operator === 'not' ? `not (${summarisePredicate(argument)})` : describePredicate(predicate);
+  }
+  const parts = Object.entries(argument).flatMap(([field, value]) =>
+    MAPPED_FIELDS.has(field) && isObject(value) && operator !== 'deepEquals'
+      ? Object.entries(value).map(([key, v]) => `${field}.${key} ${shortJson(v)}`)
+      : [`${field} ${shortJson(value)}`],
+  );
+  return `${operator} ${parts.join(', ')}${selectorText(predicate)}`;
 }
 
 /** The stub an entry names: by id when the stub list still has it (indexes shift on edits), else by index. */

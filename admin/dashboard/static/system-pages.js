@@ -2,7 +2,8 @@
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api } from './api.js';
-import { ErrorText, JsonView, useLoad } from './widgets.js';
+import { ErrorText, JsonView, useLoad, useTitle } from './widgets.js';
+import { Time } from './time.js';
 
 const LOG_LINES = 500;
 
@@ -17,9 +18,10 @@ function Fields({ value }) {
 
 export function ConfigPage() {
   const config = useLoad(() => api('GET', '/config').then((r) => r.body), []);
+  useTitle('Config');
   const data = config.data;
   return html`<section>
-    <h1>Config ${data && html`<span class="muted">svc ${data.version}</span>`}</h1>
+    <h1 tabindex="-1">Config ${data && html`<span class="muted">svc ${data.version}</span>`}</h1>
     <${ErrorText} error=${config.error} />
     ${
       data
@@ -35,6 +37,7 @@ export function ConfigPage() {
 
 export function LogsPage() {
   const logs = useLoad(() => api('GET', '/logs').then((r) => r.body.logs), []);
+  useTitle('Logs');
   const [level, setLevel] = useState('');
   const all = logs.data ?? [];
   const shown = all
@@ -43,17 +46,17 @@ export function LogsPage() {
     .reverse();
   return html`<section>
     <div class="title-row">
-      <h1>Logs <span class="muted">${all.length}</span></h1>
+      <h1 tabindex="-1">Logs <span class="muted">${all.length}</span></h1>
       <div class="actions">
         <select value=${level} onChange=${(e) => setLevel(e.target.value)} aria-label="level">
           ${['', 'debug', 'info', 'warn', 'error'].map((l) => html`<option value=${l}>${l || 'all levels'}</option>`)}
         </select>
-        <button onClick=${logs.reload}>Refresh</button>
+        <button type="button" onClick=${logs.reload}>Refresh</button>
       </div>
     </div>
     <${ErrorText} error=${logs.error} />
     <ol class="logs">
-      ${shown.map((entry) => html`<li class=${`log ${entry.level}`}><span class="time">${entry.timestamp}</span> <span class="level">${entry.level}</span> ${entry.message}</li>`)}
+      ${shown.map((entry) => html`<li class=${`log ${entry.level}`}><${Time} ms=${Date.parse(entry.timestamp)} withDate /> <span class="level">${entry.level}</span> ${entry.message}</li>`)}
     </ol>
   </section>`;
 }

@@ -2,11 +2,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 
-/** Collapsible pretty JSON; closed unless `open`. */
+/** Collapsible pretty JSON; serialised only while open (a closed one costs nothing per render). */
 export function JsonView({ value, summary = 'JSON', open = false }) {
-  return html`<details class="json" open=${open}>
+  const [shown, setShown] = useState(open);
+  return html`<details class="json" open=${shown} onToggle=${(e) => setShown(e.currentTarget.open)}>
     <summary>${summary}</summary>
-    <pre>${JSON.stringify(value, null, 2)}</pre>
+    ${shown && html`<pre>${JSON.stringify(value, null, 2)}</pre>`}
   </details>`;
 }
 
@@ -31,4 +32,11 @@ export function useLoad(load, deps) {
     };
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((t) => t + 1) };
+}
+
+/** Sets the document title for the page that renders it. */
+export function useTitle(title) {
+  useEffect(() => {
+    document.title = `${title} · svc`;
+  }, [title]);
 }

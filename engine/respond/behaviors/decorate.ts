@@ -1,5 +1,5 @@
 import { errorText, isObject } from '../../model/index.js';
-import type { BehaviorContext, ResponseFields, StepRunner } from './types.js';
+import { BehaviorError, type BehaviorContext, type ResponseFields, type StepRunner } from './types.js';
 
 /** SPEC §7: a failed decorate serves the response as it was, marked (and marked as a timeout when it was one). */
 export function undecorated(response: ResponseFields, ctx: BehaviorContext, timedOut: boolean): ResponseFields {
@@ -13,12 +13,13 @@ export function undecorated(response: ResponseFields, ctx: BehaviorContext, time
 export function compileDecorate(source: string): StepRunner {
   return async (response: ResponseFields, ctx) => {
     if (!ctx.scripts) return undecorated(response, ctx, false);
-    const before = structuredClone(response);
+    // The response crosses to the sandbox as JSON text and is never mutated here, so no copy is kept for the fallback.
     try {
       return await ctx.scripts.decorate(source, response, ctx);
     } catch (err) {
+      if (err instanceof BehaviorError) throw err;
       ctx.log(`decorate failed: ${errorText(err)}`);
-      return undecorated(before, ctx, ctx.scripts.isTimeout(err));
+      return undecorated(response, ctx, ctx.scripts.isTimeout(err));
     }
   };
 }

@@ -28,7 +28,14 @@ export function behaviorScriptsOf(access: SandboxAccess, port: number): Behavior
         }
       },
       async decorate(source, response, ctx) {
-        const result = await access.host().decorate(port, source, ctx.requestJson(), response, { timeoutMs: access.timeoutMs });
+        let result: unknown;
+        try {
+          result = await access.host().decorate(port, source, ctx.requestJson(), response, { timeoutMs: access.timeoutMs });
+        } catch (err) {
+          // Not a failed decorate but a response that cannot be sent: the request fails (SPEC §7 envelope).
+          if (err instanceof ScriptError && err.kind === 'too-large') throw new BehaviorError('response_too_large', err.message);
+          throw err;
+        }
         // A falsy return already came back as the mutated response; mountebank serves any other
         // returned value (a string, a number) as a response without fields, like inject's.
         return isObject(result) ? result : {};

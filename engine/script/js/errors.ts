@@ -6,9 +6,10 @@ import { SvcFailure } from '../../model/index.js';
 
 /**
  * Why a script failed: it did not compile, threw, exceeded a structural bound (loop, recursion,
- * memory), or a `ctx.state` call found the flow store failing (backend).
+ * memory), returned a result over the scripted-body cap (too-large), or a `ctx.state` call found the
+ * flow store failing (backend).
  */
-export type ScriptErrorKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend' | 'host';
+export type ScriptErrorKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend' | 'too-large' | 'host';
 
 /** The script failed (compile error, exception, or a loop/recursion/memory bound). */
 export class ScriptError extends SvcFailure {

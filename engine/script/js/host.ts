@@ -18,12 +18,23 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { workerSpawner } from '../spawn-worker.js';
+import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import { StateChannel } from '../state-bridge.js';
 import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
-import { DEFAULT_MEMORY_LIMIT, readReplies, WireBatch, type HookKind, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
+import {
+  DEFAULT_MEMORY_LIMIT,
+  readReplies,
+  WireBatch,
+  type GrownMessage,
+  type HookKind,
+  type LogLine,
+  type Reply,
+  type RunMessage,
+  type RunOutcome,
+} from './protocol.js';
 import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -109,11 +120,14 @@ class WorkerSlot {
   /** Sources the current worker has been sent, by number. */
   private sources = new Map<string, number>();
   private flushScheduled = false;
+  /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
+  grown = false;
 
   constructor(
     private readonly spawn: () => { worker: Worker; state: StateChannel },
     private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
     private readonly onExit: (slot: WorkerSlot, error: Error) => void,
+    private readonly onGrown: (slot: WorkerSlot) => void,
   ) {}
 
   run(message: RunMessage): void {
@@ -141,7 +155,12 @@ class WorkerSlot {
   private ensureWorker(): void {
     if (this.worker) return;
     const { worker, state } = this.spawn();
-    worker.on('message', (batch: string | StateMessage) => {
+    worker.on('message', (batch: string | StateMessage | GrownMessage) => {
+      if (typeof batch !== 'string' && batch.type === 'grown') {
+        this.grown = true;
+        this.onGrown(this);
+        return;
+      }
       if (typeof batch !== 'string') {
         const call = this.pending.get(batch.id);
         state.serve(call && !call.released ? call.store : undefined, batch);
@@ -192,6 +211,7 @@ class WorkerSlot {
     this.worker = undefined;
     this.state?.close();
     this.state = undefined;
+    this.grown = false;
     this.outbox = new WireBatch();
     this.sources = new Map();
     return worker;
@@ -215,11 +235,14 @@ class WorkerScriptHost implements JsScriptHost {
     const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT;
     const spawn = () => {
       const state = new StateChannel((message) => options.log.error(`svc::script ${message}`));
-      return { worker: spawnWorker({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList }), state };
+      return {
+        worker: spawnWorker({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList, resourceLimits: SCRIPT_WORKER_LIMITS }),
+        state,
+      };
     };
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
-    this.newSlot = () => new WorkerSlot(spawn, onReply, onExit);
+    this.newSlot = () => new WorkerSlot(spawn, onReply, onExit, (slot) => this.replaceIfGrown(slot));
     this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.slots = Array.from({ length: count }, this.newSlot);
   }
@@ -349,6 +372,18 @@ class WorkerScriptHost implements JsScriptHost {
     slot.holdProcess();
     clearTimeout(call.timer);
     if (!call.released) this.answer(call, outcome);
+    this.replaceIfGrown(slot);
+  }
+
+  /**
+   * A worker that grew past its memory bound (a QuickJS heap never shrinks) is replaced once it owes
+   * no answer; like a restart, its imposters start over with fresh state on their next call.
+   */
+  private replaceIfGrown(slot: WorkerSlot): void {
+    if (!slot.grown || slot.pending.size > 0 || this.closed) return;
+    this.options.log.warn('script worker memory grew past its bound; replacing it (its imposters start with fresh state)');
+    this.lost(slot, 'script worker replaced');
+    void slot.stop();
   }
 
   private answer(call: PendingCall, outcome: RunOutcome): void {

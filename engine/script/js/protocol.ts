@@ -26,10 +26,18 @@ export interface RunMessage {
   timeoutMs: number;
 }
 
+/** A worker's note that it grew past its memory bound (engine/script/worker-memory.ts): replace it once idle. */
+export interface GrownMessage {
+  type: 'grown';
+}
+
+export const GROWN: GrownMessage = { type: 'grown' };
+
 /** `logger.<level>(...)` calls made by the script, already formatted to strings per argument. */
 export type LogLine = [level: 'debug' | 'info' | 'warn' | 'error', args: string[]];
 
-export type FailureKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend';
+/** `too-large`: the result is over the scripted-body cap (MAX_SCRIPTED_BODY_BYTES) and was not taken out of the sandbox. */
+export type FailureKind = 'compile' | 'runtime' | 'loop-bound' | 'recursion' | 'memory' | 'backend' | 'too-large';
 
 export type RunOutcome =
   /** `json` is the hook's result as JSON text, '' for undefined. */

@@ -34,6 +34,7 @@ import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-g
 import { PRELUDE } from './prelude.js';
 import { BackendFailure } from '../state-bridge.js';
 import { DEFAULT_MEMORY_LIMIT, type HookKind, type LogLine, type RunMessage, type RunOutcome } from './protocol.js';
+import { MAX_SCRIPTED_BODY_BYTES } from '../../model/index.js';
 
 export const STACK_BYTES = 96 * 1024;
 const WASM_PAGE = 64 * 1024;
@@ -45,6 +46,15 @@ const MAX_FUNCTIONS = 256;
 const MAX_MESSAGE = 2000;
 
 type Interrupt = 'timeout' | 'loop-bound' | undefined;
+
+/** A result whose JSON text is over the scripted-body cap: it stays in the sandbox (not copied out, not sent). */
+const TOO_LARGE = Symbol('too large');
+const RESULT_TOO_LARGE: RunOutcome = {
+  ok: false,
+  timeout: false,
+  kind: 'too-large',
+  message: `the result is over the ${MAX_SCRIPTED_BODY_BYTES}-byte response body cap`,
+};
 
 /** A `ctx.state.<method>(...args)` call of a `_svc.script` run (engine/script/svc), answered synchronously. */
 export type SvcStateCall = (message: RunMessage, flowId: string, method: string, args: unknown[]) => unknown;
@@ -167,6 +177,7 @@ class ScopeSandbox {
     for (const handle of owned) handle.dispose();
     if (call.error) return this.failure(message, call.error);
     let settled = this.text(call.value);
+    if (settled === TOO_LARGE) return RESULT_TOO_LARGE;
     if (settled === undefined) {
       // The script answers later (callback from a promise reaction, returned promise): run its jobs.
       if (this.runtime.hasPendingJob()) {
@@ -177,6 +188,7 @@ class ScopeSandbox {
       const result = ctx.callFunction(this.hooks.result, ctx.undefined);
       if (result.error) return this.failure(message, result.error);
       settled = this.text(result.value);
+      if (settled === TOO_LARGE) return RESULT_TOO_LARGE;
     }
     // The script caught the loop guard's error and finished before an interrupt poll stopped it.
     if (this.interrupted === 'loop-bound') return LOOP_BOUND_EXCEEDED;
@@ -187,9 +199,18 @@ class ScopeSandbox {
     return { ok: true, json: settled };
   }
 
-  /** A returned string, or undefined for "not settled yet"; the handle is released either way. */
-  private text(handle: QuickJSHandle): string | undefined {
-    const value = this.context.typeof(handle) === 'string' ? this.context.getString(handle) : undefined;
+  /**
+   * A returned string, or undefined for "not settled yet"; the handle is released either way. Its
+   * length is read first, so a result over the cap is never copied out of the sandbox.
+   */
+  private text(handle: QuickJSHandle): string | undefined | typeof TOO_LARGE {
+    let value: string | undefined | typeof TOO_LARGE;
+    if (this.context.typeof(handle) === 'string') {
+      const length = this.context.getProp(handle, 'length');
+      const tooLarge = this.context.getNumber(length) > MAX_SCRIPTED_BODY_BYTES;
+      length.dispose();
+      value = tooLarge ? TOO_LARGE : this.context.getString(handle);
+    }
     handle.dispose();
     return value;
   }
@@ -280,7 +301,11 @@ export class SandboxSet {
   ) {
     // Allocations grow by doubling, so the one that fails can leave a tenth of the ceiling unused.
     this.heapFull = () => memory.buffer.byteLength >= maximumBytes * 0.9;
+    this.memoryBytes = () => memory.buffer.byteLength;
   }
+
+  /** The wasm memory the sandboxes hold (it never shrinks while the thread lives). */
+  readonly memoryBytes: () => number;
 
   run(message: RunMessage): { outcome: RunOutcome; logs: LogLine[] } {
     let sandbox = this.scopes.get(message.scope);

@@ -8,9 +8,10 @@
 import { platform, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxSet } from './sandbox.js';
-import { createWireReader, ReplyBatch, type RunMessage } from './protocol.js';
+import { createWireReader, GROWN, ReplyBatch, type RunMessage } from './protocol.js';
 import { stateHandle } from '../ctx.js';
 import { StateBridge, type StateWiring } from '../state-bridge.js';
+import { WorkerFootprint } from '../worker-memory.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */
 const SCRIPT_NICENESS = 5;
@@ -50,8 +51,14 @@ function run(message: RunMessage): void {
 }
 
 const read = createWireReader({ run, forget: (scope) => sandboxes.forget(scope) });
+const footprint = new WorkerFootprint(sandboxes.memoryBytes);
+let grown = false;
 
 port.on('message', (batch: string) => {
   read(batch);
   flush();
+  if (!grown && footprint.grown()) {
+    grown = true;
+    port.postMessage(GROWN);
+  }
 });

@@ -4,7 +4,8 @@
  */
 import { runtimeError, type Pos } from './errors.js';
 import { NO_OUT, type Run } from './runtime.js';
-import { RChar, chars, isInt, normBig, typeName, type Int, type Value } from './values.js';
+import { RChar, charAt, chars, isInt, normBig, strLen, typeName, type Int, type Value } from './values.js';
+import { ENTRY_BYTES } from './memory.js';
 
 function bounds(what: string, unit: string, index: Int, max: number, pos: Pos): Error {
   if (max === 0) return runtimeError(`${what} index ${index} out of bounds: ${what.toLowerCase()} is empty`, pos);
@@ -34,10 +35,10 @@ export function indexGet(o: Value, k: Value, r: Run, pos: Pos): Value {
   if (o instanceof Map) return o.get(keyOf(k, pos));
   if (typeof o === 'string') {
     if (!isInt(k)) throw runtimeError(`Data type incorrect: ${typeName(k)} (expecting i64)`, pos);
-    const cs = chars(o);
-    const j = normIndex(k, cs.length);
-    if (j < 0) throw bounds('String', 'character', k, cs.length, pos);
-    return new RChar(cs[j]);
+    const length = strLen(o);
+    const j = normIndex(k, length);
+    if (j < 0) throw bounds('String', 'character', k, length, pos);
+    return new RChar(charAt(o, j));
   }
   if (isInt(o) && isInt(k)) {
     const bit = bitIndex(k, pos);
@@ -68,7 +69,9 @@ export function indexSet(o: Value, k: Value, v: Value, r: Run, pos: Pos): Value 
     return NO_OUT;
   }
   if (o instanceof Map) {
+    const size = o.size;
     o.set(keyOf(k, pos), v);
+    if (o.size > size) r.charge(ENTRY_BYTES, pos);
     r.checkMap(o, pos);
     return NO_OUT;
   }
@@ -104,7 +107,9 @@ export function propGet(o: Value, name: string, r: Run, pos: Pos): Value {
 
 export function propSet(o: Value, name: string, v: Value, r: Run, pos: Pos): void {
   if (o instanceof Map) {
+    const size = o.size;
     o.set(name, v);
+    if (o.size > size) r.charge(ENTRY_BYTES, pos);
     r.checkMap(o, pos);
     return;
   }

@@ -9,7 +9,8 @@ import { RhaiError, runtimeError, type Pos } from './errors.js';
 import { BINARY_OPS, add, compare, eq, neg, range } from './ops.js';
 import { CTL_BREAK, CTL_CONTINUE, CTL_RETURN, Cell, Closure, CompiledFn, NO_OUT, type Code, type MethodSite, type Run } from './runtime.js';
 import { toJs } from './convert.js';
-import { FnPtr, RChar, RRange, chars, cloneValue, display, isInt, normBig, typeName, type RMap, type Value } from './values.js';
+import { FnPtr, RChar, RRange, chars, display, isInt, normBig, typeName, type RMap, type Value } from './values.js';
+import { ENTRY_BYTES, OBJECT_BYTES, SLOT_BYTES, chargedCopy, concatBytes, shallowBytes } from './memory.js';
 
 const MAX_SAFE = 9007199254740991;
 
@@ -61,6 +62,14 @@ function isPlaceExpr(e: Expr): boolean {
   return e.k === 'var' || e.k === 'index' || e.k === 'prop' || e.k === 'this';
 }
 
+/** `a + b`, charging what a new string, array or map adds. */
+function added(a: Value, b: Value, pos: Pos, r: Run): Value {
+  const v = add(a, b, pos, r);
+  if (typeof v === 'string') r.charge(concatBytes(a, b, v), pos);
+  else if (typeof v === 'object' && v !== a && v !== b) r.charge(shallowBytes(v), pos);
+  return v;
+}
+
 function bind(info: VarInfo, v: Value): Value {
   return info.boxed ? new Cell(v) : v;
 }
@@ -71,13 +80,16 @@ function compound(op: string, cur: Value, v: Value, r: Run, pos: Pos): Value {
     if (Array.isArray(cur)) {
       if (Array.isArray(v)) for (const x of v) cur.push(x);
       else cur.push(v);
+      r.charge(SLOT_BYTES * (Array.isArray(v) ? v.length : 1), pos);
       return r.checkArray(cur, pos);
     }
     if (cur instanceof Map && v instanceof Map) {
+      const size = cur.size;
       for (const [k, x] of v) cur.set(k, x);
+      r.charge(ENTRY_BYTES * (cur.size - size), pos);
       return r.checkMap(cur, pos);
     }
-    if (typeof cur === 'string') return r.checkSize(add(cur, v, pos, r), pos);
+    if (typeof cur === 'string') return r.checkSize(added(cur, v, pos, r), pos);
   }
   return BINARY_OPS[op](cur, v, pos, r);
 }
@@ -97,7 +109,7 @@ class Compiler {
     if (!isPlaceExpr(e)) return c;
     return (s, r) => {
       const v = c(s, r);
-      return typeof v === 'object' && isContainer(v) ? cloneValue(v) : v;
+      return typeof v === 'object' && isContainer(v) ? chargedCopy(v, r, e.pos) : v;
     };
   }
 
@@ -119,6 +131,7 @@ class Compiler {
         return (s, r) => {
           const a = new Array<Value>(items.length);
           for (let i = 0; i < items.length; i++) a[i] = items[i](s, r);
+          r.charge(shallowBytes(a), pos);
           return r.checkArray(a, pos);
         };
       }
@@ -129,6 +142,7 @@ class Compiler {
         return (s, r) => {
           const m: RMap = new Map();
           for (let i = 0; i < keys.length; i++) m.set(keys[i], vals[i](s, r));
+          r.charge(shallowBytes(m), pos);
           return r.checkMap(m, pos);
         };
       }
@@ -446,7 +460,7 @@ class Compiler {
             const x = a + b;
             if (x <= MAX_SAFE && x >= -MAX_SAFE) return x;
           }
-          return r.checkSize(add(a, b, pos, r), pos);
+          return r.checkSize(added(a, b, pos, r), pos);
         };
       case '-':
         return (s, r) => {
@@ -467,7 +481,14 @@ class Compiler {
     const codes = parts.map((p) => (typeof p === 'string' ? p : this.expr(p)));
     return (s, r) => {
       let out = '';
-      for (const c of codes) out += typeof c === 'string' ? c : display(c(s, r));
+      let longest = 0;
+      for (const c of codes) {
+        const part = typeof c === 'string' ? c : display(c(s, r));
+        if (part.length > longest) longest = part.length;
+        out += part;
+      }
+      // The longest part is shared with the result (a rope), the rest is new.
+      r.charge(OBJECT_BYTES + out.length - longest, pos);
       return r.checkString(out, pos);
     };
   }
@@ -725,14 +746,16 @@ class Compiler {
       }
       if (Array.isArray(it)) {
         const items = it.slice();
+        r.charge(shallowBytes(items), iterE.pos);
         for (let n = 0; n < items.length; n++) {
           const x = items[n];
-          if (step(s, r, typeof x === 'object' && isContainer(x) ? cloneValue(x) : x, n)) return finish(r);
+          if (step(s, r, typeof x === 'object' && isContainer(x) ? chargedCopy(x, r, iterE.pos) : x, n)) return finish(r);
         }
         return undefined;
       }
       if (typeof it === 'string') {
         const cs = chars(it);
+        r.charge(shallowBytes(cs), iterE.pos);
         for (let n = 0; n < cs.length; n++) if (step(s, r, new RChar(cs[n]), n)) return finish(r);
         return undefined;
       }

@@ -36,8 +36,10 @@
  *
  * Limits (`EngineOptions.limits`, 0 = unlimited): `maxOperations` (loop iterations + function calls
  * per run; exceeding it is a RhaiTimeoutError), `maxCallDepth` (default 64), `maxStringSize`,
- * `maxArraySize`, `maxMapSize`. The wall-clock deadline is per call (`RunOptions.deadlineMs`) and is
- * checked every 256 operations, so even `loop {}` stops within microseconds of it.
+ * `maxArraySize`, `maxMapSize`, `maxMemoryBytes` (default 64 MiB: bytes a run allocates, counted as
+ * values are created or grow, see memory.ts; past it a 'limit' error). The wall-clock deadline is
+ * per call (`RunOptions.deadlineMs`) and is checked every 256 operations, so even `loop {}` stops
+ * within microseconds of it.
  *
  * Errors: `RhaiError` has `kind` ('parse' | 'runtime' | 'throw' | 'limit' | 'timeout'), `line`, `column`,
  * `description` (message without position) and a Rhai-style `message` ending in

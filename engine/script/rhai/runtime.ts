@@ -5,6 +5,7 @@
  */
 import type { VarInfo } from './ast.js';
 import { RhaiTimeoutError, limitError, runtimeError, type Pos } from './errors.js';
+import { SLOT_BYTES } from './memory.js';
 import { matches, signature, type NativeRegistry, type Overload } from './natives.js';
 import { FnPtr, strLen, type Callable, type RMap, type Slot, type Value } from './values.js';
 
@@ -34,7 +35,15 @@ export interface Limits {
   maxArraySize: number;
   /** Properties in an object map; 0 = unlimited. */
   maxMapSize: number;
+  /**
+   * Bytes a run may allocate (strings, arrays, maps, counted as they are created or grow; memory.ts
+   * says how), cumulative over the run; 0 = unlimited. Past it the run fails with a limit error.
+   */
+  maxMemoryBytes: number;
 }
+
+/** The default allocation budget of a run: a bomb stops here, far below what would strain the process. */
+export const DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024;
 
 export const DEFAULT_LIMITS: Limits = {
   maxOperations: 0,
@@ -42,6 +51,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxStringSize: 0,
   maxArraySize: 0,
   maxMapSize: 0,
+  maxMemoryBytes: DEFAULT_MEMORY_BYTES,
 };
 
 export interface Output {
@@ -91,7 +101,10 @@ export class Run {
   ctl = 0;
   cv: Value = undefined;
   thisOut: Value = NO_OUT;
+  /** Bytes charged against the allocation budget so far. */
+  allocated = 0;
   private readonly maxOps: number;
+  private readonly maxMemory: number;
 
   constructor(
     readonly prog: Linked,
@@ -100,6 +113,7 @@ export class Run {
     private readonly deadlineMs: number,
   ) {
     this.maxOps = prog.limits.maxOperations > 0 ? prog.limits.maxOperations : Infinity;
+    this.maxMemory = prog.limits.maxMemoryBytes > 0 ? prog.limits.maxMemoryBytes : Infinity;
     this.nextCheck = Math.min(CHECK_EVERY, this.maxOps);
   }
 
@@ -203,6 +217,11 @@ export class Run {
     return this.callNamed(fp.name, all, pos);
   }
 
+  /** Counts bytes a value just created or grown takes; past the budget the run fails (not catchable). */
+  charge(bytes: number, pos: Pos): void {
+    if ((this.allocated += bytes) > this.maxMemory) throw limitError(`Script memory budget exceeded: allocated more than ${this.maxMemory} bytes`, pos);
+  }
+
   /**
    * Checks the size a native is about to allocate (`pad`, `range`), before allocating. Without a
    * configured limit a fixed ceiling still applies, since such a call never reaches a deadline check.
@@ -211,6 +230,9 @@ export class Run {
     const max = kind === 'string' ? this.prog.limits.maxStringSize : this.prog.limits.maxArraySize;
     if (size > (max > 0 ? max : SINGLE_ALLOC_CEILING))
       throw limitError(kind === 'string' ? 'Length of string exceeds maximum limit' : 'Size of array exceeds maximum limit', pos);
+    // Fail before allocating what the budget could never admit (the growth itself is charged after).
+    const bytes = size * (kind === 'string' ? 1 : SLOT_BYTES);
+    if (this.allocated + bytes > this.maxMemory) this.charge(bytes, pos);
   }
 
   checkString(s: string, pos: Pos): string {

@@ -112,8 +112,28 @@ export function chars(s: string): string[] {
   return SURROGATE.test(s) ? Array.from(s) : s.split('');
 }
 
+/** Counts characters without building an array of them (a long string would cost 8 bytes a character). */
 export function strLen(s: string): number {
-  return SURROGATE.test(s) ? Array.from(s).length : s.length;
+  if (!SURROGATE.test(s)) return s.length;
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+}
+
+/** Characters `from` to `to` (character indices, already clamped); without surrogates, no array is built. */
+export function charSlice(s: string, from: number, to: number): string {
+  return SURROGATE.test(s) ? Array.from(s).slice(from, to).join('') : s.slice(from, to);
+}
+
+/** The character at a valid index (see charSlice). */
+export function charAt(s: string, index: number): string {
+  return SURROGATE.test(s) ? Array.from(s)[index] : s[index];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,17 +295,4 @@ function textOf(v: Value): string | undefined {
   if (typeof v === 'string') return v;
   if (v instanceof RChar) return v.c;
   return undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rhai has value semantics for arrays and maps: storing one somewhere copies it.
-
-export function cloneValue(v: Value): Value {
-  if (Array.isArray(v)) return v.map(cloneValue);
-  if (v instanceof Map) {
-    const m: RMap = new Map();
-    for (const [k, x] of v) m.set(k, cloneValue(x));
-    return m;
-  }
-  return v;
 }

@@ -1,10 +1,16 @@
 /**
  * What each placement's entry point must return (SPEC §2.7 table), checked where the script ran.
  */
+import { MAX_SCRIPTED_BODY_BYTES } from '../../model/index.js';
 import type { Placement, RunOutcome } from './protocol.js';
 import { DelayResult, HttpResult, PassResult, ResetResult, checkedDelay, checkedStatus, resultOf } from './results.js';
 
 const CONSTRUCTORS = 'http(status[, body]), delay(ms), reset(), pass() or nothing';
+
+/** The message of a scripted body over the cap. */
+export function bodyTooLarge(bytes?: number): string {
+  return `response body ${bytes === undefined ? '' : `of ${bytes} bytes `}over the ${MAX_SCRIPTED_BODY_BYTES}-byte cap`;
+}
 
 export function outcomeOf(placement: Placement, value: unknown): RunOutcome {
   switch (placement) {
@@ -12,6 +18,11 @@ export function outcomeOf(placement: Placement, value: unknown): RunOutcome {
     case 'transform': {
       if (value === null || value === undefined) return { ok: true, result: { kind: 'pass' } };
       const result = resultOf(value);
+      if (result?.kind === 'http' && result.body !== null && result.body.length > MAX_SCRIPTED_BODY_BYTES / 3) {
+        // Only a body this long can be over the cap in UTF-8 (3 bytes a UTF-16 unit at most).
+        const bytes = Buffer.byteLength(result.body);
+        if (bytes > MAX_SCRIPTED_BODY_BYTES) return { ok: false, errorType: 'limit', message: bodyTooLarge(bytes) };
+      }
       if (result) return { ok: true, result };
       return { ok: false, errorType: 'runtime', message: `${placement}(ctx) must return ${CONSTRUCTORS}` };
     }

@@ -38,6 +38,8 @@ export interface DoneMessage {
   id: number;
   outcome: RunOutcome;
   logs: Array<[LogLevel, string]>;
+  /** The worker grew past its memory bound during the run: replace it (engine/script/worker-memory.ts). */
+  grown: boolean;
 }
 
 /** The worker finished starting: from now on a run waiting behind it waits for scripts, not a cold start. */

@@ -24,6 +24,7 @@ import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKin
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
 import { workerSpawner } from '../spawn-worker.js';
+import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import type { LogLevel } from '../ctx.js';
 import { StateChannel } from '../state-bridge.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
@@ -62,6 +63,7 @@ const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
   'loop-bound': 'limit',
   recursion: 'limit',
   memory: 'limit',
+  'too-large': 'limit',
   backend: 'backend',
   host: 'host',
 };
@@ -126,7 +128,7 @@ class Slot {
     this.worker.unref();
   }
 
-  /** Replaces a worker stuck past a deadline. */
+  /** Replaces a worker stuck past a deadline, or one that grew past its memory bound. */
   restart(): void {
     const worker = this.worker;
     this.state.close();
@@ -157,7 +159,7 @@ export class SvcScriptRunner {
   private closed = false;
 
   constructor(private readonly options: SvcScriptRunnerOptions) {
-    const spawnWorker = workerSpawner(import.meta.url, 'worker');
+    const spawnWorker = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
     const spawn = (): [Worker, StateChannel] => {
       const state = new StateChannel((message) => options.log('error', message));
       return [spawnWorker({ workerData: state.wiring, transferList: state.transferList }), state];
@@ -296,12 +298,14 @@ export class SvcScriptRunner {
     }
   }
 
-  private done(slot: Slot, { id, outcome, logs }: DoneMessage): void {
+  private done(slot: Slot, { id, outcome, logs, grown }: DoneMessage): void {
     for (const [level, text] of logs) this.options.log(level, text);
     const pending = slot.current;
     if (pending?.id !== id) return;
     clearTimeout(pending.timer);
     if (!pending.released) pending.resolve(outcome);
+    // A grown heap is only given back to the system with its thread: the next run gets a fresh one.
+    if (grown) slot.restart();
     this.freed(slot, pending);
   }
 

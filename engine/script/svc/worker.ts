@@ -13,6 +13,7 @@ import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
 import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from '../state-bridge.js';
 import { errorText } from '../../model/index.js';
+import { WorkerFootprint } from '../worker-memory.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
 const SCRIPT_NICENESS = 5;
@@ -31,6 +32,7 @@ const engine = new RhaiEngine({
 });
 registerResults(engine);
 const programs = new Map<string, RhaiProgram | RhaiError>();
+const footprint = new WorkerFootprint();
 
 function programOf(source: string): RhaiProgram | RhaiError {
   let program = programs.get(source);
@@ -93,6 +95,6 @@ port.on('message', (message: RunMessage) => {
   } catch (err) {
     outcome = failure('host', `script worker failure: ${errorText(err)}`);
   }
-  port.postMessage({ type: 'done', id: message.id, outcome, logs });
+  port.postMessage({ type: 'done', id: message.id, outcome, logs, grown: footprint.grown() });
 });
 port.postMessage({ type: 'ready' });

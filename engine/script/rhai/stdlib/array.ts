@@ -8,6 +8,7 @@ import { eq } from '../ops.js';
 import type { Run } from '../runtime.js';
 import { type FnPtr, compareValues, display, isInt, typeName, type Int, type Value } from '../values.js';
 import { callback } from './core.js';
+import { fresh, grows } from '../memory.js';
 
 const arr = (v: Value): Value[] => v as Value[];
 
@@ -51,21 +52,39 @@ function partition(r: Run, a: Value[], fp: FnPtr, pos: Pos, removeMatching: bool
   return removed;
 }
 
+/** `push(...b)` passes every element as an argument: a large `b` overflows the JS stack. */
+function appendAll(a: Value[], b: Value[]): void {
+  const n = b.length;
+  for (let i = 0; i < n; i++) a.push(b[i]);
+}
+
 export function registerArray(n: NativeRegistry<Run>): void {
   n.add('len', ['array'], ([a]) => arr(a).length);
   n.add('get$len', ['array'], ([a]) => arr(a).length);
   n.add('is_empty', ['array'], ([a]) => arr(a).length === 0);
   n.add('get$is_empty', ['array'], ([a]) => arr(a).length === 0);
 
-  n.add('push', ['array', 'any'], ([a, x], r, pos) => (arr(a).push(x), r.checkArray(arr(a), pos), undefined));
-  n.add('append', ['array', 'array'], ([a, b], r, pos) => (arr(a).push(...arr(b)), r.checkArray(arr(a), pos), undefined));
-  n.add('insert', ['array', 'i64', 'any'], ([a, i, x], r, pos) => {
-    const xs = arr(a);
-    const k = Number(i) < 0 ? Math.max(0, xs.length + Number(i)) : Math.min(Number(i), xs.length);
-    xs.splice(k, 0, x);
-    r.checkArray(xs, pos);
-    return undefined;
-  });
+  n.add(
+    'push',
+    ['array', 'any'],
+    grows(([a, x], r, pos) => (arr(a).push(x), r.checkArray(arr(a), pos), undefined)),
+  );
+  n.add(
+    'append',
+    ['array', 'array'],
+    grows(([a, b], r, pos) => (appendAll(arr(a), arr(b)), r.checkArray(arr(a), pos), undefined)),
+  );
+  n.add(
+    'insert',
+    ['array', 'i64', 'any'],
+    grows(([a, i, x], r, pos) => {
+      const xs = arr(a);
+      const k = Number(i) < 0 ? Math.max(0, xs.length + Number(i)) : Math.min(Number(i), xs.length);
+      xs.splice(k, 0, x);
+      r.checkArray(xs, pos);
+      return undefined;
+    }),
+  );
   n.add('pop', ['array'], ([a]) => arr(a).pop());
   n.add('shift', ['array'], ([a]) => arr(a).shift());
   n.add('remove', ['array', 'i64'], ([a, i]) => {
@@ -85,17 +104,25 @@ export function registerArray(n: NativeRegistry<Run>): void {
     if (xs.length > keep) xs.splice(0, xs.length - keep);
     return undefined;
   });
-  n.add('pad', ['array', 'i64', 'any'], ([a, len, x], r, pos) => {
-    const xs = arr(a);
-    r.checkAlloc('array', Number(len), pos);
-    while (xs.length < Number(len)) xs.push(x);
-    return undefined;
-  });
-  n.add('split', ['array', 'i64'], ([a, i]) => {
-    const xs = arr(a);
-    const k = Number(i) < 0 ? Math.max(0, xs.length + Number(i)) : Math.min(Number(i), xs.length);
-    return xs.splice(k);
-  });
+  n.add(
+    'pad',
+    ['array', 'i64', 'any'],
+    grows(([a, len, x], r, pos) => {
+      const xs = arr(a);
+      r.checkAlloc('array', Number(len), pos);
+      while (xs.length < Number(len)) xs.push(x);
+      return undefined;
+    }),
+  );
+  n.add(
+    'split',
+    ['array', 'i64'],
+    fresh(([a, i]) => {
+      const xs = arr(a);
+      const k = Number(i) < 0 ? Math.max(0, xs.length + Number(i)) : Math.min(Number(i), xs.length);
+      return xs.splice(k);
+    }),
+  );
   n.add('get', ['array', 'i64'], ([a, i]) => {
     const k = normIndex(i as Int, arr(a).length);
     return k < 0 ? undefined : arr(a)[k];
@@ -108,19 +135,35 @@ export function registerArray(n: NativeRegistry<Run>): void {
   n.add('first', ['array'], ([a]) => arr(a)[0]);
   n.add('last', ['array'], ([a]) => arr(a)[arr(a).length - 1]);
 
-  n.add('extract', ['array', 'i64'], ([a, s]) => {
-    const [x, y] = span(arr(a).length, Number(s), arr(a).length);
-    return arr(a).slice(x, y);
-  });
-  n.add('extract', ['array', 'i64', 'i64'], ([a, s, l]) => {
-    const [x, y] = span(arr(a).length, Number(s), Number(l));
-    return arr(a).slice(x, y);
-  });
-  n.add('extract', ['array', 'range'], ([a, rg]) => {
-    const [x, y] = rangeSpan(arr(a).length, rg);
-    return arr(a).slice(x, y);
-  });
-  n.add('drain', ['array', 'Fn'], ([a, fp], r, pos) => partition(r, arr(a), fp as FnPtr, pos, true));
+  n.add(
+    'extract',
+    ['array', 'i64'],
+    fresh(([a, s]) => {
+      const [x, y] = span(arr(a).length, Number(s), arr(a).length);
+      return arr(a).slice(x, y);
+    }),
+  );
+  n.add(
+    'extract',
+    ['array', 'i64', 'i64'],
+    fresh(([a, s, l]) => {
+      const [x, y] = span(arr(a).length, Number(s), Number(l));
+      return arr(a).slice(x, y);
+    }),
+  );
+  n.add(
+    'extract',
+    ['array', 'range'],
+    fresh(([a, rg]) => {
+      const [x, y] = rangeSpan(arr(a).length, rg);
+      return arr(a).slice(x, y);
+    }),
+  );
+  n.add(
+    'drain',
+    ['array', 'Fn'],
+    fresh(([a, fp], r, pos) => partition(r, arr(a), fp as FnPtr, pos, true)),
+  );
   n.add('drain', ['array', 'i64', 'i64'], ([a, s, l]) => {
     const [x, y] = span(arr(a).length, Number(s), Number(l));
     return arr(a).splice(x, y - x);
@@ -129,29 +172,45 @@ export function registerArray(n: NativeRegistry<Run>): void {
     const [x, y] = rangeSpan(arr(a).length, rg);
     return arr(a).splice(x, y - x);
   });
-  n.add('retain', ['array', 'Fn'], ([a, fp], r, pos) => partition(r, arr(a), fp as FnPtr, pos, false));
-  n.add('retain', ['array', 'i64', 'i64'], ([a, s, l]) => {
-    const xs = arr(a);
-    const [x, y] = span(xs.length, Number(s), Number(l));
-    const removed = [...xs.slice(0, x), ...xs.slice(y)];
-    xs.splice(y);
-    xs.splice(0, x);
-    return removed;
-  });
-  n.add('retain', ['array', 'range'], ([a, rg]) => {
-    const xs = arr(a);
-    const [x, y] = rangeSpan(xs.length, rg);
-    const removed = [...xs.slice(0, x), ...xs.slice(y)];
-    xs.splice(y);
-    xs.splice(0, x);
-    return removed;
-  });
-  n.add('splice', ['array', 'i64', 'i64', 'array'], ([a, s, l, b], r, pos) => {
-    const [x, y] = span(arr(a).length, Number(s), Number(l));
-    arr(a).splice(x, y - x, ...arr(b));
-    r.checkArray(arr(a), pos);
-    return undefined;
-  });
+  n.add(
+    'retain',
+    ['array', 'Fn'],
+    fresh(([a, fp], r, pos) => partition(r, arr(a), fp as FnPtr, pos, false)),
+  );
+  n.add(
+    'retain',
+    ['array', 'i64', 'i64'],
+    fresh(([a, s, l]) => {
+      const xs = arr(a);
+      const [x, y] = span(xs.length, Number(s), Number(l));
+      const removed = [...xs.slice(0, x), ...xs.slice(y)];
+      xs.splice(y);
+      xs.splice(0, x);
+      return removed;
+    }),
+  );
+  n.add(
+    'retain',
+    ['array', 'range'],
+    fresh(([a, rg]) => {
+      const xs = arr(a);
+      const [x, y] = rangeSpan(xs.length, rg);
+      const removed = [...xs.slice(0, x), ...xs.slice(y)];
+      xs.splice(y);
+      xs.splice(0, x);
+      return removed;
+    }),
+  );
+  n.add(
+    'splice',
+    ['array', 'i64', 'i64', 'array'],
+    grows(([a, s, l, b], r, pos) => {
+      const [x, y] = span(arr(a).length, Number(s), Number(l));
+      arr(a).splice(x, y - x, ...arr(b));
+      r.checkArray(arr(a), pos);
+      return undefined;
+    }),
+  );
 
   n.add('contains', ['array', 'any'], ([a, x]) => arr(a).some((y) => eq(y, x)));
   n.add('index_of', ['array', 'Fn'], ([a, fp], r, pos) => arr(a).findIndex((x, i) => bool(callback(r, fp as FnPtr, x, i, pos), pos)));
@@ -176,8 +235,16 @@ export function registerArray(n: NativeRegistry<Run>): void {
     }
     return undefined;
   });
-  n.add('filter', ['array', 'Fn'], ([a, fp], r, pos) => arr(a).filter((x, i) => bool(callback(r, fp as FnPtr, x, i, pos), pos)));
-  n.add('map', ['array', 'Fn'], ([a, fp], r, pos) => arr(a).map((x, i) => callback(r, fp as FnPtr, x, i, pos)));
+  n.add(
+    'filter',
+    ['array', 'Fn'],
+    fresh(([a, fp], r, pos) => arr(a).filter((x, i) => bool(callback(r, fp as FnPtr, x, i, pos), pos))),
+  );
+  n.add(
+    'map',
+    ['array', 'Fn'],
+    fresh(([a, fp], r, pos) => arr(a).map((x, i) => callback(r, fp as FnPtr, x, i, pos))),
+  );
   n.add('some', ['array', 'Fn'], ([a, fp], r, pos) => arr(a).some((x, i) => bool(callback(r, fp as FnPtr, x, i, pos), pos)));
   n.add('all', ['array', 'Fn'], ([a, fp], r, pos) => arr(a).every((x, i) => bool(callback(r, fp as FnPtr, x, i, pos), pos)));
   const reduce = (xs: Value[], fp: FnPtr, init: Value, r: Run, pos: Pos, rev: boolean): Value => {
@@ -212,6 +279,14 @@ export function registerArray(n: NativeRegistry<Run>): void {
     xs.push(...out);
     return undefined;
   });
-  n.add('join', ['array', 'text'], ([a, sep]) => arr(a).map(display).join(display(sep)));
-  n.add('join', ['array'], ([a]) => arr(a).map(display).join(''));
+  n.add(
+    'join',
+    ['array', 'text'],
+    fresh(([a, sep]) => arr(a).map(display).join(display(sep))),
+  );
+  n.add(
+    'join',
+    ['array'],
+    fresh(([a]) => arr(a).map(display).join('')),
+  );
 }

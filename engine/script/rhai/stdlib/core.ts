@@ -7,6 +7,7 @@ import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
 import { FnPtr, RFloat, RTimestamp, debug, display, isInt, typeName, type Value } from '../values.js';
 import { parseJson } from './json.js';
+import { fresh, freshDeep } from '../memory.js';
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -42,8 +43,16 @@ export function registerCore(n: NativeRegistry<Run>): void {
   n.add('print', ['any'], ([v], r) => (r.prog.output.print(display(v)), undefined));
   n.add('print', [], (_a, r) => (r.prog.output.print(''), undefined));
   n.add('debug', ['any'], ([v], r, pos) => (r.prog.output.debug(debug(v), pos), undefined));
-  n.add('to_string', ['any'], ([v]) => display(v));
-  n.add('to_debug', ['any'], ([v]) => debug(v));
+  n.add(
+    'to_string',
+    ['any'],
+    fresh(([v]) => display(v)),
+  );
+  n.add(
+    'to_debug',
+    ['any'],
+    fresh(([v]) => debug(v)),
+  );
 
   n.add('Fn', ['string'], ([name], _r, pos) => {
     if (!IDENT.test(name as string)) throw runtimeError(`Function name is not valid: ${name as string}`, pos);
@@ -66,8 +75,16 @@ export function registerCore(n: NativeRegistry<Run>): void {
     throw runtimeError('eval is not supported by this engine', pos);
   });
 
-  n.add('parse_json', ['string'], ([s], r, pos) => r.checkSize(parseJson(s as string, pos), pos));
-  n.add('to_json', ['any'], ([v], _r, pos) => toJson(v, pos));
+  n.add(
+    'parse_json',
+    ['string'],
+    freshDeep(([s], r, pos) => r.checkSize(parseJson(s as string, pos), pos)),
+  );
+  n.add(
+    'to_json',
+    ['any'],
+    fresh(([v], _r, pos) => toJson(v, pos)),
+  );
 
   n.add('timestamp', [], () => new RTimestamp(performance.now()));
   const elapsed = ([t]: Value[]): Value => new RFloat((performance.now() - (t as RTimestamp).t) / 1000);

@@ -6,6 +6,7 @@ import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
 import { neg } from '../ops.js';
 import { RChar, RFloat, compareValues, normBig, type Int, type Value } from '../values.js';
+import { fresh } from '../memory.js';
 
 const f = (v: Value): number => (v instanceof RFloat ? v.v : Number(v as Int));
 
@@ -135,11 +136,19 @@ export function registerMath(n: NativeRegistry<Run>): void {
   n.add('to_int', ['string'], ([s], _r, pos) => parseIntText(s as string, 10, pos));
   n.add('to_float', ['string'], ([s], _r, pos) => parseFloatText(s as string, pos));
 
-  n.add('range', ['i64', 'i64'], ([a, b], r, pos) => intRange(r, Number(a), Number(b), 1, pos));
-  n.add('range', ['i64', 'i64', 'i64'], ([a, b, step], r, pos) => {
-    if (step === 0) throw runtimeError('Step of range cannot be zero', pos);
-    return intRange(r, Number(a), Number(b), Number(step), pos);
-  });
+  n.add(
+    'range',
+    ['i64', 'i64'],
+    fresh(([a, b], r, pos) => intRange(r, Number(a), Number(b), 1, pos)),
+  );
+  n.add(
+    'range',
+    ['i64', 'i64', 'i64'],
+    fresh(([a, b, step], r, pos) => {
+      if (step === 0) throw runtimeError('Step of range cannot be zero', pos);
+      return intRange(r, Number(a), Number(b), Number(step), pos);
+    }),
+  );
   n.add('contains', ['range', 'i64'], ([rg, x]) => {
     const g = rg as { start: Int; end: Int; inclusive: boolean };
     const v = x as Int;

@@ -6,7 +6,8 @@
 import type { Pos } from '../errors.js';
 import type { NativeRegistry } from '../natives.js';
 import type { Run } from '../runtime.js';
-import { RChar, chars, display, strLen, type Int, type Value } from '../values.js';
+import { RChar, charAt, charSlice, chars, display, strLen, type Int, type Value } from '../values.js';
+import { fresh, freshDeep, grows } from '../memory.js';
 
 const text = (v: Value): string => (v instanceof RChar ? v.c : (v as string));
 
@@ -30,7 +31,17 @@ function update(r: Run, s: string, pos: Pos): undefined {
   return undefined;
 }
 
+/** The characters a span of the string's character count selects. */
+function cut(s: string, select: (length: number) => [number, number]): string {
+  const [a, b] = select(strLen(s));
+  return charSlice(s, a, b);
+}
+
 function indexOf(s: string, find: string, from: number): number {
+  if (strLen(s) === s.length && strLen(find) === find.length) {
+    const start = from < 0 ? Math.max(0, s.length + from) : from;
+    return start > s.length ? -1 : s.indexOf(find, start);
+  }
   const cs = chars(s);
   const fs = chars(find);
   const start = from < 0 ? Math.max(0, cs.length + from) : from;
@@ -49,8 +60,16 @@ export function registerString(n: NativeRegistry<Run>): void {
   n.add('bytes', ['string'], ([s]) => Buffer.byteLength(s as string));
   n.add('get$bytes', ['string'], ([s]) => Buffer.byteLength(s as string));
 
-  n.add('to_upper', ['string'], ([s]) => (s as string).toUpperCase());
-  n.add('to_lower', ['string'], ([s]) => (s as string).toLowerCase());
+  n.add(
+    'to_upper',
+    ['string'],
+    fresh(([s]) => (s as string).toUpperCase()),
+  );
+  n.add(
+    'to_lower',
+    ['string'],
+    fresh(([s]) => (s as string).toLowerCase()),
+  );
   n.add('to_upper', ['char'], ([c]) => new RChar(firstChar((c as RChar).c.toUpperCase())));
   n.add('to_lower', ['char'], ([c]) => new RChar(firstChar((c as RChar).c.toLowerCase())));
   n.add('make_upper', ['string'], ([s], r, pos) => update(r, (s as string).toUpperCase(), pos));
@@ -62,37 +81,39 @@ export function registerString(n: NativeRegistry<Run>): void {
   n.add('index_of', ['string', 'text'], ([s, x]) => indexOf(s as string, text(x), 0));
   n.add('index_of', ['string', 'text', 'i64'], ([s, x, from]) => indexOf(s as string, text(x), Number(from)));
 
-  n.add('sub_string', ['string', 'i64', 'i64'], ([s, start, len]) => {
-    const cs = chars(s as string);
-    const [a, b] = span(cs.length, Number(start), Number(len));
-    return cs.slice(a, b).join('');
-  });
-  n.add('sub_string', ['string', 'i64'], ([s, start]) => {
-    const cs = chars(s as string);
-    const [a, b] = span(cs.length, Number(start), cs.length);
-    return cs.slice(a, b).join('');
-  });
-  n.add('sub_string', ['string', 'range'], ([s, rg]) => {
-    const cs = chars(s as string);
-    const [a, b] = rangeSpan(cs.length, rg);
-    return cs.slice(a, b).join('');
-  });
-  n.add('crop', ['string', 'i64', 'i64'], ([s, start, len], r, pos) => {
-    const cs = chars(s as string);
-    const [a, b] = span(cs.length, Number(start), Number(len));
-    return update(r, cs.slice(a, b).join(''), pos);
-  });
-  n.add('crop', ['string', 'i64'], ([s, start], r, pos) => {
-    const cs = chars(s as string);
-    const [a, b] = span(cs.length, Number(start), cs.length);
-    return update(r, cs.slice(a, b).join(''), pos);
-  });
+  n.add(
+    'sub_string',
+    ['string', 'i64', 'i64'],
+    fresh(([s, start, len]) => cut(s as string, (n) => span(n, Number(start), Number(len)))),
+  );
+  n.add(
+    'sub_string',
+    ['string', 'i64'],
+    fresh(([s, start]) => cut(s as string, (n) => span(n, Number(start), n))),
+  );
+  n.add(
+    'sub_string',
+    ['string', 'range'],
+    fresh(([s, rg]) => cut(s as string, (n) => rangeSpan(n, rg))),
+  );
+  n.add('crop', ['string', 'i64', 'i64'], ([s, start, len], r, pos) =>
+    update(
+      r,
+      cut(s as string, (n) => span(n, Number(start), Number(len))),
+      pos,
+    ),
+  );
+  n.add('crop', ['string', 'i64'], ([s, start], r, pos) =>
+    update(
+      r,
+      cut(s as string, (n) => span(n, Number(start), n)),
+      pos,
+    ),
+  );
   n.add('truncate', ['string', 'i64'], ([s, len], r, pos) =>
     update(
       r,
-      chars(s as string)
-        .slice(0, Math.max(0, Number(len)))
-        .join(''),
+      cut(s as string, (n) => [0, Math.min(n, Math.max(0, Number(len)))]),
       pos,
     ),
   );
@@ -100,41 +121,81 @@ export function registerString(n: NativeRegistry<Run>): void {
   n.add('trim', ['string'], ([s], r, pos) => update(r, (s as string).trim(), pos));
   n.add('trim_start', ['string'], ([s], r, pos) => update(r, (s as string).trimStart(), pos));
   n.add('trim_end', ['string'], ([s], r, pos) => update(r, (s as string).trimEnd(), pos));
-  n.add('replace', ['string', 'text', 'text'], ([s, find, sub], r, pos) => update(r, (s as string).split(text(find)).join(text(sub)), pos));
+  n.add(
+    'replace',
+    ['string', 'text', 'text'],
+    grows(([s, find, sub], r, pos) => update(r, (s as string).split(text(find)).join(text(sub)), pos)),
+  );
   n.add('remove', ['string', 'text'], ([s, x], r, pos) => update(r, (s as string).split(text(x)).join(''), pos));
-  n.add('push', ['string', 'text'], ([s, x], r, pos) => update(r, (s as string) + text(x), pos));
-  n.add('append', ['string', 'any'], ([s, x], r, pos) => update(r, (s as string) + display(x), pos));
-  n.add('pad', ['string', 'i64', 'text'], ([s, len, fill], r, pos) => {
-    const target = Number(len);
-    r.checkAlloc('string', target, pos);
-    let out = s as string;
-    let count = strLen(out);
-    const f = text(fill);
-    while (count < target && f !== '') {
-      for (const ch of f) {
-        if (count >= target) break;
-        out += ch;
-        count++;
+  n.add(
+    'push',
+    ['string', 'text'],
+    grows(([s, x], r, pos) => update(r, (s as string) + text(x), pos)),
+  );
+  n.add(
+    'append',
+    ['string', 'any'],
+    grows(([s, x], r, pos) => update(r, (s as string) + display(x), pos)),
+  );
+  n.add(
+    'pad',
+    ['string', 'i64', 'text'],
+    grows(([s, len, fill], r, pos) => {
+      const target = Number(len);
+      r.checkAlloc('string', target, pos);
+      let out = s as string;
+      let count = strLen(out);
+      const f = text(fill);
+      while (count < target && f !== '') {
+        for (const ch of f) {
+          if (count >= target) break;
+          out += ch;
+          count++;
+        }
       }
-    }
-    return update(r, out, pos);
-  });
+      return update(r, out, pos);
+    }),
+  );
 
-  n.add('chars', ['string'], ([s]) => chars(s as string).map((c) => new RChar(c)));
+  n.add(
+    'chars',
+    ['string'],
+    freshDeep(([s]) => chars(s as string).map((c) => new RChar(c))),
+  );
   n.add('get', ['string', 'i64'], ([s, i]) => {
-    const cs = chars(s as string);
-    const k = Number(i) < 0 ? cs.length + Number(i) : Number(i);
-    return k >= 0 && k < cs.length ? new RChar(cs[k]) : undefined;
+    const length = strLen(s as string);
+    const k = Number(i) < 0 ? length + Number(i) : Number(i);
+    return k >= 0 && k < length ? new RChar(charAt(s as string, k)) : undefined;
   });
-  n.add('split', ['string'], ([s]) => (s as string).split(/\s+/).filter((x) => x !== ''));
-  n.add('split', ['string', 'text'], ([s, sep]) => (s as string).split(text(sep)));
-  n.add('split', ['string', 'text', 'i64'], ([s, sep, count]) => splitN(s as string, text(sep), Number(count)));
-  n.add('split', ['string', 'i64'], ([s, at]) => {
-    const cs = chars(s as string);
-    const k = Number(at) < 0 ? Math.max(0, cs.length + Number(at)) : Math.min(Number(at), cs.length);
-    return [cs.slice(0, k).join(''), cs.slice(k).join('')];
-  });
-  n.add('split_rev', ['string', 'text'], ([s, sep]) => (s as string).split(text(sep)).reverse());
+  n.add(
+    'split',
+    ['string'],
+    freshDeep(([s]) => (s as string).split(/\s+/).filter((x) => x !== '')),
+  );
+  n.add(
+    'split',
+    ['string', 'text'],
+    freshDeep(([s, sep]) => (s as string).split(text(sep))),
+  );
+  n.add(
+    'split',
+    ['string', 'text', 'i64'],
+    freshDeep(([s, sep, count]) => splitN(s as string, text(sep), Number(count))),
+  );
+  n.add(
+    'split',
+    ['string', 'i64'],
+    freshDeep(([s, at]) => {
+      const length = strLen(s as string);
+      const k = Number(at) < 0 ? Math.max(0, length + Number(at)) : Math.min(Number(at), length);
+      return [charSlice(s as string, 0, k), charSlice(s as string, k, length)];
+    }),
+  );
+  n.add(
+    'split_rev',
+    ['string', 'text'],
+    freshDeep(([s, sep]) => (s as string).split(text(sep)).reverse()),
+  );
 
   n.add('is_whitespace', ['char'], ([c]) => /^\s$/u.test((c as RChar).c));
   n.add('is_digit', ['char'], ([c]) => /^[0-9]$/.test((c as RChar).c));
