@@ -12,6 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, http } from '../helpers/servers.js';
 import { startRedis } from '../state/redis-server.js';
+import { eventJson, SseClient } from '../helpers/sse-client.js';
 import { acceptedBySlot, startPerCore, type PerCoreServer } from './support.js';
 
 const test = suite<{ svc: PerCoreServer; mock: PerCoreServer; dir: string }>('runtime per-core: one pipeline on engine threads');
@@ -95,6 +96,7 @@ test('recordRequests: answered by the engine thread; records in arrival order, s
     recordRequests: true,
     stubs: [{ id: 'paths', predicates: [{ startsWith: { path: '/r' } }], responses: CYCLE }],
   });
+  const events = await SseClient.open(`http://127.0.0.1:${svc.server.adminAddr().port}/events?types=requests&port=${port}`);
   const answers = askWhileMainBlocked(port, Array.from({ length: 6 }, (_, i) => ({ path: `/r${i}` })).concat([{ path: '/none' }]));
   assert.equal(answers.map(text), ['A', 'B', 'C', 'A', 'B', 'C', '']);
   const records = await saved(svc, port);
@@ -113,6 +115,17 @@ test('recordRequests: answered by the engine thread; records in arrival order, s
   const page = await svc.admin('GET', `/imposters/${port}/savedRequests?since=5`);
   assert.is(page.headers['x-svc-next-index'], '7');
   assert.is((page.json as unknown[]).length, 2);
+  // The event stream hears of each record from the main thread, with its journal index.
+  const heard: Array<[number, string, number]> = [];
+  for (let i = 0; i < 7; i += 1) {
+    const event = eventJson(await events.next((e) => e.event === 'request', 10_000));
+    heard.push([event.index, event.request.path, event.request.status]);
+  }
+  events.close();
+  assert.equal(
+    heard,
+    records.map((r, i) => [i + 1, r.path, r.status]),
+  );
 });
 
 test('--mock: recorded by the engine thread although the config does not ask for it', async ({ mock }) => {
