@@ -234,21 +234,26 @@ export class RequestPipeline {
       this.answer(ex, imposter.defaultPrepared);
       return;
     }
-    const taken = ex.taken;
+    let taken = ex.taken;
     ex.taken = undefined;
-    const ops = taken ? undefined : stub.stateOps?.[stub.cycle.peek()];
-    if (ops) {
-      // Taken now, so a request arriving while the ops await cannot get this response (or its ops).
-      ex.taken = { configIndex: stub.cycle.peek(), compiled: stub.cycle.next() };
-      applyStateOps(this.state.flowStore, imposter.flowIdOf(ex.request), ops).then(
-        () => this.respond(ex),
-        (err: unknown) => this.failStateOps(ex, err),
-      );
-      return;
-    }
     const debugMatches = imposter.options.debugMatches;
+    if (!taken && (stub.stateOps || debugMatches)) {
+      // Which response (and so which ops) in one step: another thread may move a shared cycle meanwhile.
+      const index = stub.cycle.take();
+      taken = { configIndex: index, compiled: stub.cycle.responses[index] };
+      const ops = stub.stateOps?.[index];
+      if (ops) {
+        // Taken now, so a request arriving while the ops await cannot get this response (or its ops).
+        ex.taken = taken;
+        applyStateOps(this.state.flowStore, imposter.flowIdOf(ex.request), ops).then(
+          () => this.respond(ex),
+          (err: unknown) => this.failStateOps(ex, err),
+        );
+        return;
+      }
+    }
     const debugAt = debugMatches ? performance.now() : 0;
-    const configIndex = !debugMatches ? -1 : taken ? taken.configIndex : stub.cycle.peek();
+    const configIndex = debugMatches && taken ? taken.configIndex : -1;
     const compiled = taken?.compiled ?? stub.cycle.next();
     if (!compiled.dynamic) {
       this.answer(ex, compiled.prepared!);
