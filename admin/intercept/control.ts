@@ -3,7 +3,8 @@
  * routes and the C ABI both call it, so both see the same session; its methods mirror the C
  * functions (`svc_start_intercept`, `svc_stop_intercept`, `svc_intercept_*`).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileDurably } from '../../engine/config/index.js';
 import type { Server } from 'node:net';
 import { silentLogger, type Logger } from '../../engine/log/index.js';
 import type { ImposterManager } from '../../engine/manager/index.js';
@@ -194,7 +195,7 @@ export class InterceptControl {
     try {
       const { truststore } = await import('./truststore.js');
       bytes = truststore(format, ca.certPem, password);
-      if (outPath !== undefined) await writeFile(outPath, bytes);
+      if (outPath !== undefined) writeFileDurably(outPath, bytes);
     } catch (err) {
       throw interceptErrors.exportFailed(`cannot export the ${format} truststore: ${(err as Error).message}`);
     }

@@ -1,7 +1,8 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
-import type { ImposterManager, LifecycleAction } from '../manager/index.js';
+import type { ImposterManager, LifecycleAction, PersistenceHooks } from '../manager/index.js';
+import { writeFileDurably } from './durable-file.js';
 import type { Logger } from '../log/index.js';
 import { jsonErrorLocation } from './json-location.js';
 
@@ -68,18 +69,14 @@ function readEntry(file: string, namedPort: number): DataDirEntry | SkippedFile 
 }
 
 /**
- * Persists runtime imposters as `<port>.json`, atomically (temp file, fsync, rename, directory fsync),
- * synchronously inside the lifecycle callback so the file is on disk before the admin call answers.
- * Imposters from the config file are never written.
+ * Keeps runtime imposters as `<port>.json`: the manager's persistence hooks. Every write is durable
+ * (writeFileDurably) and done inside the admin call, so a call answers success only once its file is on
+ * disk; a failed write throws a 503 and the change is refused (not applied, or undone). Config-file imposters
+ * are never written, and neither is the set a startup or reload applies (the files are its source).
  */
-export class DataDirStore {
+export class DataDirStore implements PersistenceHooks {
   /** Ports whose imposter came from the config file (and its runtime edits). */
   private readonly configOwned = new Set<number>();
-  /** While sources are applied: their ports are already on disk or config-owned. */
-  private loading: Set<number> | undefined;
-  /** Ports created while sources were applied; whether they came from the sources is known only after. */
-  private createdWhileLoading = new Set<number>();
-  private manager: ImposterManager | undefined;
   /** Files the last scan skipped: never written nor removed, even when an imposter takes their port. */
   private untouchable = new Set<string>();
 
@@ -94,35 +91,21 @@ export class DataDirStore {
     return join(this.dir, `${port}.json`);
   }
 
-  /** Follows the manager's lifecycle; returns the unsubscribe. */
+  /** Follows the manager's deletions; returns the unsubscribe. */
   attach(manager: ImposterManager): () => void {
-    this.manager = manager;
     return manager.observe({ onLifecycle: (action, port) => this.onLifecycle(action, port) });
   }
 
-  /**
-   * Brackets applying the startup/reload sources: `sourcePorts` need no write (the files are the source,
-   * or they belong to the config file).
-   */
-  beginLoad(sourcePorts: Iterable<number>, configPorts: Iterable<number>): void {
+  /** Before the startup/reload sources are applied: `configPorts` belong to the config file. */
+  beginLoad(configPorts: Iterable<number>): void {
     this.configOwned.clear();
     for (const port of configPorts) this.configOwned.add(port);
-    this.loading = new Set(sourcePorts);
-    this.createdWhileLoading.clear();
   }
 
-  /**
-   * `createdByLoad`: the ports the apply created. Those outside the source ports are auto-assigned
-   * config-file imposters; anything else created meanwhile came from a concurrent admin call and is written.
-   */
-  endLoad(createdByLoad: number[]): void {
-    this.loading = undefined;
-    const fromLoad = new Set(createdByLoad);
-    for (const port of this.createdWhileLoading) {
-      if (fromLoad.has(port)) this.configOwned.add(port);
-      else this.persist(port);
-    }
-    this.createdWhileLoading.clear();
+  /** `createdByLoad`: what the apply created; those not from the data directory are auto-assigned config-file imposters. */
+  endLoad(createdByLoad: number[], dataDirPorts: Iterable<number>): void {
+    const persisted = new Set(dataDirPorts);
+    for (const port of createdByLoad) if (!persisted.has(port)) this.configOwned.add(port);
   }
 
   /** The skipped files of the latest scan. */
@@ -137,69 +120,33 @@ export class DataDirStore {
     try {
       rmSync(file, { force: true });
     } catch (err) {
-      throw errors.serviceUnavailable(`cannot remove ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { port, file });
+      throw errors.serviceUnavailable(`cannot remove ${file}: ${causeOf(err)}`, { port, file });
     }
   }
 
-  private onLifecycle(action: LifecycleAction, port: number | null): void {
-    if (action === 'allDeleted') {
-      this.configOwned.clear();
-      return;
-    }
-    if (port === null) return;
-    if (action === 'deleted') {
-      this.configOwned.delete(port);
-      return;
-    }
-    if (this.loading) {
-      if (this.loading.has(port)) return;
-      if (action === 'created') {
-        this.createdWhileLoading.add(port);
-        return;
-      }
-    }
-    this.persist(port);
-  }
-
-  private persist(port: number): void {
-    const manager = this.manager;
-    if (this.configOwned.has(port) || !manager?.get(port)) return;
-    this.write(port, JSON.stringify(manager.render(port, { replayable: true, baseUrl: '' }), null, 2));
-  }
-
-  private write(port: number, text: string): void {
+  /** Manager persistence hook: `document` written durably as `<port>.json`, or a 503 naming the cause. */
+  persist(port: number, document: () => Record<string, unknown>): void {
+    if (this.configOwned.has(port)) return;
     const target = this.fileFor(port);
     if (this.untouchable.has(target)) {
       this.log.error(`imposter ${port} is not persisted: ${target} was skipped at load and is left untouched`);
       return;
     }
-    const temp = join(this.dir, `.${port}.json.${process.pid}.tmp`);
     try {
-      const fd = openSync(temp, 'w');
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temp, target);
-      syncDirectory(this.dir);
+      writeFileDurably(target, JSON.stringify(document(), null, 2));
     } catch (err) {
-      rmSync(temp, { force: true });
-      this.log.error(`cannot persist imposter ${port} to ${target}: ${(err as Error).message}`);
+      this.log.error(`cannot persist imposter ${port} to ${target}: ${causeOf(err)}`);
+      throw errors.serviceUnavailable(`cannot write ${target}: ${causeOf(err)}; the imposter is left as it was`, { port, file: target });
     }
+  }
+
+  private onLifecycle(action: LifecycleAction, port: number | null): void {
+    if (action === 'allDeleted') this.configOwned.clear();
+    else if (action === 'deleted' && port !== null) this.configOwned.delete(port);
   }
 }
 
-/** Makes the rename itself durable; some filesystems refuse to fsync a directory, which is harmless here. */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // best effort: the rename is already atomic for readers
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/** The error as Node words it: the errno code first (`ENOSPC: no space left on device, open ...`). */
+function causeOf(err: unknown): string {
+  return (err as Error).message ?? String(err);
 }

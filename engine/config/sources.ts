@@ -145,18 +145,21 @@ export class ConfigSources {
   private async apply(config: Candidate[], dataDir: Candidate[]): Promise<ApplyReport> {
     const { store } = this.options;
     const configPorts = config.map((c) => c.port).filter((port) => port !== 0);
-    store?.beginLoad([...configPorts, ...dataDir.map((c) => c.port)], configPorts);
+    store?.beginLoad(configPorts);
     let created: number[] = [];
     try {
       const all = [...config, ...dataDir];
       const { report } = await this.manager.applyAll(
         all.map((c) => c.body),
-        { generateIds: false, scriptBases: all.map(scriptBaseOf), partial: true },
+        { generateIds: false, scriptBases: all.map(scriptBaseOf), partial: true, fromSources: true },
       );
       created = report.created;
       return report;
     } finally {
-      store?.endLoad(created);
+      store?.endLoad(
+        created,
+        dataDir.map((c) => c.port),
+      );
     }
   }
 

@@ -7,14 +7,14 @@ import type { ImposterManager } from '../manager/index.js';
 export type ConfigSource = { kind: 'file'; path: string; noParse: boolean } | { kind: 'dir'; path: string };
 
 /**
- * The reload source over `manager`. A data directory needs the manager's pre-delete hook (the file
- * goes before the imposter): it is installed here when the manager has none, else refused.
+ * The reload source over `manager`. A data directory needs the manager's persistence hooks (the file
+ * goes before the imposter, every change is written before it answers): it is installed here when the manager has none, else refused.
  */
 export function configSourcesFor(manager: ImposterManager, source: ConfigSource, log: Logger): ConfigSources {
   if (source.kind === 'file') return new ConfigSources(manager, { configFile: resolve(source.path), noParse: source.noParse });
-  if (manager.hasBeforeDelete) throw new Error('a data directory source needs a manager without its own beforeDelete hook');
+  if (manager.hasPersistence) throw new Error('a data directory source needs a manager without its own persistence hooks');
   const store = new DataDirStore(resolve(source.path), log);
-  manager.installBeforeDelete((port) => store.beforeDelete(port));
+  manager.installPersistence(store);
   store.attach(manager);
   return new ConfigSources(manager, { noParse: false, store });
 }

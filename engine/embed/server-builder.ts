@@ -109,7 +109,6 @@ export class ServerBuilder {
     const allowConnection = connectionFilter(options.localOnly, options.ipWhitelist, (address) =>
       log.warn(`Blocking incoming connection from ${address}. Turn off --localOnly or add to --ipWhitelist to allow`),
     );
-    const beforeDelete = store && ((port: number) => store?.beforeDelete(port));
     const manager =
       this.injected
       ?? new ImposterManager({
@@ -121,7 +120,7 @@ export class ServerBuilder {
         host,
         log,
         allowConnection,
-        beforeDelete,
+        persistence: store,
         // Given explicitly (flag, SVC_RUNTIME, rcfile), it wins; absent, the manager reads SVC_RUNTIME.
         runtime:
           options.runtime === undefined
@@ -135,8 +134,8 @@ export class ServerBuilder {
         },
       });
     const owned = this.injected === undefined;
-    if (!owned && beforeDelete && !manager.installBeforeDelete(beforeDelete)) {
-      throw new StartupFailure('--datadir needs a manager without its own beforeDelete hook');
+    if (!owned && store && !manager.installPersistence(store)) {
+      throw new StartupFailure('--datadir needs a manager without its own persistence hooks');
     }
     const closeOwned = async () => {
       if (owned) await manager.close();

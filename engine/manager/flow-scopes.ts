@@ -88,10 +88,14 @@ export async function spaceDetail(imposter: Imposter, flowId: string): Promise<S
  * DELETE .../spaces/{flowId}: the space's stubs (through `setStubs`, when it has any), its recorded
  * requests, and the flow's state of every scenario it could see (named before its stubs go).
  */
-export async function deleteSpace(imposter: Imposter, flowId: string, setStubs: (kept: LiveStub[]) => void): Promise<{ space: string; tornDown: true }> {
+export async function deleteSpace(
+  imposter: Imposter,
+  flowId: string,
+  setStubs: (kept: LiveStub[]) => Promise<void>,
+): Promise<{ space: string; tornDown: true }> {
   const scenarioNames = scenarioNamesFor(configs(imposter), flowId);
   const kept = imposter.stubs.filter((stub) => stub.config.space !== flowId);
-  if (kept.length !== imposter.stubs.length) setStubs(kept);
+  if (kept.length !== imposter.stubs.length) await setStubs(kept);
   const removed = imposter.journal.clear((request) => imposter.recordedFlowId(request) === flowId);
   imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
   await fromStore(resetScenarioStates(imposter.flowStore, flowId, scenarioNames));

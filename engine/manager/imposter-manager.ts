@@ -71,11 +71,23 @@ export interface ManagerOptions {
    * (the main thread included). Absent: SVC_RUNTIME / SVC_WORKERS decide.
    */
   runtime?: RuntimeSettings;
+  /** Where imposters are kept durably (the data directory); absent keeps them in memory only. */
+  persistence?: PersistenceHooks;
+}
+
+/** A durable copy of the imposter set (the data directory) that every change must reach before it answers. */
+export interface PersistenceHooks {
   /**
    * Runs before an imposter is deleted (not when it is replaced); throwing keeps the imposter, and the
    * error (an SvcError 503 from the data directory) is what the caller sees.
    */
-  beforeDelete?: (port: number) => void;
+  beforeDelete(port: number): void;
+  /**
+   * Keeps `document()` (the imposter's replayable JSON) as the imposter on `port`, before the call
+   * answers; throwing refuses the change (it is not applied, or undone) and the error (an SvcError 503)
+   * is what the caller sees.
+   */
+  persist(port: number, document: () => Record<string, unknown>): void;
 }
 
 export type StubRef = { index: number } | { id: string };
@@ -111,6 +123,8 @@ export interface ApplyOptions extends StubEditOptions {
   scriptBases?: ReadonlyArray<ScriptBase | undefined>;
   /** Startup and reload apply what they can and report the rest (a persisted imposter whose port is taken is listed, the others start). */
   partial?: boolean;
+  /** Startup and reload: the set comes from the durable sources themselves, so nothing is written back. */
+  fromSources?: boolean;
 }
 
 export type VerifyOptions = CallOptions;
@@ -255,7 +269,7 @@ export class ImposterManager {
 
   /** The gate for untrusted calls (admin routes, config files, reload); starts as `options.allowInjection`. */
   private injectionAllowed: boolean;
-  private beforeDelete: ((port: number) => void) | undefined;
+  private persistence: PersistenceHooks | undefined;
   /** The per-core runtime (`--runtime per-core`); undefined on one loop. */
   readonly runtime: PerCoreRuntime | undefined;
 
@@ -266,7 +280,7 @@ export class ImposterManager {
     // Per-core: one count in shared memory, so the cap holds across engine threads.
     this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES, perCore ? new SharedArrayBuffer(8) : undefined);
     this.injectionAllowed = options.allowInjection;
-    this.beforeDelete = options.beforeDelete;
+    this.persistence = options.persistence;
     if (perCore) {
       this.runtime = new PerCoreRuntime(runtime.workers, options.log);
       // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
@@ -296,15 +310,45 @@ export class ImposterManager {
     this.injectionAllowed = allow;
   }
 
-  get hasBeforeDelete(): boolean {
-    return this.beforeDelete !== undefined;
+  get hasPersistence(): boolean {
+    return this.persistence !== undefined;
   }
 
-  /** Installs the pre-delete hook (a data directory); false, and nothing changed, when the manager already has one. */
-  installBeforeDelete(hook: (port: number) => void): boolean {
-    if (this.beforeDelete !== undefined) return false;
-    this.beforeDelete = hook;
+  /** Installs the persistence hooks (a data directory); false, and nothing changed, when the manager already has some. */
+  installPersistence(hooks: PersistenceHooks): boolean {
+    if (this.persistence !== undefined) return false;
+    this.persistence = hooks;
     return true;
+  }
+
+  /** What the persistence hooks keep of an imposter: its replayable JSON. */
+  private durableForm(port: number): Record<string, unknown> {
+    return this.render(port, { replayable: true, baseUrl: '' });
+  }
+
+  /** Makes the imposter just started on `port` durable; when that fails, `undo` stops it again and the failure is thrown. */
+  private async persistOrUndo(port: number, undo: () => Promise<void>): Promise<void> {
+    if (!this.persistence) return;
+    try {
+      this.persistence.persist(port, () => this.durableForm(port));
+    } catch (err) {
+      await undo();
+      throw err;
+    }
+  }
+
+  /** Writes `imposter` as it will be with `stubs`, before they are applied: a refused write changes nothing. */
+  private persistStubs(imposter: Imposter, stubs: readonly LiveStub[]): void {
+    this.persistence?.persist(imposter.port, () => imposter.renderingStubs(stubs, () => this.durableForm(imposter.port)));
+  }
+
+  /** Proxy recordings change stubs while serving: no caller to answer, so a failed write is logged. */
+  private persistRecorded(port: number): void {
+    try {
+      this.persistence?.persist(port, () => this.durableForm(port));
+    } catch (err) {
+      this.options.log.error(`imposter ${port}: a recorded proxy response is served but not persisted: ${(err as Error).message}`);
+    }
   }
 
   private admitsInjection(call: CallOptions): boolean {
@@ -368,6 +412,7 @@ export class ImposterManager {
     const definition = this.parse(body, options);
     return this.exclusive(async () => {
       const imposter = await this.start(definition);
+      await this.persistOrUndo(imposter.port, () => this.stop(imposter));
       this.observers.onLifecycle('created', imposter.port);
       return imposter;
     });
@@ -411,6 +456,7 @@ export class ImposterManager {
       unknownFaultServesDefault: this.options.compat === 'mountebank',
       sharedState: this.runtime !== undefined,
       threads: this.runtime?.workers,
+      persistRecorded: () => this.persistRecorded(port),
     });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
@@ -476,7 +522,7 @@ export class ImposterManager {
   /** The pre-delete hook's refusal, if any (the imposter must then stay). */
   private refusesDelete(port: number): Error | undefined {
     try {
-      this.beforeDelete?.(port);
+      this.persistence?.beforeDelete(port);
       return undefined;
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));
@@ -505,7 +551,7 @@ export class ImposterManager {
     return this.exclusive(async () => {
       if (this.options.compat === 'mountebank' && !this.imposters.has(port)) return {};
       const imposter = this.require(port);
-      this.beforeDelete?.(port);
+      this.persistence?.beforeDelete(port);
       const snapshot = renderDeleted(imposter, this.rendering(render));
       await this.stop(imposter);
       this.observers.onLifecycle('deleted', port);
@@ -558,7 +604,7 @@ export class ImposterManager {
     }
     return this.exclusive(async () => {
       if (!options.partial) await this.preflight(definitions);
-      return this.reconcile(definitions, this.generatesIds(options.generateIds));
+      return this.reconcile(definitions, this.generatesIds(options.generateIds), options.fromSources !== true);
     });
   }
 
@@ -594,7 +640,7 @@ export class ImposterManager {
     if (problems.length > 0) throw errors.validation(problems);
   }
 
-  private async reconcile(definitions: ImposterDefinition[], generateIds: boolean): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
+  private async reconcile(definitions: ImposterDefinition[], generateIds: boolean, persist: boolean): Promise<{ report: ApplyReport; imposters: Imposter[] }> {
     const report: ApplyReport = { created: [], replaced: [], stubPatched: [], deleted: [], unchanged: [], failed: [] };
     const explicit = definitions.filter((d) => d.port !== 0);
     const wanted = new Set(explicit.map((d) => d.port));
@@ -612,7 +658,7 @@ export class ImposterManager {
     const result: Imposter[] = [];
     for (const definition of explicit) {
       try {
-        const imposter = await this.reconcileOne(withStubIds(definition, this.imposters.get(definition.port), generateIds), report);
+        const imposter = await this.reconcileOne(withStubIds(definition, this.imposters.get(definition.port), generateIds), report, persist);
         if (imposter) result.push(imposter);
       } catch (err) {
         report.failed.push({ port: definition.port, error: (err as Error).message });
@@ -621,6 +667,7 @@ export class ImposterManager {
     for (const definition of definitions.filter((d) => d.port === 0)) {
       try {
         const imposter = await this.start(withStubIds(definition, undefined, generateIds));
+        if (persist) await this.persistOrUndo(imposter.port, () => this.stop(imposter));
         report.created.push(imposter.port);
         this.observers.onLifecycle('created', imposter.port);
         result.push(imposter);
@@ -632,10 +679,11 @@ export class ImposterManager {
   }
 
   /** Undefined when a replacement failed and the replaced imposter could not be started again (reported). */
-  private async reconcileOne(definition: ImposterDefinition, report: ApplyReport): Promise<Imposter | undefined> {
+  private async reconcileOne(definition: ImposterDefinition, report: ApplyReport, persist: boolean): Promise<Imposter | undefined> {
     const current = this.imposters.get(definition.port);
     if (!current) {
       const created = await this.start(definition);
+      if (persist) await this.persistOrUndo(created.port, () => this.stop(created));
       report.created.push(created.port);
       this.observers.onLifecycle('created', created.port);
       return created;
@@ -654,7 +702,9 @@ export class ImposterManager {
       return current;
     }
     if (sameHeader) {
-      current.setStubs(this.reuseStubs(current, definition.stubs));
+      const stubs = this.reuseStubs(current, definition.stubs);
+      if (persist) this.persistStubs(current, stubs);
+      current.setStubs(stubs);
       report.stubPatched.push(current.port);
       this.observers.onLifecycle('stubsChanged', current.port);
       return current;
@@ -669,15 +719,24 @@ export class ImposterManager {
     } catch (err) {
       return this.restore(current, err as Error, report);
     }
+    if (persist) {
+      try {
+        this.persistence?.persist(replaced.port, () => this.durableForm(replaced.port));
+      } catch (err) {
+        // The file still holds the old imposter: run that again (SPEC §2.8 state kept only with its store).
+        await this.stop(replaced, carried !== undefined);
+        return this.restore(current, err as Error, report, carried);
+      }
+    }
     report.replaced.push(replaced.port);
     this.observers.onLifecycle('replaced', replaced.port);
     return replaced;
   }
 
   /** A replacement failed after the old imposter stopped: start the old config again, so the port is not silently lost. */
-  private async restore(previous: Imposter, failure: Error, report: ApplyReport): Promise<Imposter | undefined> {
+  private async restore(previous: Imposter, failure: Error, report: ApplyReport, carried?: FlowStore): Promise<Imposter | undefined> {
     try {
-      const restored = await this.start(definitionOf(previous));
+      const restored = await this.start(definitionOf(previous), carried);
       report.failed.push({ port: previous.port, error: failure.message, restored: true });
       this.observers.onLifecycle('replaced', restored.port);
       return restored;
@@ -698,7 +757,9 @@ export class ImposterManager {
     return stubs.map((stub) => pool.take(canonicalJson(stub.config)) ?? imposter.liveStub(stub));
   }
 
-  private changeStubs(imposter: Imposter, stubs: LiveStub[]): void {
+  /** A stub-list edit: made durable (a refused write throws, nothing changed), applied, then announced. */
+  private async changeStubs(imposter: Imposter, stubs: LiveStub[]): Promise<void> {
+    this.persistStubs(imposter, stubs);
     imposter.setStubs(stubs);
     this.observers.onLifecycle('stubsChanged', imposter.port);
   }
@@ -736,7 +797,7 @@ export class ImposterManager {
       if (body.stubs === undefined) throw errors.badData("'stubs' is a required field");
       if (!Array.isArray(body.stubs)) throw errors.badData("'stubs' must be an array");
       const parsed = parseStubs(body.stubs, this.stubOptions(options, imposter));
-      this.changeStubs(imposter, this.reuseStubs(imposter, parsed));
+      await this.changeStubs(imposter, this.reuseStubs(imposter, parsed));
       return imposter;
     });
   }
@@ -756,7 +817,7 @@ export class ImposterManager {
       const [parsed] = parseStubs([stub], this.stubOptions(options, imposter), this.ids(imposter), () => 'stub');
       const next = [...imposter.stubs];
       next.splice(at as number, 0, imposter.liveStub(parsed));
-      this.changeStubs(imposter, next);
+      await this.changeStubs(imposter, next);
       return imposter;
     });
   }
@@ -805,7 +866,7 @@ export class ImposterManager {
       const [parsed] = parseStubs([replacement], this.stubOptions(options, imposter), this.ids(imposter, at), () => '$');
       const next = [...imposter.stubs];
       next[at] = imposter.liveStub(parsed);
-      this.changeStubs(imposter, next);
+      await this.changeStubs(imposter, next);
       return imposter;
     });
   }
@@ -814,7 +875,7 @@ export class ImposterManager {
     return this.exclusive(async () => {
       const imposter = this.require(port);
       const at = this.resolveStub(imposter, ref);
-      this.changeStubs(
+      await this.changeStubs(
         imposter,
         imposter.stubs.filter((_, i) => i !== at),
       );
@@ -867,7 +928,7 @@ export class ImposterManager {
         changed = true;
         if (kept.length > 0) next.push(imposter.liveStub({ config: { ...live.config, responses: kept } }));
       }
-      if (changed) this.changeStubs(imposter, next);
+      if (changed) await this.changeStubs(imposter, next);
       return imposter;
     });
   }
@@ -914,7 +975,7 @@ export class ImposterManager {
         0,
         imposter.liveStub(parsed),
       );
-      this.changeStubs(imposter, next);
+      await this.changeStubs(imposter, next);
       return spaceStubs(imposter, flowId);
     });
   }

@@ -79,6 +79,8 @@ export interface ImposterOptions {
   sharedState?: boolean;
   /** With sharedState: how many threads count requests (the main thread is slot 0). */
   threads?: number;
+  /** Makes a stub list changed by a proxy recording durable (the data directory); it logs its own failures. */
+  persistRecorded?: () => void;
 }
 
 /**
@@ -119,6 +121,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   readonly options: ServeOptions;
   readonly log: Logger;
   private readonly observers: ObserverSet;
+  private readonly persistRecorded: (() => void) | undefined;
   /** What predicates may call while matching (inject); verify evaluates with the same context. */
   readonly matchContext: MatchContext;
   readonly scope: ImposterScope;
@@ -136,6 +139,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.log = log;
     this.observers = observers;
     this.port = port;
+    this.persistRecorded = options.persistRecorded;
     if (options.sharedState) {
       this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
       this.sharedDraws = sharedFaultDraws();
@@ -277,6 +281,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     const next = [...this.stubList];
     next.splice(index, 0, this.liveStub({ config }));
     this.setStubs(next);
+    this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -286,6 +291,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     (stub.config.responses as unknown[]).push(response);
     stub.cycle.push(compileResponse(response, this.defaults, { settings: this.scriptSettings, stub: stub.config }), response);
     this.planChanged?.();
+    this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
@@ -299,6 +305,20 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
+    }
+  }
+
+  /**
+   * `render()` run as if the stub list were `stubs` (nothing compiled, nothing announced, restored before
+   * it returns): the durable form of a stub change before it is applied.
+   */
+  renderingStubs<T>(stubs: readonly LiveStub[], render: () => T): T {
+    const live = this.stubList;
+    this.stubList = stubs as LiveStub[];
+    try {
+      return render();
+    } finally {
+      this.stubList = live;
     }
   }
 

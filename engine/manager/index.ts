@@ -1,6 +1,7 @@
 export {
   ImposterManager,
   type ManagerOptions,
+  type PersistenceHooks,
   type ApplyReport,
   type StubRef,
   type SavedRequestsQuery,

@@ -20,7 +20,7 @@ export function actualText(text: string, config: ActualConfig): unknown {
 function actualScalarText(view: RequestView, field: ScalarField, config: ActualConfig): unknown {
   const text = config.lower ? view.lowerScalar(field) : view.scalar(field);
   if (text === undefined) return undefined;
-  const stripped = config.except ? text.replace(config.except, '') : text;
+  const stripped = config.except ? config.except.strip(text) : text;
   return config.select ? config.select(stripped) : stripped;
 }
 

@@ -2,6 +2,7 @@
  * mountebank's `normalize`/`transformAll`: keys and string values are case-folded and stripped
  * by `except` before any operator runs, arrays are sorted so order never matters.
  */
+import type { UserPattern } from '../model/index.js';
 import { isObject, setOwn, sortedCopy } from './values.js';
 
 export interface ValueConfig {
@@ -10,13 +11,13 @@ export interface ValueConfig {
   /** Lowercase object keys (mountebank derives this from caseSensitive/keyCaseSensitive). */
   readonly keyLower: boolean;
   /** The `except` pattern with its `g`/`gi` flags; global so one instance serves every replace. */
-  readonly except: RegExp | undefined;
+  readonly except: UserPattern | undefined;
 }
 
 /** Case first, then except: mountebank composes the transforms right to left. */
 export function transformText(text: string, config: ValueConfig): string {
   const folded = config.lower ? text.toLowerCase() : text;
-  return config.except ? folded.replace(config.except, '') : folded;
+  return config.except ? config.except.strip(folded) : folded;
 }
 
 export function transformKey(key: string, config: ValueConfig): string {

@@ -4,6 +4,7 @@
  * as strings; endsWith with a non-string expectation degrades to contains; indexOf on a JSON
  * number throws).
  */
+import { compileUserPattern, type UserPattern } from '../model/index.js';
 import { PredicateError } from './errors.js';
 import { jsString } from './values.js';
 
@@ -33,11 +34,14 @@ export const endsWithLeaf: Leaf = (expected, actual) => {
 
 export const existsLeaf: Leaf = (expected, actual) => (expected ? actual !== undefined && actual !== '' : actual === undefined || actual === '');
 
-/** A `matches` pattern compiled once; a pattern JavaScript rejects is kept as the error to throw. */
-export function compilePattern(pattern: unknown, flags: string): RegExp | PredicateError {
+/**
+ * A `matches` pattern compiled once (so that no input can stall the loop: model/user-pattern); a
+ * pattern JavaScript rejects is kept as the error to throw.
+ */
+export function compilePattern(pattern: unknown, flags: string): UserPattern | PredicateError {
   const source = String(pattern);
   try {
-    return new RegExp(source, flags);
+    return compileUserPattern(source, flags);
   } catch (error) {
     return new PredicateError((error as Error).message, source);
   }
@@ -48,7 +52,7 @@ export function compilePattern(pattern: unknown, flags: string): RegExp | Predic
  * one only throws when a request reaches it (mountebank compiles lazily).
  */
 export function matchesLeaf(patterns: Iterable<unknown>, flags: string): Leaf {
-  const compiled = new Map<string, RegExp | PredicateError>();
+  const compiled = new Map<string, UserPattern | PredicateError>();
   for (const pattern of patterns) compiled.set(String(pattern), compilePattern(pattern, flags));
   return (expected, actual) => {
     const source = String(expected);

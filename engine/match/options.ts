@@ -2,6 +2,7 @@
  * How a predicate's parameters shape normalisation. Shared by the compiler and the stub index so
  * both read `caseSensitive`/`keyCaseSensitive`/`except` identically.
  */
+import { compileUserPattern, type UserPattern } from '../model/index.js';
 import { PredicateError } from './errors.js';
 import type { ValueConfig } from './normalise.js';
 
@@ -51,10 +52,10 @@ export function settingsFor(operator: string, predicate: PredicateObject): Predi
   const matches = operator === 'matches';
   const keyCaseSensitive = matches ? caseSensitive : predicate.keyCaseSensitive === undefined ? predicate.caseSensitive : predicate.keyCaseSensitive;
   const keyLower = keyCaseSensitive === false ? true : !caseSensitive;
-  let except: RegExp | undefined;
+  let except: UserPattern | undefined;
   if (predicate.except) {
     try {
-      except = new RegExp(String(predicate.except), matches || caseSensitive ? 'g' : 'gi');
+      except = compileUserPattern(String(predicate.except), matches || caseSensitive ? 'g' : 'gi');
     } catch (error) {
       return new PredicateError((error as Error).message, predicate.except);
     }

@@ -73,7 +73,7 @@ export function neverThrows(predicate: unknown): boolean {
       return raw !== null;
     case 'matches':
       if (raw === null) return false;
-      for (const pattern of patterns(raw)) if (!(compilePattern(pattern, settings.regexFlags) instanceof RegExp)) return false;
+      for (const pattern of patterns(raw)) if (compilePattern(pattern, settings.regexFlags) instanceof PredicateError) return false;
       return true;
     default:
       return searchNeverThrows(object, raw, settings.actual.keyLower);

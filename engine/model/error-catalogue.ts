@@ -24,7 +24,7 @@ export const ERROR_CATALOGUE = {
   apply_failed: { status: 500, code: '500', summary: 'bulk replace or reload applied only part of the set (with report)' },
   config_source_unreadable: { status: 500, code: '500', summary: 'reload could not read the config file or data directory' },
   bad_datadir_file: { status: 500, code: '500', summary: 'reload found a data-directory file it cannot load' },
-  service_unavailable: { status: 503, code: '503', summary: 'flow store unavailable, or a data-directory file could not be removed on delete' },
+  service_unavailable: { status: 503, code: '503', summary: 'flow store unavailable, or a data-directory file could not be written or removed' },
   internal_error: { status: 500, code: '500', summary: 'unexpected failure (debug matching, sandbox host, serialisation)' },
   // Both planes: HTTP the server cannot take.
   bad_request: { status: 400, code: '400', summary: 'malformed HTTP request' },
@@ -39,6 +39,11 @@ export const ERROR_CATALOGUE = {
   unsupported_response: { status: 500, code: '500', summary: 'response type not supported by this build' },
   response_too_large: { status: 500, code: '500', summary: 'a body built by inject, decorate or another behavior over the 64 MiB cap' },
   predicate_error: { status: 500, code: 'bad data', summary: 'a predicate failed while matching a request' },
+  pattern_timeout: {
+    status: 500,
+    code: '500',
+    summary: 'a regular expression the linear engine cannot run (`matches`, `except`, copy/lookup regex) overran its time bound',
+  },
   flow_state_error: { status: 500, code: '500', summary: '`_svc.stateOps` failed' },
   debug_timeout: { status: 504, code: '504', summary: 'debug matching timed out' },
   invalid_proxy: { status: 500, code: 'invalid proxy', summary: 'proxy target invalid or unreachable' },

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { stringify as stringifyQuery } from 'node:querystring';
-import { copyContainers, MAX_SCRIPTED_BODY_BYTES, plainRequest } from '../model/index.js';
+import { copyContainers, MAX_SCRIPTED_BODY_BYTES, PatternTimeout, plainRequest, statusOf } from '../model/index.js';
 import type { CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 import { applyFaultBlock } from './faults/index.js';
@@ -113,6 +113,10 @@ async function responseOf(compiled: CompiledResponse, ctx: ResolveContext & Serv
   } catch (err) {
     if (err instanceof BehaviorError || err instanceof ProxyError) return failed(err);
     if (err instanceof ScriptFailure) return { kind: 'http', response: err.response };
+    if (err instanceof PatternTimeout) {
+      ctx.log?.(`stub ${ctx.stubId ?? ctx.stubIndex}: ${err.message}; answered with ${statusOf('pattern_timeout')}`);
+      return { kind: 'http', response: errorResponse('pattern_timeout', err.message) };
+    }
     if (err instanceof ResetRequested) return { kind: 'transport', fault: 'reset' };
     throw err;
   }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
-import { cloneJson, isObject, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, PatternTimeout, toMockRequest } from '../model/index.js';
 import { PredicateError, type MatchContext, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault,
@@ -204,6 +204,12 @@ export class RequestPipeline {
       return;
     }
     const message = (err as Error)?.message ?? String(err);
+    if (err instanceof PatternTimeout) {
+      const { imposter } = this;
+      imposter.log.warn(`imposter ${imposter.port}: ${stubsWithPattern(imposter.stubs, err.source)}: ${message}; the request is answered with a 500`);
+      this.answer(ex, errorResponse('pattern_timeout', message), `predicate evaluation failed: ${message}`);
+      return;
+    }
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
     // is a 400, and one that overran its deadline a 504 (SPEC §7).
     const response =
@@ -386,4 +392,14 @@ export function debugReportOf(imposter: ServedImposter, request: MockRequest, ou
   const stubs = imposter.stubs.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
   const about = { port: imposter.port, name: imposter.name, protocol: imposter.protocol };
   return debugReport(request, about, stubs, outcome, candidates);
+}
+
+/** The stubs (index and id) whose predicates hold `source`, for the log line of a stopped pattern. */
+function stubsWithPattern(stubs: readonly LiveStub[], source: string): string {
+  const needle = JSON.stringify(source);
+  const found = stubs
+    .map((stub, index) => ({ index, id: stub.config.id, predicates: JSON.stringify(stub.config.predicates ?? []) }))
+    .filter((stub) => stub.predicates.includes(needle))
+    .map((stub) => (stub.id === undefined ? `stub ${stub.index}` : `stub ${stub.index} (id ${String(stub.id)})`));
+  return found.length > 0 ? found.join(', ') : 'a stub';
 }

@@ -27,7 +27,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const manager = new ImposterManager({
     allowInjection: options.allowInjection ?? false,
     log,
-    beforeDelete: store && ((port) => store.beforeDelete(port)),
+    persistence: store,
   });
   store?.attach(manager);
   const sources = new ConfigSources(manager, { configFile: options.configFile, noParse: false, store });

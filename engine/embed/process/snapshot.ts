@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { writeFileDurably } from '../../config/index.js';
 import { adminBase, adminCall, describeFailure, type AdminResponse } from './admin-client.js';
 import { DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 
@@ -32,10 +32,8 @@ export async function saveImposters(admin: AdminTarget, target: string = DEFAULT
   } catch {
     throw new Error('the server answered with something other than JSON; nothing written');
   }
-  const temp = `${target}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, JSON.stringify(imposters, null, 2));
-    renameSync(temp, target);
+    writeFileDurably(target, JSON.stringify(imposters, null, 2));
   } catch (err) {
     throw new Error(`cannot write ${target}: ${(err as Error).message}`);
   }

@@ -3,7 +3,7 @@
  * values out of it (regex groups, xpath nodes, jsonpath matches), compiled once per stub response.
  */
 import { selectJsonPath, xpathValueSelector } from '../../match/index.js';
-import { isObject } from '../../model/index.js';
+import { compileUserPattern, isObject, type UserPattern } from '../../model/index.js';
 
 export type ValueSelector = (request: Record<string, unknown>) => unknown[];
 
@@ -45,9 +45,9 @@ export function compileSelector(fromSpec: unknown, usingSpec: Record<string, unk
   let pick: (value: unknown) => unknown;
   switch (usingSpec.method) {
     case 'regex': {
-      let regex: RegExp | Error;
+      let regex: UserPattern | Error;
       try {
-        regex = new RegExp(selector as string, regexFlags(usingSpec.options));
+        regex = compileUserPattern(selector === undefined ? '' : String(selector), regexFlags(usingSpec.options));
       } catch (err) {
         regex = err as Error;
       }
