@@ -1,6 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Compat } from '../engine/manager/index.js';
-import { errors, type ErrorEntry, type SvcError } from '../engine/model/index.js';
+import { errors, mountebankFormOf, type ErrorEntry, type SvcError } from '../engine/model/index.js';
 import type { AdminReply } from './router.js';
 
 /** SPEC §7: the one door without the envelope, used only when the envelope itself cannot be built. */
@@ -35,7 +35,12 @@ export interface ErrorReplyOptions {
 
 function envelopeOf(err: SvcError, compat: Compat | undefined): { errors: ErrorEntry[] } {
   const envelope = err.envelope();
-  if (compat === 'mountebank') envelope.errors = envelope.errors.map(({ type: _type, path: _path, ...entry }) => entry as ErrorEntry);
+  if (compat === 'mountebank') {
+    envelope.errors = envelope.errors.map((entry) => {
+      const { type: _type, path: _path, ...rest } = entry;
+      return (mountebankFormOf(entry) as ErrorEntry | undefined) ?? (rest as ErrorEntry);
+    });
+  }
   return envelope;
 }
 

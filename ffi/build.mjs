@@ -15,7 +15,7 @@ const ARCH = { x64: 'x86_64', arm64: 'aarch64', ia32: 'x86', arm: 'armv7' };
 const classifier = `${process.platform}-${ARCH[process.arch] ?? process.arch}`;
 const ext = 'so';
 
-/** Worker thread entries (engine/script/spawn-worker.ts) under dist/, each bundled as svc-engine/<entry>.mjs. */
+/** Worker thread entries (engine/threads/spawn.ts) under dist/, each bundled as svc-engine/<entry>.mjs. */
 const WORKERS = ['engine/script/js/worker', 'engine/script/svc/worker'];
 /** Where the bundled modules' import.meta.url point: a worker sits beside its spawner's path there. */
 const MODULE_ROOT = 'svc-engine';

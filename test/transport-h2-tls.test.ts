@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { echo, envelopeOf, headerOf, listen, makePki, RawClient, type Pki } from './transport-support.js';
+import { echo, envelopeOf, headerOf, listen, makePki, RawClient, WEAK_KEY_CLIENT, type Pki } from './transport-support.js';
 
 interface H2Answer {
   headers: http2.IncomingHttpHeaders;
@@ -189,7 +189,7 @@ test('https with a given key/cert: the client sees that certificate and can veri
   const { caCert, serverKey, serverCert } = testPki();
   const listener = await listen({ protocol: 'https', key: serverKey, cert: serverCert }, echo);
   try {
-    const verified = await httpsGet(listener.port, { rejectUnauthorized: true, ca: caCert });
+    const verified = await httpsGet(listener.port, { rejectUnauthorized: true, ca: caCert, ...WEAK_KEY_CLIENT });
     assert.is(verified.status, 200);
   } finally {
     await listener.close();
@@ -215,7 +215,7 @@ test('mutualAuth requests a client certificate, refuses a client without one, an
   const mutual = await listen({ protocol: 'https', mutualAuth: true }, echo);
   const plain = await listen({ protocol: 'https' }, echo);
   try {
-    const withCert = await httpsGet(mutual.port, { key: clientKey, cert: clientCert });
+    const withCert = await httpsGet(mutual.port, { key: clientKey, cert: clientCert, ...WEAK_KEY_CLIENT });
     assert.is(withCert.status, 200);
     const withoutCert = await httpsGet(mutual.port).then(
       () => 'answered',

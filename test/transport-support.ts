@@ -181,7 +181,17 @@ export interface Pki {
   clientCert: string;
 }
 
-/** A throwaway CA with one server (localhost) and one client certificate, built with node-forge. */
+/**
+ * TLS client options under which a client presents the 1024-bit key of `makePki`, or verifies against
+ * its CA: Node 24's OpenSSL refuses keys that small at its default security level (svc sets level 0 on
+ * its own contexts).
+ */
+export const WEAK_KEY_CLIENT = { ciphers: 'DEFAULT:@SECLEVEL=0' } as const;
+
+/**
+ * A throwaway CA with one server (localhost) and one client certificate, built with node-forge: 1024-bit
+ * RSA keys, as old test certificates users bring have (an https imposter must serve them on every Node).
+ */
 export function makePki(): Pki {
   const { pki } = forge;
   const caKeys = pki.rsa.generateKeyPair(1024);

@@ -27,6 +27,10 @@ export interface SubscriberStats {
   missedTotal: number;
 }
 
+function laggedFrame(missed: number): string {
+  return `event: lagged\ndata: {"missed":${missed}}\n\n`;
+}
+
 /**
  * One `text/event-stream` client. Frames queue here only while the socket pushes back (`write`
  * returned false), up to the limits; beyond them events are dropped and counted, and the client
@@ -92,7 +96,7 @@ export class SseSubscriber {
 
   private takeLagged(): void {
     if (this.missed === 0) return;
-    const frame = `event: lagged\ndata: {"missed":${this.missed}}\n\n`;
+    const frame = laggedFrame(this.missed);
     this.missed = 0;
     this.enqueue(frame);
   }
@@ -111,11 +115,13 @@ export class SseSubscriber {
   private readonly flush = (): void => {
     this.scheduled = false;
     if (this.closed || this.blocked) return;
-    if (this.queue.length === 0) {
-      // Drained with drops pending: tell the client now rather than at the next event.
-      if (this.missed === 0) return;
-      this.takeLagged();
+    // Drops pending go out now, after the frames queued before them, not at the next event (which may
+    // never come): a write accepted at once (Node 22+ buffers 64 KiB before pushing back) must carry them.
+    if (this.missed > 0) {
+      this.queue.push(laggedFrame(this.missed));
+      this.missed = 0;
     }
+    if (this.queue.length === 0) return;
     const chunk = this.queue.length === 1 ? this.queue[0]! : this.queue.join('');
     this.queue = [];
     this.queuedBytes = 0;

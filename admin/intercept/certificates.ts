@@ -6,6 +6,7 @@
 import { createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
+import { permissiveCiphers } from '../../engine/transport/index.js';
 import forge from 'node-forge';
 
 const { asn1, pki } = forge;
@@ -189,7 +190,8 @@ export class CertificateAuthority {
     const name = host.toLowerCase();
     let context = this.contexts.get(name);
     if (context) return context;
-    context = createSecureContext({ key: this.leafKeyPem, cert: this.leafPem(name) });
+    // Level 0 like every TLS context svc serves: the leaf is signed by whatever CA the user brings.
+    context = createSecureContext({ key: this.leafKeyPem, cert: this.leafPem(name), ciphers: permissiveCiphers(undefined) });
     if (this.contexts.size >= LEAF_CACHE_SIZE) this.contexts.delete(this.contexts.keys().next().value as string);
     this.contexts.set(name, context);
     return context;

@@ -1,4 +1,4 @@
 export { analyzeStubs, MAX_WARNINGS, type StubWarning, type WarningType } from './stub-warnings.js';
 export { debugReport, wantsDebug, BODY_PREVIEW_CHARS, type DebugImposter, type DebugOutcome, type DebugStub } from './debug-report.js';
-export { canonicalJson } from './canonical.js';
+export { canonicalJson } from '../model/index.js';
 export { ignoredConfigKeys, type IgnoredKey } from './config-keys.js';

@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../model/index.js';
 
 /**
  * What stub analysis knows about one stub's predicates: simple string constraints it can reason

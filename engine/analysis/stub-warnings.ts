@@ -1,5 +1,4 @@
-import { requiredStateOf } from '../model/index.js';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson, requiredStateOf } from '../model/index.js';
 import { covers, factsOf, type PredicateFacts } from './predicate-facts.js';
 import { AnchorIndex } from './anchor-index.js';
 

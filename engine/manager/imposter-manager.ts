@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { errors, isObject, isSvcError, SvcError, predicatesAreScripted, injectionMessages, errorEntries, type ErrorEntry } from '../model/index.js';
+import { constants as osConstants } from 'node:os';
+import {
+  errors,
+  isObject,
+  isSvcError,
+  SvcError,
+  predicatesAreScripted,
+  injectionMessages,
+  errorEntries,
+  type ErrorEntry,
+  type ListenFailure,
+} from '../model/index.js';
 import { parseImposter, parseStubs, type ImposterDefinition, type StubDefinition } from '../validate/index.js';
 import {
   BodyBudget,
@@ -9,6 +20,7 @@ import {
   defaultKeyPair,
   DEFAULT_BUFFERED_BODY_BYTES,
   isHttp2Disabled,
+  weakCertificateReasons,
   type ConnectionTimeouts,
   type Listener,
   type ListenerOptions,
@@ -461,6 +473,9 @@ export class ImposterManager {
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
     imposter.listener = await this.listen(options, (req, sink) => imposter.handle(req, sink), imposter);
+    const weak = options.protocol === 'https' ? weakCertificateReasons(options.cert) : [];
+    if (weak.length > 0)
+      this.options.log.warn(`imposter ${port}: weak TLS certificate (${weak.join(', ')}): served anyway (accepted at OpenSSL security level 0)`);
     imposter.tls = await tlsOf(definition);
     return imposter;
   }
@@ -489,11 +504,11 @@ export class ImposterManager {
   private async startWith(definition: ImposterDefinition, flowStore: FlowStore | undefined): Promise<Imposter> {
     let imposter: Imposter | undefined;
     if (definition.port !== 0) {
-      if (this.imposters.has(definition.port)) throw errors.portInUse(definition.port);
+      if (this.imposters.has(definition.port)) throw errors.portInUse(definition.port, this.listenFailure(definition));
       try {
         imposter = await this.bind(definition, definition.port, flowStore);
       } catch (err) {
-        throw this.bindError(err, definition.port);
+        throw this.bindError(err, definition.port, definition);
       }
     } else {
       for (const port of this.ports.candidates((p) => this.imposters.has(p))) {
@@ -511,12 +526,27 @@ export class ImposterManager {
     return imposter;
   }
 
-  private bindError(err: unknown, port: number): Error {
+  private bindError(err: unknown, port: number, definition?: ImposterDefinition): Error {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') return errors.portInUse(port);
+    if (code === 'EADDRINUSE') return errors.portInUse(port, definition && this.listenFailure(definition, err as NodeJS.ErrnoException));
     if (code === 'EACCES') return errors.insufficientAccess();
     if (isSvcError(err)) return err;
     return errors.badData(`cannot start imposter on port ${port}: ${(err as Error).message}`);
+  }
+
+  /**
+   * The listen error binding the imposter's port gives (or would give, when one of ours holds it):
+   * mountebank answers a taken port with it. No host binds every interface, `::`.
+   */
+  private listenFailure(definition: ImposterDefinition, err?: NodeJS.ErrnoException & { address?: string }): ListenFailure {
+    const host = this.listenerOptions(definition, definition.port).host;
+    return {
+      code: 'EADDRINUSE',
+      errno: err?.errno ?? -osConstants.errno.EADDRINUSE,
+      syscall: err?.syscall ?? 'listen',
+      address: err?.address ?? host ?? '::',
+      port: definition.port,
+    };
   }
 
   /** The pre-delete hook's refusal, if any (the imposter must then stay). */
@@ -633,7 +663,7 @@ export class ImposterManager {
       try {
         await checkBindable(this.listenerOptions(definition, definition.port), !held);
       } catch (err) {
-        const error = this.bindError(err, definition.port);
+        const error = this.bindError(err, definition.port, definition);
         problems.push(...(isSvcError(error) ? error.entries : [errorEntries.badData(error.message)]));
       }
     }

@@ -17,6 +17,7 @@ import {
   type ImposterScope,
   type IsFields,
   type PreparedResponse,
+  weakProxyCertificates,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -122,6 +123,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   readonly log: Logger;
   private readonly observers: ObserverSet;
   private readonly persistRecorded: (() => void) | undefined;
+  /** Weak proxy client certificates already logged, so each is warned about once. */
+  private readonly weakTlsLogged = new Set<string>();
   /** What predicates may call while matching (inject); verify evaluates with the same context. */
   readonly matchContext: MatchContext;
   readonly scope: ImposterScope;
@@ -255,7 +258,13 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   }
 
   liveStub(stub: StubDefinition): LiveStub {
-    return compileLiveStub(stub.config, this.defaults, { settings: this.scriptSettings, stub: stub.config }, this.sharedCount ? newCycleSlot() : undefined);
+    const live = compileLiveStub(
+      stub.config,
+      this.defaults,
+      { settings: this.scriptSettings, stub: stub.config },
+      this.sharedCount ? newCycleSlot() : undefined,
+    );
+    return stub.given ? { ...live, given: stub.given } : live;
   }
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
@@ -306,6 +315,11 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
     }
+    for (const line of weakProxyCertificates(configs)) {
+      if (this.weakTlsLogged.has(line)) continue;
+      this.weakTlsLogged.add(line);
+      this.log.warn(`imposter ${this.port}: ${line}: presented anyway (accepted at OpenSSL security level 0)`);
+    }
   }
 
   /**
@@ -320,6 +334,11 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     } finally {
       this.stubList = live;
     }
+  }
+
+  /** Each stub's config with the stub as given, where it held null fields (read back by `--compat mountebank`). */
+  stubsWithGiven(): Array<{ config: Record<string, unknown>; given?: Record<string, unknown> }> {
+    return this.stubList.map((s) => ({ config: cloneJson(s.config), ...(s.given ? { given: s.given } : {}) }));
   }
 
   stubConfigs(): Array<Record<string, unknown>> {

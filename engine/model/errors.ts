@@ -60,6 +60,31 @@ export const errorEntries = {
   invalidInjection: (message: string, source?: unknown) => errorEntry('invalid_injection', message, withSource(source)),
 };
 
+/** node's listen error for a taken port, which mountebank 2.9.1 answers as the error entry itself. */
+export interface ListenFailure {
+  code: 'EADDRINUSE';
+  errno: number;
+  syscall: string;
+  address: string;
+  port: number;
+}
+
+/**
+ * The entry as mountebank 2.9.1 writes it, kept beside svc's (not enumerable: never serialised) for
+ * `--compat mountebank`; see `mountebankFormOf`.
+ */
+const MOUNTEBANK_FORM = Symbol('mountebank form');
+
+function withMountebankForm(err: SvcError, form: object | undefined): SvcError {
+  if (form !== undefined) Object.defineProperty(err.entries[0]!, MOUNTEBANK_FORM, { value: form, enumerable: false });
+  return err;
+}
+
+/** The entry mountebank 2.9.1 would answer in place of this one, where it differs beyond `type`/`path`. */
+export function mountebankFormOf(entry: ErrorEntry): object | undefined {
+  return (entry as { [MOUNTEBANK_FORM]?: object })[MOUNTEBANK_FORM];
+}
+
 export const errors = {
   validation: (list: ErrorEntry[]) => new SvcError(400, list),
   badData: (message: string, source?: unknown) => new SvcError(400, [errorEntries.badData(message, source)]),
@@ -68,7 +93,7 @@ export const errors = {
   payloadTooLarge: (limit: number) => errorOf('payload_too_large', `Request body exceeds the limit of ${limit} bytes`),
   badRequest: (message: string) => errorOf('bad_request', message),
   noSuchResource: (message: string) => errorOf('no_such_resource', message),
-  portInUse: (port: number) => errorOf('port_in_use', `Port ${port} is already in use`),
+  portInUse: (port: number, listen?: ListenFailure) => withMountebankForm(errorOf('port_in_use', `Port ${port} is already in use`), listen),
   insufficientAccess: () => errorOf('insufficient_access', 'Run svc in superuser mode if you want access'),
   unauthorized: () => errorOf('unauthorized', 'If you set the apiKey option, make sure you are sending the correct apiKey in the Authorization header.'),
   notFoundRoute: (path: string) => errorOf('not_found', `No route for ${path}`),

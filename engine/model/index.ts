@@ -9,12 +9,14 @@ export {
   statusOf,
   errorText,
   isSvcError,
+  mountebankFormOf,
   type ErrorEntry,
+  type ListenFailure,
 } from './errors.js';
 export { ERROR_CATALOGUE, isErrorSlug, type CatalogueEntry, type ErrorSlug } from './error-catalogue.js';
 export { SvcFailure, UsageError, StartupFailure } from './failures.js';
 export { compileUserPattern, PatternTimeout, PATTERN_TIME_LIMIT_MS, type UserPattern, type PatternEngine } from './user-pattern.js';
-export { isObject, cloneJson, copyContainers, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
+export { isObject, canonicalJson, cloneJson, copyContainers, jsonNestingPath, MAX_JSON_DEPTH, type Json, type JsonObject } from './json.js';
 export { repeatedHeaderProblems } from './header-names.js';
 export { scriptedReasons, predicatesAreScripted, injectionMessages } from './injection.js';
 export { toMockRequest, plainRequest } from './mock-request.js';

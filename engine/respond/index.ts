@@ -19,4 +19,4 @@ export { faultBlockErrors, faultRandom, sharedFaultDraws, sharedFaultRandom, stu
 export type { FaultObserver } from './fault-hooks.js';
 export { isRecordedProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 export { behaviorProblems } from './behaviors/index.js';
-export { proxyProblems } from './proxy/index.js';
+export { proxyProblems, weakProxyCertificates } from './proxy/index.js';

@@ -1,12 +1,21 @@
 import { performance } from 'node:perf_hooks';
 import { stringify as stringifyQuery } from 'node:querystring';
 import { copyContainers, MAX_SCRIPTED_BODY_BYTES, PatternTimeout, plainRequest, statusOf } from '../model/index.js';
-import type { CompiledResponse } from './compile-response.js';
+import { compileResponse, type CompiledResponse } from './compile-response.js';
 import type { ResolveContext, ResponseOutcome } from './outcome.js';
 import { applyFaultBlock } from './faults/index.js';
 import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
-import { callUpstream, proxiedRequest, ProxyError, recordProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
+import {
+  callUpstream,
+  proxiedRequest,
+  ProxyError,
+  proxyPredicates,
+  recordOnce,
+  recordProxyResponse,
+  type ProxyObserver,
+  type StubStore,
+} from './proxy/index.js';
 import { runInject } from './inject-response.js';
 import { errorResponse } from './error-response.js';
 import { answerOf, ResetRequested, runScript, ScriptFailure } from './svc-script.js';
@@ -87,19 +96,37 @@ async function behaved(compiled: CompiledResponse, fields: ResponseFields, ctx: 
 async function proxied(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
   const proxy = compiled.proxy!;
   const request = proxiedRequest(proxy, plainRequest(ctx.request));
-  const url = ctx.url ?? pathWithQuery(ctx.request.path, ctx.request.query);
-  let response = await callUpstream(proxy, ctx.request, url, request, ctx.proxyObserver);
-  if (compiled.behaviors)
-    response = await runBehaviors(
-      compiled.behaviors,
-      response,
-      behaviorContext(ctx, () => request),
-    );
-  if (ctx.stubs) {
-    const { scripts, port } = ctx.imposter;
-    await recordProxyResponse(proxy, compiled, ctx.stubs, request, response, (source, json) => injectedPredicates(scripts, port, source, json));
+  const upstream = async (): Promise<ResponseFields> => {
+    const url = ctx.url ?? pathWithQuery(ctx.request.path, ctx.request.query);
+    const response = await callUpstream(proxy, ctx.request, url, request, ctx.proxyObserver);
+    return compiled.behaviors
+      ? runBehaviors(
+          compiled.behaviors,
+          response,
+          behaviorContext(ctx, () => request),
+        )
+      : response;
+  };
+  const stubs = ctx.stubs;
+  if (!stubs || proxy.mode === 'proxyTransparent') return served(await upstream(), ctx);
+  const { scripts, port } = ctx.imposter;
+  let predicates: Array<Record<string, unknown>>;
+  try {
+    predicates = await proxyPredicates(proxy, request, (source, json) => injectedPredicates(scripts, port, source, json));
+  } catch (err) {
+    // mountebank generates them after the upstream answered: the upstream still sees the request.
+    await upstream();
+    throw err;
   }
-  return served(response, ctx);
+  const record = async () => {
+    const response = await upstream();
+    return { made: response, recorded: recordProxyResponse(proxy, compiled, stubs, predicates, response) };
+  };
+  if (proxy.mode === 'proxyAlways') return served((await record()).made, ctx);
+  const once = await recordOnce(compiled, predicates, record);
+  // Replayed as the recorded stub would answer it (its wait / decorate behaviors included).
+  if ('replay' in once) return typedResponse(compileResponse(once.replay, ctx.imposter.defaults), ctx);
+  return served(once.made, ctx);
 }
 
 function pathWithQuery(path: string, query: Record<string, unknown>): string {

@@ -13,15 +13,14 @@ import { ThreadImposter } from './thread-imposter.js';
 import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
 import { RecordBatch } from './record-batch.js';
 import { CountTables } from './counts.js';
+import { hostedThread, PerTurn } from '../threads/index.js';
 
 const port = parentPort!;
 /** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
 let outbox: FromThread[] = [];
 /** Connections accepted since the last batch, by listener: one entry per batch, not one per connection. */
 const accepted = new Map<number, number>();
-let scheduled = false;
 const flush = (): void => {
-  scheduled = false;
   const batch = outbox;
   outbox = [];
   // First in the batch: a connection is counted before any request it carried.
@@ -29,11 +28,8 @@ const flush = (): void => {
   accepted.clear();
   port.postMessage(batch);
 };
-const schedule = (): void => {
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(flush);
-};
+const turn = new PerTurn('turn', flush);
+const schedule = (): void => turn.schedule();
 const post = (message: FromThread): void => {
   outbox.push(message);
   schedule();
@@ -185,3 +181,4 @@ port.on('message', (batch: ToThread[]) => {
     } else answer(message);
   }
 });
+hostedThread().ready();

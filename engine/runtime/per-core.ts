@@ -1,4 +1,4 @@
-import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem, type Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import {
   asBuffer,
@@ -13,7 +13,7 @@ import {
 import type { RecordedRequest } from '../serve/index.js';
 import { CountReader } from './counts.js';
 import { connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
-import { workerSpawner } from '../script/index.js';
+import { ThreadHost, workerSpawner } from '../threads/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
 import { Interner } from './intern.js';
@@ -68,23 +68,41 @@ const IDLE_STOP_MS = 5000;
 
 const spawn = workerSpawner(import.meta.url, 'engine-thread');
 
-/** One engine thread (slot 1..N-1); restarted with every current listener when it dies unasked. */
+/**
+ * One engine thread (slot 1..N-1). Its lifecycle is a ThreadHost's: batched posts, heartbeat, and a
+ * restart with backoff when it dies or hangs, after which it listens on every current listener again.
+ */
 class EngineThread {
-  worker!: Worker;
   private readonly listening = new Map<number, Ack>();
   private readonly closing = new Map<number, Ack>();
-  private stopping = false;
-  private startedAt = 0;
-  private quickDeaths = 0;
+  readonly thread: ThreadHost<ToThread>;
 
   constructor(
     readonly slot: number,
     private readonly runtime: PerCoreRuntime,
   ) {
-    this.start();
+    this.thread = new ThreadHost<ToThread>({
+      name: `engine thread ${slot}`,
+      kind: 'engine',
+      spawn,
+      starting: (generation) => this.starting(generation),
+      onStart: (generation) => {
+        if (generation > 1) this.listenAgain();
+      },
+      log: (message) => runtime.log.error(`runtime per-core: ${message}`),
+      receive: (batch) => {
+        for (const message of batch as FromThread[]) this.receive(message);
+      },
+      onLost: () => this.lostThread(),
+      onGiveUp: () => this.gaveUp(),
+    });
   }
 
-  private generation = 0;
+  /** The current worker (undefined while a restart backs off). */
+  get worker(): Worker | undefined {
+    return this.thread.worker;
+  }
+
   /** Plans out; count keys, records and fault metrics in (also drained synchronously: receiveMessageOnPort). */
   private control!: MessagePort;
   private counts = new CountReader();
@@ -101,42 +119,24 @@ class EngineThread {
     this.post({ t: 'forget' });
   }
 
-  private start(): void {
-    this.startedAt = Date.now();
-    const generation = ++this.generation;
-    this.outbox = [];
+  /** A new thread: nothing kept there yet, a control channel of its own. */
+  private starting(generation: number): { workerData: Record<string, unknown>; transferList: TransferListItem[]; stdout: boolean } {
     this.interners.headers.forget();
     this.interners.bodies.forget();
     this.answer = (message) => {
-      if (generation === this.generation) this.post(message);
+      if (generation === this.thread.generation) this.post(message);
     };
     const channel = new MessageChannel();
     this.control = channel.port1;
     this.control.on('message', (report: ThreadReport) => this.report(report));
     this.control.unref();
     this.counts = new CountReader();
-    const worker = spawn({ workerData: { slot: this.slot, control: channel.port2 }, transferList: [channel.port2], stdout: false });
-    this.worker = worker;
-    // Engine threads never keep a process alive on their own: listeners on the main thread do.
-    worker.unref();
-    worker.on('message', (batch: FromThread[]) => {
-      for (const message of batch) this.receive(message);
-    });
-    worker.on('error', (err) => this.runtime.log.error(`runtime per-core: engine thread ${this.slot} failed: ${err.stack ?? err.message}`));
-    worker.on('exit', (code) => this.exited(worker, code));
+    return { workerData: { slot: this.slot, control: channel.port2 }, transferList: [channel.port2], stdout: false };
   }
-
-  private outbox: ToThread[] = [];
 
   /** Batched per task (a batch of forwarded requests is answered with one message). */
   readonly post = (message: ToThread): void => {
-    if (this.outbox.push(message) === 1) queueMicrotask(this.flush);
-  };
-
-  private readonly flush = (): void => {
-    const batch = this.outbox;
-    this.outbox = [];
-    this.worker.postMessage(batch);
+    this.thread.post(message);
   };
 
   /** Posted at once (not batched): the caller bumps the listener's version right after. */
@@ -163,24 +163,21 @@ class EngineThread {
     this.counts.collect(report);
   }
 
-  private exited(worker: Worker, code: number): void {
-    if (this.stopping || worker !== this.worker) return;
-    // What it counted before dying is in shared memory still.
+  /** The thread died or hung (ThreadHost logged it): what it counted is in shared memory still, and its descriptors died with it. */
+  private lostThread(): void {
     this.runtime.collect();
-    this.runtime.log.error(`runtime per-core: engine thread ${this.slot} exited (code ${code}); restarting it`);
-    // Its descriptors died with it: closes asked of it are done.
     for (const ack of this.closing.values()) ack.resolve();
     this.closing.clear();
-    // A thread that cannot even start would be restarted forever: give up after a few quick deaths.
-    this.quickDeaths = Date.now() - this.startedAt < 2000 ? this.quickDeaths + 1 : 0;
-    if (this.quickDeaths >= 3) {
-      this.runtime.log.error(`runtime per-core: engine thread ${this.slot} keeps dying at start; not restarted`);
-      for (const ack of this.listening.values()) ack.reject(new Error(`engine thread ${this.slot} cannot start`));
-      this.listening.clear();
-      this.runtime.lost(this);
-      return;
-    }
-    this.start();
+  }
+
+  private gaveUp(): void {
+    for (const ack of this.listening.values()) ack.reject(new Error(`engine thread ${this.slot} cannot start`));
+    this.listening.clear();
+    this.runtime.lost(this);
+  }
+
+  /** A restarted thread accepts on every current listener again. */
+  private listenAgain(): void {
     for (const shared of this.runtime.current())
       void this.listen(shared).catch((err: Error) =>
         this.runtime.log.error(`runtime per-core: engine thread ${this.slot} cannot listen on port ${shared.options.port} again: ${err.message}`),
@@ -189,7 +186,18 @@ class EngineThread {
 
   listen(shared: Shared): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.listening.set(shared.id, { resolve, reject });
+      // A thread restarted before it answered an earlier listen: that caller hears this answer.
+      const earlier = this.listening.get(shared.id);
+      this.listening.set(shared.id, {
+        resolve: () => {
+          earlier?.resolve();
+          resolve();
+        },
+        reject: (error) => {
+          earlier?.reject(error);
+          reject(error);
+        },
+      });
       this.postPlan(shared.published);
       this.post({ t: 'listen', id: shared.id, fd: dupFd(shared.fd), options: shared.options, http2Allowed: shared.flag, version: shared.version });
     });
@@ -259,8 +267,7 @@ class EngineThread {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    await this.worker.terminate();
+    await this.thread.stop();
   }
 }
 
@@ -308,7 +315,7 @@ export class PerCoreRuntime {
   }
 
   /** The engine threads (slots 1..N-1), started by the first listener: for tests and diagnostics. */
-  get engineThreads(): ReadonlyArray<{ readonly slot: number; readonly worker: Worker }> {
+  get engineThreads(): ReadonlyArray<{ readonly slot: number; readonly worker: Worker | undefined }> {
     return this.threads ?? [];
   }
 

@@ -27,6 +27,8 @@ export interface LiveStub {
   matches?: Array<Record<string, unknown>>;
   /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
   stateOps?: Array<StateOp[] | undefined>;
+  /** The stub as given, when it held null fields `config` leaves out (StubDefinition.given). */
+  given?: Record<string, unknown>;
 }
 
 /**

@@ -20,3 +20,4 @@ export { sniffHttp2Preface } from './preface-sniff.js';
 export { CONNECTION_SPECIFIC_HEADERS } from './http2-headers.js';
 export { formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
 export { reasonPhrase } from './status-text.js';
+export { permissiveCiphers, weakCertificateReasons } from './tls-compat.js';

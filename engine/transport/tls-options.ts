@@ -1,6 +1,7 @@
 import type { TlsOptions } from 'node:tls';
 import { DEFAULT_TIMEOUTS, type ListenerOptions } from './contract.js';
 import { defaultKeyPair } from './default-cert.js';
+import { permissiveCiphers } from './tls-compat.js';
 
 /**
  * ALPN as a fixed list, or chosen per handshake when HTTP/2 may be withdrawn (`http2Allowed`); no
@@ -34,7 +35,8 @@ export async function tlsServerOptions(options: ListenerOptions): Promise<TlsOpt
     // only when rejectUnauthorized is set as well.
     rejectUnauthorized: options.mutualAuth === true && options.rejectUnauthorized === true,
     ...(options.ca !== undefined ? { ca: options.ca } : {}),
-    ...(options.ciphers !== undefined ? { ciphers: options.ciphers } : {}),
+    // Whatever key and certificate the user gives are served, weak ones included (the manager logs a warning).
+    ciphers: permissiveCiphers(options.ciphers),
     // A handshake is a request head's first part: the head timeout bounds it (node's own default is 120 s).
     ...handshakeTimeout((options.timeouts ?? DEFAULT_TIMEOUTS).headersMs),
   };

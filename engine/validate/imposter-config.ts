@@ -22,6 +22,11 @@ export type Protocol = 'http' | 'https';
 /** A validated stub: `config` is the stub exactly as it reads back (id included). */
 export interface StubDefinition {
   config: Record<string, unknown>;
+  /**
+   * The stub as given, when it held null fields that `config` leaves out (mountebank reads them as
+   * absent but gives them back: `--compat mountebank` renders them from here).
+   */
+  given?: Record<string, unknown>;
 }
 
 /** A validated imposter config. `config` holds every field as given (stubs excluded), for read-back. */
@@ -198,6 +203,19 @@ function withoutNullFields(stub: unknown): unknown {
   return out;
 }
 
+/** True when withoutNullFields drops something from this stub. */
+function hasNullFields(stub: unknown): boolean {
+  if (!isObject(stub)) return false;
+  if (stub.predicates === null || FLOW_GATE_FIELDS.some((key) => stub[key] === null)) return true;
+  const responses = Array.isArray(stub.responses) ? stub.responses : [];
+  return responses.some(
+    (response: unknown) =>
+      isObject(response)
+      && (Object.entries(response).some(([key, value]) => value === null && key !== 'repeat')
+        || (isObject(response.is) && Object.values(response.is).includes(null))),
+  );
+}
+
 /**
  * The JSON path of what an entry of stub `stub` (at `base`) complains about: the response or predicate
  * at fault when one can be told, else the stub.
@@ -245,7 +263,10 @@ export function parseStubs(
     seen.add(stub.id);
   }
   if (errs.length > 0) throw errors.validation(errs);
-  return stubs.map((stub) => ({ config: withId(cloneJson(stub as Record<string, unknown>), options) }));
+  return stubs.map((stub, i) => {
+    const config = withId(cloneJson(stub as Record<string, unknown>), options);
+    return hasNullFields(given[i]) ? { config, given: cloneJson(given[i] as Record<string, unknown>) } : { config };
+  });
 }
 
 function withId(stub: Record<string, unknown>, options: ParseOptions): Record<string, unknown> {

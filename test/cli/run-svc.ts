@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { childEnv, withoutNodeWarnings } from '../helpers/child-env.js';
 import { repoRoot } from '../helpers/servers.js';
 
 export interface CliRun {
@@ -23,7 +24,7 @@ export function runSvc(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     const [command, ...prefix] = svcCommand;
     const child = spawn(command, [...prefix, ...args], {
       cwd: options.cwd ?? repoRoot,
-      env: { ...process.env, ...options.env },
+      env: childEnv(options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -42,7 +43,7 @@ export function runSvc(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     });
     child.once('close', (status) => {
       clearTimeout(timer);
-      resolve({ status, stdout, stderr });
+      resolve({ status, stdout, stderr: withoutNodeWarnings(stderr) });
     });
   });
 }

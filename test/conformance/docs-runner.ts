@@ -14,10 +14,11 @@
  *    only) and `GET /logs` (an array either way: the entries are each server's own log);
  *  - what a proxy records of its origin's answer carries the origin's framing, `Date` and timing.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { HttpResponse } from '../helpers/servers.js';
+import { freePort, spawnServer, type HttpResponse, type RunningServer } from '../helpers/servers.js';
 import { parseHttpStep, type DocScenario, type DocStep } from './docs-parser.js';
 
 export interface Target {
@@ -26,10 +27,34 @@ export interface Target {
   cwd: string;
 }
 
+/** A server the scenarios run on, in a working directory of its own (`file` steps write there). */
+export interface Side {
+  target: Target;
+  server: RunningServer;
+}
+
+/** Spawns `command(adminPort)` in a fresh temp directory and waits for its admin API. */
+export async function startSide(name: string, command: (port: number) => string[]): Promise<Side> {
+  const adminPort = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), `svc-docs-${name}-`));
+  const [cmd, ...args] = command(adminPort);
+  const server = await spawnServer({
+    command: cmd!,
+    args,
+    adminPort,
+    readyPath: '/imposters',
+    cwd,
+    cleanup: () => rmSync(cwd, { recursive: true, force: true }),
+  });
+  return { target: { adminPort, cwd }, server };
+}
+
 /** One executed step reduced for comparison. */
 export interface StepResult {
   index: number;
   request: string;
+  /** Sent to the admin port (not to an imposter). */
+  admin: boolean;
   status: number;
   /** [lower-case name, value] in arrival order, framing headers and keep-alive left out. */
   headers: [string, string][];
@@ -70,6 +95,12 @@ export function skipReason(step: DocStep, unserved: Set<number>): string | undef
   if (target && unserved.has(Number(target[1]))) return 'admin call on a tcp/smtp imposter';
   if (/"protocol":\s*"(tcp|smtp)"/.test(request.body) && !servedSubset(request.body)) return 'creates a tcp/smtp imposter';
   return undefined;
+}
+
+/** False when every step of the scenario is skipped (tcp/smtp imposters, shell steps): nothing to run. */
+export function runnable(scenario: DocScenario): boolean {
+  const unserved = unservedPorts(scenario);
+  return !scenario.steps.every((step) => step.type === 'file' || skipReason(step, unserved));
 }
 
 const unservedProtocol = (imposter: { protocol?: unknown }) => imposter.protocol === 'tcp' || imposter.protocol === 'smtp';
@@ -113,17 +144,33 @@ function send(agent: Agent, method: string, url: string, headers: Record<string,
   });
 }
 
-/** Runs every step of a scenario that is not skipped; returns one result per executed http step. */
-export async function runScenario(scenario: DocScenario, docsAdminPort: number, target: Target, portMap: Map<number, number>): Promise<StepResult[]> {
+/**
+ * Runs every step of a scenario that is not skipped; returns one result per executed http step.
+ * `exact`: bodies as answered (no reduction of the shapes SPEC fixes differently, see specShape).
+ */
+export async function runScenario(
+  scenario: DocScenario,
+  docsAdminPort: number,
+  target: Target,
+  portMap: Map<number, number>,
+  options: { exact?: boolean } = {},
+): Promise<StepResult[]> {
   const agent = new Agent({ keepAlive: true });
   try {
-    return await runSteps(scenario, docsAdminPort, target, portMap, agent);
+    return await runSteps(scenario, docsAdminPort, target, portMap, agent, options.exact === true);
   } finally {
     agent.destroy();
   }
 }
 
-async function runSteps(scenario: DocScenario, docsAdminPort: number, target: Target, portMap: Map<number, number>, agent: Agent): Promise<StepResult[]> {
+async function runSteps(
+  scenario: DocScenario,
+  docsAdminPort: number,
+  target: Target,
+  portMap: Map<number, number>,
+  agent: Agent,
+  exact: boolean,
+): Promise<StepResult[]> {
   const unserved = unservedPorts(scenario);
   const results: StepResult[] = [];
   for (const [index, step] of scenario.steps.entries()) {
@@ -146,15 +193,24 @@ async function runSteps(scenario: DocScenario, docsAdminPort: number, target: Ta
     try {
       res = await send(agent, request.method, `http://127.0.0.1:${request.port}${request.path}`, headers, request.body);
     } catch (err) {
-      results.push({ index, request: step.text.split('\n')[0]!, status: -1, headers: [], framing: '', body: `request failed: ${(err as Error).message}` });
+      const admin = request.port === target.adminPort;
+      results.push({
+        index,
+        request: step.text.split('\n')[0]!,
+        admin,
+        status: -1,
+        headers: [],
+        framing: '',
+        body: `request failed: ${(err as Error).message}`,
+      });
       continue;
     }
-    results.push(reduce(index, step, request.method, request.path, res, target));
+    results.push({ ...reduce(index, step, request.method, request.path, res, target, exact), admin: request.port === target.adminPort });
   }
   return results;
 }
 
-function reduce(index: number, step: DocStep, method: string, path: string, res: HttpResponse, target: Target): StepResult {
+function reduce(index: number, step: DocStep, method: string, path: string, res: HttpResponse, target: Target, exact: boolean): Omit<StepResult, 'admin'> {
   const volatileHeaders = new Set(['date']);
   for (const line of volatileLines(step)) {
     const header = /^([A-Za-z][\w-]*):\s/.exec(line.trim());
@@ -177,7 +233,8 @@ function reduce(index: number, step: DocStep, method: string, path: string, res:
   let body: unknown = text;
   if (contentType.startsWith('application/json') || /^\s*[{[]/.test(text)) {
     try {
-      body = specShape(method, path, maskJson(JSON.parse(text), volatileKeys(step)));
+      const masked = maskJson(JSON.parse(text), volatileKeys(step));
+      body = exact ? masked : specShape(method, path, masked);
     } catch {
       body = maskText(text, step);
     }

@@ -11,33 +11,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../helpers/servers.js';
+import { freePort, http, mountebankCommand, repoRoot } from '../helpers/servers.js';
 import { svcCommand } from '../cli/run-svc.js';
 import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario } from './docs-parser.js';
-import { compareRuns, framingDifferences, runScenario, scenarioPorts, skipReason, unservedPorts, type Target } from './docs-runner.js';
-
-interface Side {
-  target: Target;
-  server: RunningServer;
-}
-
-async function startSide(name: string, command: (port: number) => string[]): Promise<Side> {
-  const adminPort = await freePort();
-  const cwd = mkdtempSync(join(tmpdir(), `svc-docs-${name}-`));
-  const [cmd, ...args] = command(adminPort);
-  const server = await spawnServer({
-    command: cmd!,
-    args,
-    adminPort,
-    readyPath: '/imposters',
-    cwd,
-    cleanup: () => rmSync(cwd, { recursive: true, force: true }),
-  });
-  return { target: { adminPort, cwd }, server };
-}
+import { compareRuns, framingDifferences, runnable, runScenario, scenarioPorts, skipReason, startSide, unservedPorts, type Side } from './docs-runner.js';
 
 const scenarios = loadDocScenarios(join(repoRoot, 'node_modules/mountebank/src/views/docs'));
 const test = suite('conformance: mountebank docs scenarios');
@@ -47,15 +25,7 @@ let svc: Side | undefined;
 test.before(async () => {
   const metricsPort = await freePort();
   [mb, svc] = await Promise.all([
-    startSide('mountebank', (port) => [
-      process.execPath,
-      join(repoRoot, 'node_modules/mountebank/bin/mb'),
-      '--port',
-      String(port),
-      '--allowInjection',
-      '--pidfile',
-      'mb.pid',
-    ]),
+    startSide('mountebank', (port) => [...mountebankCommand, '--port', String(port), '--allowInjection', '--pidfile', 'mb.pid']),
     startSide('svc', (port) => [
       ...svcCommand,
       'start',
@@ -100,11 +70,6 @@ const unrunnable = [
   'gettingStarted | getting-started',
   'protocols/tcp | tcp-binary',
 ];
-
-function runnable(scenario: DocScenario): boolean {
-  const unserved = unservedPorts(scenario);
-  return !scenario.steps.every((step) => step.type === 'file' || skipReason(step, unserved));
-}
 
 test('the docs templates hold the scenarios this sweep expects; only tcp/smtp/shell steps are left out', () => {
   assert.ok(scenarios.length >= 40, `only ${scenarios.length} scenarios parsed`);

@@ -7,6 +7,7 @@
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { WEAK_KEY_CLIENT } from '../transport-support.js';
 import { freePort, type RunningServer } from '../helpers/servers.js';
 
 export interface MbResponse {
@@ -56,7 +57,7 @@ export function mbClient(protocol: 'http' | 'https'): MbClient {
           headers,
           rejectUnauthorized: false,
           agent: ownIdentity ? false : agent,
-          ...(ownIdentity ? { key: spec.key, cert: spec.cert } : {}),
+          ...(ownIdentity ? { key: spec.key, cert: spec.cert, ...WEAK_KEY_CLIENT } : {}),
         },
         (res) => {
           const chunks: Buffer[] = [];

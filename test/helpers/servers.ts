@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './child-env.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -77,7 +78,7 @@ export async function spawnServer(spec: SpawnSpec): Promise<RunningServer> {
   // A process group of its own, so stop() also reaches anything the command forks.
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd ?? repoRoot,
-    env: spec.env ?? process.env,
+    env: spec.env ?? childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -151,20 +152,18 @@ export interface MountebankOptions {
   adminPort?: number;
 }
 
+/** The node command line that runs mountebank 2.9.1 (see mountebank-openssl.cnf for the OpenSSL settings). */
+export const mountebankCommand = [
+  process.execPath,
+  `--openssl-config=${join(repoRoot, 'test/helpers/mountebank-openssl.cnf')}`,
+  join(repoRoot, 'node_modules/mountebank/bin/mb'),
+];
+
 /** mountebank 2.9.1 from node_modules; its log and pid files go to a temp dir, not the repo. */
 export async function startMountebank(options: MountebankOptions = {}): Promise<RunningServer> {
   const adminPort = options.adminPort ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'svc-mb-'));
-  const mb = [
-    process.execPath,
-    join(repoRoot, 'node_modules/mountebank/bin/mb'),
-    '--port',
-    String(adminPort),
-    '--nologfile',
-    '--pidfile',
-    join(dir, 'mb.pid'),
-    ...(options.args ?? []),
-  ];
+  const mb = [...mountebankCommand, '--port', String(adminPort), '--nologfile', '--pidfile', join(dir, 'mb.pid'), ...(options.args ?? [])];
   const [command, ...args] = [...(options.wrapper ?? []), ...mb];
   return spawnServer({
     command: command!,
@@ -190,7 +189,7 @@ export async function startSvc(options: SvcOptions = {}): Promise<RunningServer>
   return spawnServer({
     command: process.execPath,
     args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...logFile, ...args],
-    env: { ...process.env, ...options.env },
+    env: childEnv(options.env),
     adminPort,
     readyPath: '/',
   });

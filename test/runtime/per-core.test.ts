@@ -92,7 +92,7 @@ test('a killed engine thread is logged and restarted, and serves again', async (
   const runtime = svc.server.manager.runtime!;
   const port = await imposter(svc, { stubs: [{ responses: [{ is: { body: 'up' } }] }] });
   const [thread] = runtime.engineThreads;
-  const old = thread.worker;
+  const old = thread.worker!;
   await old.terminate();
   await until(async () => svc.log.recent().some((e) => e.level === 'error' && /engine thread 1 exited/.test(e.message)), 'the exit log line');
   assert.ok(runtime.engineThreads[0].worker !== old, 'a new worker');

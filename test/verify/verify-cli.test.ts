@@ -135,6 +135,48 @@ test('--verify-dynamic: a fault the request never reaches is a FAIL', async () =
   assert.match(line(run, 2), /^FAIL .*expected the connection reset, got status 200/);
 });
 
+test('a response with `is` and `proxy: null` is a static `is` (SPEC §2.3 precedence), in every mode', async () => {
+  const isBesideNullProxy = {
+    predicates: [{ equals: { path: '/plain' } }],
+    responses: [{ is: { statusCode: 200, body: 'plain' }, proxy: null }],
+    _verify: { sequence: [{ request: { path: '/plain' }, expect: { status: 200, bodyEquals: 'plain' } }] },
+  };
+  const withoutVerify = { predicates: [{ equals: { path: '/other' } }], responses: [{ is: { body: 'o' }, proxy: null, inject: null }] };
+  for (const flags of [[], ['--skip-dynamic'], ['--verify-dynamic'], ['--skip-dynamic', '--verify-dynamic']]) {
+    const run = await runSvc(['verify', config('is-null-proxy.json', [isBesideNullProxy, withoutVerify]), ...flags]);
+    const shown = `${flags.join(' ') || 'default'}:\n${run.stdout}${run.stderr}`;
+    assert.is(run.status, 0, shown);
+    assert.match(line(run, 0), /^PASS imposter 4545 stub 0: 1 step\(s\)$/, shown);
+    assert.match(line(run, 1), /^SKIP imposter 4545 stub 1: no _verify sequence$/, shown);
+  }
+});
+
+test('--skip-dynamic with --verify-dynamic: a static pass, then the dynamic stubs as --verify-dynamic checks them', async () => {
+  const failing = {
+    predicates: [{ equals: { path: '/bad' } }],
+    responses: [{ is: { body: 'x' } }],
+    _verify: { sequence: [{ request: { path: '/bad' }, expect: { status: 500 } }] },
+  };
+  const stubs = [...dynamicStubs, failing];
+  const run = await runSvc(['verify', config('both.json', stubs), '--skip-dynamic', '--verify-dynamic']);
+  assert.is(run.status, 1, run.stdout + run.stderr);
+  const lines = run.stdout.trim().split('\n');
+  // Static stubs (6: hello, 7: failing) first, then the dynamic ones in file order; each stub once.
+  assert.equal(
+    lines.slice(0, -1).map((l) => /stub (\d+)/.exec(l)?.[1]),
+    ['6', '7', '0', '1', '2', '3', '4', '5'],
+  );
+  assert.match(line(run, 6), /^PASS /);
+  assert.match(line(run, 7), /^FAIL .*expected status 500, got 200/);
+  assert.match(line(run, 0), /^PASS .*proxied to the embedded upstream/);
+  assert.match(line(run, 1), /^PASS .*latency \d+ ms >= 150 ms/);
+  assert.match(line(run, 2), /^PASS .*error status 503/);
+  assert.match(line(run, 3), /^PASS .*tcp fault observed/);
+  assert.match(line(run, 4), /^SKIP .*probabilistic/);
+  assert.match(line(run, 5), /^PASS .*1 step\(s\)/);
+  assert.is(lines.at(-1), '6 passed, 1 failed, 1 skipped');
+});
+
 test('usage errors exit 2; an unreadable file exits 1 (in-process, stderr captured)', async () => {
   const written: string[] = [];
   const write = process.stderr.write;
@@ -144,17 +186,12 @@ test('usage errors exit 2; an unreadable file exits 1 (in-process, stderr captur
   }) as typeof process.stderr.write;
   let statuses: number[];
   try {
-    statuses = [
-      await verifyCommand(['x.json', '--skip-dynamic', '--verify-dynamic']),
-      await verifyCommand([]),
-      await verifyCommand(['x.json', '--bogus']),
-      await verifyCommand([dir.path + '/missing.json']),
-    ];
+    statuses = [await verifyCommand([]), await verifyCommand(['x.json', '--bogus']), await verifyCommand([dir.path + '/missing.json'])];
   } finally {
     process.stderr.write = write;
   }
-  assert.equal(statuses, [2, 2, 2, 1]);
-  assert.match(written.join(''), 'exclude each other');
+  assert.equal(statuses, [2, 2, 1]);
+  assert.match(written.join(''), 'expected one config file');
   assert.match(written.join(''), 'missing.json');
 });
 

@@ -76,7 +76,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     options: [],
   },
   verify: {
-    synopsis: 'svc verify <configfile> [--skip-dynamic | --verify-dynamic] [--no-parse]',
+    synopsis: 'svc verify <configfile> [--skip-dynamic] [--verify-dynamic] [--no-parse]',
     text: "drive each stub's _verify sequence against a fresh copy of its imposter",
     options: [],
   },

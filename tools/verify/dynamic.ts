@@ -1,4 +1,5 @@
 import { isObject } from '../../engine/model/index.js';
+import { responseTypeOf } from '../../engine/respond/index.js';
 
 /** What makes a stub's answer depend on more than its config (SPEC §2.12 "dynamic stubs"). */
 export type DynamicKind = 'proxy' | 'inject' | 'script' | 'fault';
@@ -11,15 +12,15 @@ function responsesOf(stub: Record<string, unknown>): Record<string, unknown>[] {
 export function dynamicKinds(stub: Record<string, unknown>): DynamicKind[] {
   const kinds = new Set<DynamicKind>();
   for (const response of responsesOf(stub)) {
-    if (response.proxy !== undefined) kinds.add('proxy');
-    if (response.inject !== undefined) kinds.add('inject');
-    if (response.fault !== undefined) kinds.add('fault');
+    // The type the engine serves, by SPEC §2.3 precedence: `{is, proxy: null}` is an `is` response.
+    const type = responseTypeOf(response);
+    if (type === 'proxy' || type === 'inject' || type === 'fault') kinds.add(type);
     const svc = response._svc;
     if (isObject(svc)) {
-      if (svc.script !== undefined) kinds.add('script');
+      if (type === '_svc' && svc.script !== undefined) kinds.add('script');
       if (svc.fault !== undefined) kinds.add('fault');
     }
-    const behaviors = response._behaviors;
+    const behaviors = response._behaviors ?? response.behaviors;
     const scripted = (b: unknown) => isObject(b) && (b.decorate !== undefined || b.shellTransform !== undefined);
     if (Array.isArray(behaviors) ? behaviors.some(scripted) : scripted(behaviors)) kinds.add('script');
   }
@@ -47,7 +48,7 @@ function probabilityOf(member: unknown): number {
 export function faultExpectation(stub: Record<string, unknown>): FaultExpectation | 'probabilistic' | undefined {
   const first = responsesOf(stub)[0];
   if (first === undefined) return undefined;
-  if (first.fault !== undefined && first.is === undefined && first.proxy === undefined && first.inject === undefined) {
+  if (responseTypeOf(first) === 'fault') {
     return { tcp: true, minElapsedMs: 0 };
   }
   const block = isObject(first._svc) ? first._svc.fault : undefined;

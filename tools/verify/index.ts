@@ -1,24 +1,22 @@
 import { ConfigFileError, readConfigFile } from '../../engine/config/index.js';
 import { verifyImposters, type DynamicMode } from './run.js';
 
-const USAGE = 'usage: svc verify <configfile> [--skip-dynamic | --verify-dynamic] [--no-parse]\n';
+const USAGE = 'usage: svc verify <configfile> [--skip-dynamic] [--verify-dynamic] [--no-parse]\n';
 
 /**
  * `svc verify <configfile>` (SPEC §2.12): one PASS/FAIL/SKIP line per stub, then a summary; exit 1
  * on any FAIL (or an unreadable file), 2 on bad usage.
  */
 export async function verifyCommand(argv: string[]): Promise<number> {
-  let mode: DynamicMode = 'default';
+  let skipDynamic = false;
+  let verifyDynamic = false;
   let noParse = false;
   const files: string[] = [];
   for (const arg of argv) {
-    if (arg === '--skip-dynamic' || arg === '--verify-dynamic') {
-      const wanted: DynamicMode = arg === '--skip-dynamic' ? 'skip' : 'verify';
-      if (mode !== 'default' && mode !== wanted) {
-        process.stderr.write(`svc verify: --skip-dynamic and --verify-dynamic exclude each other\n${USAGE}`);
-        return 2;
-      }
-      mode = wanted;
+    if (arg === '--skip-dynamic') {
+      skipDynamic = true;
+    } else if (arg === '--verify-dynamic') {
+      verifyDynamic = true;
     } else if (arg === '--no-parse') {
       noParse = true;
     } else if (arg.startsWith('-')) {
@@ -28,6 +26,9 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       files.push(arg);
     }
   }
+  // Both: a static pass (dynamic stubs skipped), then a dynamic pass over the dynamic stubs, as tools
+  // that drive `_verify` corpora ask for.
+  const mode: DynamicMode = skipDynamic && verifyDynamic ? 'both' : skipDynamic ? 'skip' : verifyDynamic ? 'verify' : 'default';
   if (files.length !== 1) {
     process.stderr.write(`svc verify: expected one config file, got ${files.length}\n${USAGE}`);
     return 2;

@@ -7,7 +7,13 @@ import { dynamicKinds, faultExpectation, type FaultExpectation } from './dynamic
 import { requestFromPredicates } from './synthesize.js';
 import { aimProxiesAt, startUpstream, UPSTREAM_BODY, type EmbeddedUpstream } from './upstream.js';
 
-export type DynamicMode = 'default' | 'skip' | 'verify';
+/**
+ * `default`: dynamic stubs checked only through their `_verify`; `skip` (--skip-dynamic): dynamic stubs
+ * are SKIP; `verify` (--verify-dynamic): proxies via an embedded upstream, `_verify` sequences,
+ * deterministic faults; `both`: a static pass over the static stubs, then a `verify` pass over the
+ * dynamic ones (each stub reported once).
+ */
+export type DynamicMode = 'default' | 'skip' | 'verify' | 'both';
 
 export interface StubVerdict {
   verdict: 'PASS' | 'FAIL' | 'SKIP';
@@ -99,7 +105,7 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
       return { pass: true, note: notes.join(', ') };
     });
 
-  async function verdictOf(body: Record<string, unknown>, stub: Record<string, unknown>): Promise<Check | Skip> {
+  async function verdictOf(body: Record<string, unknown>, stub: Record<string, unknown>, mode: Exclude<DynamicMode, 'both'>): Promise<Check | Skip> {
     let steps: VerifyStep[];
     try {
       steps = parseVerify(stub._verify);
@@ -121,22 +127,34 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
     return { skip: `${what}: nothing to verify with` };
   }
 
-  try {
+  /** One pass over every stub; `only` picks the stubs it reports (the static or the dynamic ones, for `both`). */
+  async function pass(passMode: Exclude<DynamicMode, 'both'>, only?: 'static' | 'dynamic'): Promise<void> {
     for (const [index, body] of imposters.entries()) {
       const name = isObject(body) && body.port !== undefined ? `imposter ${JSON.stringify(body.port)}` : `imposter #${index + 1}`;
       const stubs = isObject(body) && Array.isArray(body.stubs) ? body.stubs : [];
       if (!isObject(body) || stubs.length === 0) {
-        report({ verdict: 'SKIP', label: name, reason: 'no stubs' });
+        if (only !== 'dynamic') report({ verdict: 'SKIP', label: name, reason: 'no stubs' });
         continue;
       }
       for (const [stubIndex, stub] of stubs.entries()) {
+        const dynamic = isObject(stub) && dynamicKinds(stub).length > 0;
+        if (only !== undefined && (only === 'dynamic') !== dynamic) continue;
         const id = isObject(stub) && typeof stub.id === 'string' ? ` (${stub.id})` : '';
         const label = `${name} stub ${stubIndex}${id}`;
-        const result = isObject(stub) ? await verdictOf(body, stub) : { pass: false as const, reason: 'stub is not an object' };
+        const result = isObject(stub) ? await verdictOf(body, stub, passMode) : { pass: false as const, reason: 'stub is not an object' };
         if ('skip' in result) report({ verdict: 'SKIP', label, reason: result.skip });
         else if (result.pass) report({ verdict: 'PASS', label, reason: result.note });
         else report({ verdict: 'FAIL', label, reason: result.reason });
       }
+    }
+  }
+
+  try {
+    if (mode === 'both') {
+      await pass('skip', 'static');
+      await pass('verify', 'dynamic');
+    } else {
+      await pass(mode);
     }
   } finally {
     await manager.close();

@@ -36,20 +36,24 @@ export function isRecordedProxyResponse(response: unknown): boolean {
   return typeof is?._proxyResponseTime === 'number';
 }
 
-/** Stores a recording made by the proxy response `source` (located by identity: stubs may have moved meanwhile). */
-export function storeRecording(store: StubStore, source: unknown, mode: ProxyMode, predicates: unknown[], response: Record<string, unknown>): void {
-  if (mode === 'proxyTransparent') return;
+/**
+ * Stores a recording made by the proxy response `source` (located by identity: stubs may have moved
+ * meanwhile); false when nothing was stored (proxyTransparent, or the proxy's stub is gone).
+ */
+export function storeRecording(store: StubStore, source: unknown, mode: ProxyMode, predicates: unknown[], response: Record<string, unknown>): boolean {
+  if (mode === 'proxyTransparent') return false;
   const at = store.stubs.findIndex((stub) => stub.cycle.responses.includes(source));
-  if (at === -1) return;
+  if (at === -1) return false;
   if (mode === 'proxyOnce') {
     store.insertStub(at, { predicates, responses: [response] });
-    return;
+    return true;
   }
   for (let i = at + 1; i < store.stubs.length; i += 1) {
     if (isDeepStrictEqual(store.stubs[i].config.predicates ?? [], predicates)) {
       store.addStubResponse(i, response);
-      return;
+      return true;
     }
   }
   store.insertStub(store.stubs.length, { predicates, responses: [response] });
+  return true;
 }

@@ -7,6 +7,8 @@ import { generatePredicates, type InjectedGenerator } from './predicate-generato
 import { recordedResponse, storeRecording, type StubStore } from './record.js';
 import type { HeaderMap } from '../../model/index.js';
 
+type Predicate = Record<string, unknown>;
+
 /** Proxy metrics (SPEC §4.13): the upstream call alone (status 0 without an HTTP answer), and the whole proxied request. */
 export interface ProxyObserver {
   onUpstream(method: string, status: number, durationMs: number): void;
@@ -46,16 +48,23 @@ export async function callUpstream(
   return response;
 }
 
-/** Records the served response as a new stub response where the proxy's mode puts it. */
-export async function recordProxyResponse(
+/** The predicates a recording of this request gets (the proxy's `predicateGenerators`). */
+export function proxyPredicates(proxy: CompiledProxy, proxied: Record<string, unknown>, inject: InjectedGenerator | undefined): Promise<Predicate[]> {
+  return generatePredicates(structuredClone(proxied), proxy.predicateGenerators, inject);
+}
+
+/**
+ * Records the served response as a new stub response where the proxy's mode puts it; returns the stub
+ * response stored (undefined for proxyTransparent, or when the proxy's stub is gone meanwhile).
+ */
+export function recordProxyResponse(
   proxy: CompiledProxy,
   source: unknown,
   store: StubStore,
-  proxied: Record<string, unknown>,
+  predicates: Predicate[],
   response: ResponseFields,
-  inject: InjectedGenerator | undefined,
-): Promise<void> {
-  if (proxy.mode === 'proxyTransparent') return;
-  const predicates = await generatePredicates(structuredClone(proxied), proxy.predicateGenerators, inject);
-  storeRecording(store, source, proxy.mode, predicates, recordedResponse(JSON.parse(JSON.stringify(response)) as ResponseFields, proxy));
+): Record<string, unknown> | undefined {
+  if (proxy.mode === 'proxyTransparent') return undefined;
+  const recorded = recordedResponse(JSON.parse(JSON.stringify(response)) as ResponseFields, proxy);
+  return storeRecording(store, source, proxy.mode, predicates, recorded) ? recorded : undefined;
 }

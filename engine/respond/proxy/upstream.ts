@@ -9,6 +9,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isUtf8 } from 'node:buffer';
 import { SvcFailure, type HeaderMap } from '../../model/index.js';
 import type { ResponseFields } from '../behaviors/index.js';
+import { permissiveCiphers } from '../../transport/index.js';
 
 /** Upstream failures answer 500 `invalid proxy`, as in mountebank. */
 export class ProxyError extends SvcFailure {
@@ -42,6 +43,8 @@ export function upstreamTarget(to: string, proxy: Record<string, unknown>): Upst
   for (const key of ['cert', 'key', 'passphrase', 'ciphers', 'secureProtocol']) {
     if (typeof proxy[key] === 'string') tls[key] = proxy[key] as string;
   }
+  // The client certificate the user gives is presented even when weak (Node 24's OpenSSL refuses it by default).
+  if (url.protocol === 'https:') tls.ciphers = permissiveCiphers(tls.ciphers);
   return { to, url, agent: agentFor(url), tls };
 }
 

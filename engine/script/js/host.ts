@@ -16,8 +16,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
-import type { Worker } from 'node:worker_threads';
-import { workerSpawner } from '../spawn-worker.js';
+import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
+import { ThreadHost, workerSpawner, type Outbox } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import { StateChannel } from '../state-bridge.js';
 import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
@@ -109,112 +109,121 @@ interface PendingCall {
   store?: FlowStore;
 }
 
-class WorkerSlot {
-  readonly pending = new Map<number, PendingCall>();
-  scopes = 0;
-  private worker: Worker | undefined;
-  /** `_svc.script` ctx.state answers for the current worker. */
-  private state: StateChannel | undefined;
-  /** Messages of this event-loop turn, posted together: one wake-up of the worker per turn, not per call. */
-  private outbox = new WireBatch();
-  /** Sources the current worker has been sent, by number. */
-  private sources = new Map<string, number>();
-  private flushScheduled = false;
-  /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
-  grown = false;
+/** What the host sends a sandbox worker: a run, or an imposter to forget. */
+type SandboxItem = { run: RunMessage } | { forget: number };
 
-  constructor(
-    private readonly spawn: () => { worker: Worker; state: StateChannel },
-    private readonly onReply: (slot: WorkerSlot, reply: Reply) => void,
-    private readonly onExit: (slot: WorkerSlot, error: Error) => void,
-    private readonly onGrown: (slot: WorkerSlot) => void,
-  ) {}
+/**
+ * A batch for one sandbox worker as WireBatch text, teaching the worker each function source once (by
+ * number). One per thread: a restarted thread knows no sources, and ThreadHost starts a new outbox.
+ */
+class SandboxOutbox implements Outbox<SandboxItem> {
+  private readonly batch = new WireBatch();
+  private readonly sources = new Map<string, number>();
 
-  run(message: RunMessage): void {
-    this.ensureWorker();
-    let sourceId = this.sources.get(message.source);
+  add(item: SandboxItem): void {
+    if ('forget' in item) {
+      this.batch.forget(item.forget);
+      return;
+    }
+    const { run } = item;
+    let sourceId = this.sources.get(run.source);
     if (sourceId === undefined) {
       if (this.sources.size >= MAX_SOURCES) {
         this.sources.clear();
-        this.outbox.forgetSources();
+        this.batch.forgetSources();
       }
       sourceId = this.sources.size;
-      this.sources.set(message.source, sourceId);
-      this.outbox.source(sourceId, message.source);
+      this.sources.set(run.source, sourceId);
+      this.batch.source(sourceId, run.source);
     }
-    this.outbox.run(message, sourceId);
-    this.scheduleFlush();
+    this.batch.run(run, sourceId);
   }
 
-  forget(scope: number): void {
-    if (!this.worker) return;
-    this.outbox.forget(scope);
-    this.scheduleFlush();
+  get empty(): boolean {
+    return this.batch.empty;
   }
 
-  private ensureWorker(): void {
-    if (this.worker) return;
-    const { worker, state } = this.spawn();
-    worker.on('message', (batch: string | StateMessage | GrownMessage) => {
-      if (typeof batch !== 'string' && batch.type === 'grown') {
-        this.grown = true;
-        this.onGrown(this);
-        return;
-      }
-      if (typeof batch !== 'string') {
-        const call = this.pending.get(batch.id);
-        state.serve(call && !call.released ? call.store : undefined, batch);
-        return;
-      }
-      for (const reply of readReplies(batch)) this.onReply(this, reply);
+  take(): string {
+    return this.batch.take();
+  }
+}
+
+/** One sandbox worker (its lifecycle, heartbeat and restarts: ThreadHost) and the calls it owes. */
+class WorkerSlot {
+  readonly pending = new Map<number, PendingCall>();
+  scopes = 0;
+  /** `_svc.script` ctx.state answers for the current thread (a new channel per thread). */
+  private state: StateChannel | undefined;
+  /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
+  grown = false;
+  readonly thread: ThreadHost<SandboxItem>;
+
+  constructor(
+    spawn: (options: WorkerOptions) => Worker,
+    workerData: (state: StateChannel) => { workerData: Record<string, unknown>; transferList: TransferListItem[] },
+    log: Logger,
+    onReply: (slot: WorkerSlot, reply: Reply) => void,
+    onLost: (slot: WorkerSlot, reason: string) => void,
+    onGrown: (slot: WorkerSlot) => void,
+  ) {
+    this.thread = new ThreadHost<SandboxItem>({
+      name: 'script worker',
+      kind: 'sandbox',
+      spawn,
+      lazy: true,
+      starting: () => {
+        this.grown = false;
+        this.state?.close();
+        this.state = new StateChannel((message) => log.error(`svc::script ${message}`));
+        return workerData(this.state);
+      },
+      log: (message) => log.error(message),
+      // The calls of one event-loop turn go as one message: one wake-up of the worker per turn.
+      batch: 'turn',
+      outbox: () => new SandboxOutbox(),
+      receive: (batch) => {
+        if (typeof batch !== 'string' && (batch as GrownMessage).type === 'grown') {
+          this.grown = true;
+          onGrown(this);
+          return;
+        }
+        if (typeof batch !== 'string') {
+          const message = batch as StateMessage;
+          const call = this.pending.get(message.id);
+          this.state?.serve(call && !call.released ? call.store : undefined, message);
+          return;
+        }
+        for (const reply of readReplies(batch)) onReply(this, reply);
+      },
+      // The old state channel is closed by `starting` (a restart may already have begun).
+      onLost: (reason) => onLost(this, `script worker ${reason}`),
+      // Calls may run until their deadlines (the host's grace watch covers them); the sandbox beats at interrupt polls too.
+      quietUntil: () => {
+        let until = 0;
+        for (const call of this.pending.values()) until = Math.max(until, call.message.deadline + GRACE_MS);
+        return until;
+      },
     });
-    worker.on('error', (err) => this.exited(worker, err));
-    worker.on('exit', (code) => this.exited(worker, new Error(`script worker exited with code ${code}`)));
-    this.worker = worker;
-    this.state = state;
   }
 
-  private scheduleFlush(): void {
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flush);
-    }
+  run(message: RunMessage): void {
+    this.thread.post({ run: message });
     this.holdProcess();
   }
 
-  private readonly flush = (): void => {
-    this.flushScheduled = false;
-    if (!this.outbox.empty) this.worker?.postMessage(this.outbox.take());
-  };
+  forget(scope: number): void {
+    if (this.thread.worker) this.thread.post({ forget: scope });
+  }
 
   /** A worker keeps the process alive only while it owes an answer. */
   holdProcess(): void {
-    if (this.pending.size > 0) this.worker?.ref();
-    else this.worker?.unref();
+    if (this.pending.size > 0) this.thread.ref();
+    else this.thread.unref();
   }
 
-  private exited(worker: Worker, error: Error): void {
-    if (this.worker !== worker) return;
-    this.detach();
-    this.onExit(this, error);
-  }
-
-  /** Terminates the thread; the next post starts a fresh one. */
   async stop(): Promise<void> {
-    const worker = this.detach();
-    if (worker) await worker.terminate();
-  }
-
-  /** Forgets the current worker and everything sent or about to be sent to it. */
-  private detach(): Worker | undefined {
-    const worker = this.worker;
-    this.worker = undefined;
+    await this.thread.stop();
     this.state?.close();
-    this.state = undefined;
-    this.grown = false;
-    this.outbox = new WireBatch();
-    this.sources = new Map();
-    return worker;
   }
 }
 
@@ -231,18 +240,12 @@ class WorkerScriptHost implements JsScriptHost {
 
   constructor(private readonly options: JsScriptHostOptions) {
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
-    const spawnWorker = workerSpawner(import.meta.url, 'worker');
+    const spawn = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
     const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT;
-    const spawn = () => {
-      const state = new StateChannel((message) => options.log.error(`svc::script ${message}`));
-      return {
-        worker: spawnWorker({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList, resourceLimits: SCRIPT_WORKER_LIMITS }),
-        state,
-      };
-    };
+    const workerData = (state: StateChannel) => ({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
-    const onExit = (slot: WorkerSlot, error: Error) => this.lost(slot, `script worker failed: ${error.message}`);
-    this.newSlot = () => new WorkerSlot(spawn, onReply, onExit, (slot) => this.replaceIfGrown(slot));
+    const onLost = (slot: WorkerSlot, reason: string) => this.lost(slot, reason);
+    this.newSlot = () => new WorkerSlot(spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot));
     this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.slots = Array.from({ length: count }, this.newSlot);
   }
@@ -325,6 +328,7 @@ class WorkerScriptHost implements JsScriptHost {
     if (this.closed) return Promise.reject(new ScriptError('script host closed', 'host'));
     const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const slot = this.slotFor(scope);
+    if (slot.thread.down) return Promise.reject(new ScriptError('script worker keeps dying at start', 'host'));
     const id = this.nextId++;
     const message: RunMessage = {
       id,
@@ -358,8 +362,15 @@ class WorkerScriptHost implements JsScriptHost {
     if (call.released) return;
     call.released = true;
     call.reject(new ScriptTimeoutError(call.timeoutMs));
+    this.watchReleased(call);
+  }
+
+  /** A worker still silent GRACE_MS after a released call is stuck, unless it is still starting (a cold start on a loaded machine takes seconds). */
+  private watchReleased(call: PendingCall): void {
     call.timer = setTimeout(() => {
-      if (call.slot.pending.get(call.message.id) === call) this.restart(call.slot);
+      if (call.slot.pending.get(call.message.id) !== call) return;
+      if (call.slot.thread.ready) this.restart(call.slot);
+      else this.watchReleased(call);
     }, GRACE_MS);
     call.timer.unref();
   }
@@ -382,8 +393,8 @@ class WorkerScriptHost implements JsScriptHost {
   private replaceIfGrown(slot: WorkerSlot): void {
     if (!slot.grown || slot.pending.size > 0 || this.closed) return;
     this.options.log.warn('script worker memory grew past its bound; replacing it (its imposters start with fresh state)');
-    this.lost(slot, 'script worker replaced');
-    void slot.stop();
+    // Its imposters are placed again by onLost; the new thread starts with the next call.
+    slot.thread.restart('grew past its memory bound', false);
   }
 
   private answer(call: PendingCall, outcome: RunOutcome): void {
@@ -408,12 +419,10 @@ class WorkerScriptHost implements JsScriptHost {
    * behind the stuck one go to the fresh worker with their original deadlines.
    */
   private restart(slot: WorkerSlot): void {
-    this.options.log.error('script worker unresponsive past a deadline; restarting it (its imposters lose their state)');
     const queued = [...slot.pending.values()].filter((call) => !call.released);
     for (const call of slot.pending.values()) clearTimeout(call.timer);
     slot.pending.clear();
-    this.lost(slot, 'script worker restarted');
-    void slot.stop();
+    slot.thread.restart('unresponsive past a deadline (its imposters lose their state)');
     for (const call of queued) {
       call.slot = this.slotFor(call.message.scope);
       call.timer = setTimeout(() => this.release(call), Math.max(0, call.message.deadline - Date.now()));

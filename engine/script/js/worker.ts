@@ -11,6 +11,7 @@ import { SandboxSet } from './sandbox.js';
 import { createWireReader, GROWN, ReplyBatch, type RunMessage } from './protocol.js';
 import { stateHandle } from '../ctx.js';
 import { StateBridge, type StateWiring } from '../state-bridge.js';
+import { hostedThread } from '../../threads/index.js';
 import { WorkerFootprint } from '../worker-memory.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */
@@ -22,13 +23,19 @@ const { memoryLimitBytes, state } = workerData as { memoryLimitBytes: number; st
 // spins, the scheduler still favours the thread serving imposter traffic.
 if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
 
+const hosted = hostedThread();
 const replies = new ReplyBatch();
 const flush = (): void => {
   if (!replies.empty) port.postMessage(replies.take());
 };
+/** At every interrupt poll of a running script: answers so far go out, and the thread beats. */
+const poll = (): void => {
+  hosted.beat();
+  flush();
+};
 // `_svc.script` ctx.state: the same handle as the Rhai engine's, blocking on the host's flow store.
 const bridge = new StateBridge((message) => port.postMessage(message), state);
-const sandboxes = await SandboxSet.create(memoryLimitBytes, flush, (message, flowId, method, args) => {
+const sandboxes = await SandboxSet.create(memoryLimitBytes, poll, (message, flowId, method, args) => {
   const handle = stateHandle(flowId, (f, op, a) => bridge.call(message.id, message.deadline, f, op, a));
   const call = handle[method];
   if (!call) throw new Error(`ctx.state.${method} is not a function`);
@@ -62,3 +69,4 @@ port.on('message', (batch: string) => {
     port.postMessage(GROWN);
   }
 });
+hosted.ready();

@@ -42,9 +42,4 @@ export interface DoneMessage {
   grown: boolean;
 }
 
-/** The worker finished starting: from now on a run waiting behind it waits for scripts, not a cold start. */
-export interface ReadyMessage {
-  type: 'ready';
-}
-
-export type WorkerMessage = DoneMessage | StateMessage | ReadyMessage;
+export type WorkerMessage = DoneMessage | StateMessage;

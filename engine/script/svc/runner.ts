@@ -18,12 +18,12 @@
  * worker still silent GRACE_MS after that is replaced.
  */
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 import type { FlowStore } from '../../state/index.js';
 import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
-import { workerSpawner } from '../spawn-worker.js';
+import { ThreadHost, workerSpawner } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import type { LogLevel } from '../ctx.js';
 import { StateChannel } from '../state-bridge.js';
@@ -79,39 +79,46 @@ interface Pending {
   slot?: Slot;
 }
 
+/** One worker thread of the pool (its lifecycle, heartbeat and restarts: ThreadHost) and the run it holds. */
 class Slot {
   /** The run in progress. */
   current: Pending | undefined;
-  worker: Worker;
-  state: StateChannel;
+  /** `ctx.state` answers for the current thread (a new channel per thread). */
+  state!: StateChannel;
   /** Stops a grown worker that stayed idle. */
   idleTimer: NodeJS.Timeout | undefined;
-  /** The current worker has started (a run posted before then waits for the start, not for a script). */
-  ready = false;
+  readonly thread: ThreadHost<RunMessage>;
 
   constructor(
-    private readonly spawn: () => [Worker, StateChannel],
-    private readonly onMessage: (slot: Slot, message: WorkerMessage) => void,
-    private readonly onExit: (slot: Slot, reason: string) => void,
+    spawn: (options: WorkerOptions) => Worker,
+    log: (message: string) => void,
+    onMessage: (slot: Slot, message: WorkerMessage) => void,
+    onReady: () => void,
+    onLost: (slot: Slot, reason: string) => void,
+    onGiveUp: () => void,
   ) {
-    [this.worker, this.state] = this.start();
+    this.thread = new ThreadHost<RunMessage>({
+      name: 'script worker',
+      kind: 'script',
+      spawn,
+      starting: () => {
+        this.state?.close();
+        this.state = new StateChannel((message) => log(message));
+        return { workerData: { ...this.state.wiring }, transferList: this.state.transferList };
+      },
+      log,
+      receive: (message) => onMessage(this, message as WorkerMessage),
+      onReady,
+      onLost: (reason) => onLost(this, reason),
+      onGiveUp,
+      // A script may run (or wait for the store) until its deadline; the runner's grace watch covers it.
+      quietUntil: () => (this.current ? this.current.message.deadline + GRACE_MS : 0),
+    });
   }
 
-  private start(): [Worker, StateChannel] {
-    const [worker, state] = this.spawn();
-    this.ready = false;
-    worker.on('message', (message: WorkerMessage) => this.onMessage(this, message));
-    worker.on('error', (err) => this.exited(worker, err.message));
-    worker.on('exit', (code) => this.exited(worker, `exited with code ${code}`));
-    worker.unref();
-    return [worker, state];
-  }
-
-  private exited(worker: Worker, reason: string): void {
-    if (worker !== this.worker) return;
-    this.state.close();
-    [this.worker, this.state] = this.start();
-    this.onExit(this, reason);
+  /** The current worker has started (a run posted before then waits for the start, not for a script). */
+  get ready(): boolean {
+    return this.thread.ready;
   }
 
   post(pending: Pending): void {
@@ -119,29 +126,24 @@ class Slot {
     this.idleTimer = undefined;
     this.current = pending;
     pending.slot = this;
-    this.worker.postMessage(pending.message);
-    this.worker.ref();
+    this.thread.post(pending.message);
+    this.thread.ref();
   }
 
   settled(): void {
     this.current = undefined;
-    this.worker.unref();
+    this.thread.unref();
   }
 
-  /** Replaces a worker stuck past a deadline, or one that grew past its memory bound. */
-  restart(): void {
-    const worker = this.worker;
-    this.state.close();
-    [this.worker, this.state] = this.start();
-    void worker.terminate();
+  /** Replaces a worker stuck past a deadline (logged), or one that grew past its memory bound (routine, not logged). */
+  restart(reason: string, logged = true): void {
+    this.thread.restart(reason, logged);
   }
 
   async stop(): Promise<void> {
     clearTimeout(this.idleTimer);
-    const worker = this.worker;
+    await this.thread.stop();
     this.state.close();
-    worker.removeAllListeners('exit');
-    await worker.terminate();
   }
 }
 
@@ -157,20 +159,23 @@ export class SvcScriptRunner {
   private growTimer: NodeJS.Timeout | undefined;
   private nextId = 1;
   private closed = false;
+  /** Workers keep dying at start: runs fail at once. */
+  private down = false;
 
   constructor(private readonly options: SvcScriptRunnerOptions) {
-    const spawnWorker = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
-    const spawn = (): [Worker, StateChannel] => {
-      const state = new StateChannel((message) => options.log('error', message));
-      return [spawnWorker({ workerData: state.wiring, transferList: state.transferList }), state];
-    };
+    const spawn = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
+    const log = (message: string): void => options.log('error', message);
     this.baseWorkers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.maxWorkers = Math.max(this.baseWorkers, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.newSlot = () =>
       new Slot(
         spawn,
+        log,
         (slot, m) => this.received(slot, m),
+        // Runs that waited while it started may now be waiting on scripts.
+        () => this.queue.length > 0 && this.dispatch(),
         (slot, reason) => this.lost(slot, reason),
+        () => this.broken(),
       );
     for (let i = 0; i < this.baseWorkers; i++) this.slots.push(this.newSlot());
   }
@@ -179,6 +184,7 @@ export class SvcScriptRunner {
   run(run: ScriptRun): Promise<RunOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });
     if (run.engine === 'javascript') return this.runJavaScript(run);
+    if (this.down) return Promise.resolve({ ok: false, errorType: 'host', message: 'script workers cannot start' });
     const id = this.nextId++;
     const message: RunMessage = {
       type: 'run',
@@ -221,7 +227,7 @@ export class SvcScriptRunner {
         i++;
         continue;
       }
-      const slot = this.slots.find((s) => s.current === undefined);
+      const slot = this.slots.find((s) => s.current === undefined && !s.thread.down);
       if (!slot) {
         waiting = true;
         break;
@@ -276,23 +282,32 @@ export class SvcScriptRunner {
       this.queue.splice(queued, 1);
       return;
     }
+    this.watchReleased(pending);
+  }
+
+  /** A worker still silent GRACE_MS after a released run is stuck, unless it is still starting (a cold start on a loaded machine takes seconds). */
+  private watchReleased(pending: Pending): void {
     pending.timer = setTimeout(() => {
       const slot = pending.slot;
       if (slot?.current !== pending) return;
-      this.options.log('error', 'script worker unresponsive past a deadline; restarting it');
-      slot.restart();
-      this.lost(slot, 'restarted');
+      if (slot.ready) slot.restart('unresponsive past a deadline');
+      else this.watchReleased(pending);
     }, GRACE_MS);
     pending.timer.unref();
+  }
+
+  /** A worker keeps dying at start: its slot goes, and with it every run waiting (they would wait in vain). */
+  private broken(): void {
+    this.down = true;
+    for (const pending of this.queue.splice(0)) {
+      clearTimeout(pending.timer);
+      if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: 'script workers cannot start' });
+    }
   }
 
   private received(slot: Slot, message: WorkerMessage): void {
     if (message.type === 'state') {
       this.state(slot, message);
-    } else if (message.type === 'ready') {
-      slot.ready = true;
-      // Runs that waited while it started may now be waiting on scripts.
-      if (this.queue.length > 0) this.dispatch();
     } else {
       this.done(slot, message);
     }
@@ -304,8 +319,12 @@ export class SvcScriptRunner {
     if (pending?.id !== id) return;
     clearTimeout(pending.timer);
     if (!pending.released) pending.resolve(outcome);
-    // A grown heap is only given back to the system with its thread: the next run gets a fresh one.
-    if (grown) slot.restart();
+    if (grown) {
+      // A grown heap is only given back to the system with its thread: the next run gets a fresh one
+      // (the slot holds no run while it is replaced, so nothing fails).
+      slot.settled();
+      slot.restart('grew past its memory bound', false);
+    }
     this.freed(slot, pending);
   }
 

@@ -13,6 +13,7 @@ import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
 import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from '../state-bridge.js';
 import { errorText } from '../../model/index.js';
+import { hostedThread } from '../../threads/index.js';
 import { WorkerFootprint } from '../worker-memory.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
@@ -87,14 +88,17 @@ function run(message: RunMessage): RunOutcome {
   }
 }
 
-port.on('message', (message: RunMessage) => {
-  logs = [];
-  let outcome: RunOutcome;
-  try {
-    outcome = run(message);
-  } catch (err) {
-    outcome = failure('host', `script worker failure: ${errorText(err)}`);
+// A batch from the host (one run at a time, in practice).
+port.on('message', (batch: RunMessage[]) => {
+  for (const message of batch) {
+    logs = [];
+    let outcome: RunOutcome;
+    try {
+      outcome = run(message);
+    } catch (err) {
+      outcome = failure('host', `script worker failure: ${errorText(err)}`);
+    }
+    port.postMessage({ type: 'done', id: message.id, outcome, logs, grown: footprint.grown() });
   }
-  port.postMessage({ type: 'done', id: message.id, outcome, logs, grown: footprint.grown() });
 });
-port.postMessage({ type: 'ready' });
+hostedThread().ready();

@@ -1,5 +1,5 @@
 /**
- * Starts a script worker thread from the module next to the caller. Tests run the TypeScript
+ * Starts a worker thread (engine thread, script worker) from the module next to the caller. Tests run the TypeScript
  * sources through tsx and `npm start` runs dist/*.js; a worker does not inherit the parent's loader
  * hooks, so from source a bootstrap registers tsx before importing the entry.
  */

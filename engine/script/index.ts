@@ -1,1 +1,0 @@
-export { workerSpawner } from './spawn-worker.js';
