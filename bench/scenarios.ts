@@ -161,4 +161,31 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/decorated' },
     expectBody: 'hello /decorated',
   },
+  {
+    id: 'r',
+    title: 'static is stub, recordRequests',
+    imposter: { protocol: 'http', recordRequests: true, stubs: [{ responses: [is('hello', { 'Content-Type': 'text/plain' })] }] },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'hello',
+    perCore: true,
+  },
+  {
+    id: 'k',
+    title: 'copy behavior (path regex into the body)',
+    imposter: {
+      protocol: 'http',
+      stubs: [{ responses: [{ ...is('item ${ID}'), _behaviors: { copy: [{ from: 'path', into: '${ID}', using: { method: 'regex', selector: '\\d+$' } }] } }] }],
+    },
+    request: { method: 'GET', path: '/item/42' },
+    expectBody: 'item 42',
+    perCore: true,
+  },
+  {
+    id: 'w',
+    title: 'wait behavior of 1 ms',
+    imposter: { protocol: 'http', stubs: [{ responses: [{ ...is('waited'), _behaviors: { wait: 1 } }] }] },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'waited',
+    perCore: true,
+  },
 ];

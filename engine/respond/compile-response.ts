@@ -1,6 +1,6 @@
 import { prepareResponse, type IsFields, type PreparedResponse } from './is-response.js';
 import { isObject } from '../model/index.js';
-import { compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
+import { behaviorsRunAnywhere, compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
 import { compileProxy, type CompiledProxy } from './proxy/index.js';
 import { compileScript, type CompiledScript } from './svc-script.js';
 import type { ScriptSettings } from '../script/svc/index.js';
@@ -59,4 +59,17 @@ export function compileResponse(config: Record<string, unknown>, defaults: IsFie
 /** The response served when no stub matches (or the imposter is disabled). */
 export function compileDefaultResponse(defaults: unknown): PreparedResponse {
   return prepareResponse({}, isObject(defaults) ? (defaults as IsFields) : undefined);
+}
+
+/**
+ * True when serving the response needs nothing but its config (per-core: any engine thread may answer
+ * it): an `is` or a TCP `fault`, with `_svc.fault`/`_svc.templated` and behaviors that run anywhere
+ * (`_svc.stateOps` go to the flow store: the stub's business). A proxy, inject or `_svc.script` needs
+ * what only the main thread holds (the proxy recorder, the script runners and `inject` state).
+ */
+export function servesFromConfig(compiled: CompiledResponse): boolean {
+  if (compiled.type !== 'is' && compiled.type !== 'fault') return false;
+  const svc = compiled.config._svc;
+  if (isObject(svc) && svc.script !== undefined) return false;
+  return behaviorsRunAnywhere(compiled.config);
 }

@@ -4,6 +4,7 @@ export {
   compileResponse,
   compileDefaultResponse,
   responseTypeOf,
+  servesFromConfig,
   type CompiledResponse,
   type ResponseType,
   type ScriptCompileContext,
@@ -14,8 +15,8 @@ export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './outcome.js';
 export { scriptFailure } from './inject-response.js';
 export { errorResponse, type ErrorResponseOptions } from './error-response.js';
-export { faultBlockErrors, faultRandom, stubsUseTcpFault } from './faults/index.js';
+export { faultBlockErrors, faultRandom, sharedFaultDraws, sharedFaultRandom, stubsUseTcpFault, type SharedFaultDraws } from './faults/index.js';
 export type { FaultObserver } from './fault-hooks.js';
-export { isRecordedProxyResponse } from './proxy/index.js';
+export { isRecordedProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
 export { behaviorProblems } from './behaviors/index.js';
 export { proxyProblems, weakProxyCertificates } from './proxy/index.js';

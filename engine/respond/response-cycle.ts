@@ -120,10 +120,18 @@ export class ResponseCycle<T> {
   }
 
   next(): T {
+    return this.responses[this.take()];
+  }
+
+  /**
+   * Index of the response served now, the cycle moved past it in one step: under per-core another
+   * thread may move the cycle between a `peek` and a `next`, never inside `take`.
+   */
+  take(): number {
     // One response served once per turn: the position never moves, so no shared write (per-core: no lock
     // line bouncing between cores). A run with `repeat` keeps counting: a proxy may append a second run.
-    if (this.runs.length === 1 && this.runs[0].times === 1) return this.responses[this.runs[0].index];
-    return this.responses[this.runs[this.state.advance(this.runs)].index];
+    if (this.runs.length === 1 && this.runs[0].times === 1) return this.runs[0].index;
+    return this.runs[this.state.advance(this.runs)].index;
   }
 
   /** Appends a response (proxy recordings) to the end of the cycle. */

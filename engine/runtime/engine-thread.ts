@@ -1,15 +1,17 @@
 /**
  * An engine thread of the per-core runtime: accepts on its duplicates of the main thread's listening
- * sockets and parses requests (HTTP/1, h2c, TLS, h2). A request to a listener with a local plan is
- * answered here (local-answer.ts); any other is forwarded to the main thread, which runs the one engine
- * and answers through this thread's real response sink.
+ * sockets and parses requests (HTTP/1, h2c, TLS, h2). A request to a listener with a plan is served
+ * here by the same request pipeline the main thread runs (thread-imposter.ts); any other is forwarded
+ * to the main thread, which runs the one engine and answers through this thread's real response sink.
  */
 import { closeSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
-import { asBuffer, type CountKey, type FromThread, type PlanMessage, type ToThread } from './protocol.js';
+import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type ToThread } from './protocol.js';
 import { exactBytes, Kept } from './intern.js';
-import { answerLocally, compilePlan, writeTo, type LocalAnswer } from './local-answer.js';
+import { ThreadImposter } from './thread-imposter.js';
+import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
+import { RecordBatch } from './record-batch.js';
 import { CountTables } from './counts.js';
 import { hostedThread, PerTurn } from '../threads/index.js';
 
@@ -39,18 +41,42 @@ const keptHeaders = new Kept<OutgoingHeaders>([]);
 const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
 let nextRequest = 1;
 
-/** Plans in (main posts them here before bumping a listener's version) and count keys out. */
+/** Plans in (main posts them here before bumping a listener's version); count keys, records and fault metrics out. */
 const { control, slot } = workerData as { control: MessagePort; slot: number };
+const report = (message: ThreadReport): void => control.postMessage(message);
+const records = new RecordBatch(report);
+/** Flow store operations of this thread's own redis stores, counted on main (svc_flow_state_ops_total). */
+const redisStores = new ThreadRedisStores((id, operation, result) => report({ t: 'event', id, event: { name: 'onFlowStateOp', args: [operation, result] } }));
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
-const plans = new Map<number, { version: number; local?: LocalAnswer }>();
-const counts = new CountTables((key: CountKey) => control.postMessage(key));
+const plans = new Map<number, { version: number; local?: ThreadImposter }>();
+const counts = new CountTables((key) => report({ t: 'key', key }));
+const log = (level: 'warn' | 'error', message: string): void => post({ t: 'log', level, message });
+/** Flow store calls waiting for the main thread (their owner) to answer. */
+const flowCalls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+let nextFlowCall = 1;
+const flowCall =
+  (id: number): FlowCaller =>
+  (op, args) =>
+    new Promise((resolve, reject) => {
+      const c = nextFlowCall++;
+      flowCalls.set(c, { resolve, reject });
+      post({ t: 'flow', id, c, op, args });
+    });
+
+function flowDone(message: Extract<ToThread, { t: 'flowDone' }>): void {
+  const call = flowCalls.get(message.c);
+  flowCalls.delete(message.c);
+  if (message.error !== undefined) call?.reject(new Error(message.error));
+  else call?.resolve(message.value);
+}
 
 function applyPlan(message: PlanMessage): void {
   const known = plans.get(message.id);
   if (known && known.version >= message.version) return;
-  let local: LocalAnswer | undefined;
+  let local: ThreadImposter | undefined;
   try {
-    local = message.plan && compilePlan(message.plan);
+    local =
+      message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id), redisStores });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });
@@ -98,13 +124,8 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
           plan = plans.get(id);
         }
         if (plan?.local) {
-          const response = answerLocally(plan.local, wire, slot);
-          if (response) {
-            // Counted before written: a scrape after the client saw the answer finds it.
-            counts.add(id, wire.method, response.statusCode);
-            writeTo(sink, response);
-            return;
-          }
+          plan.local.handle(wire, sink);
+          return;
         }
         const r = nextRequest++;
         pending.set(r, sink);
@@ -127,12 +148,13 @@ async function close(id: number): Promise<void> {
   await listeners.get(id)?.close();
   listeners.delete(id);
   plans.delete(id);
+  redisStores.drop(id);
   counts.drop(id);
   post({ t: 'closed', id });
 }
 
 /** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
-function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' }>): void {
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' } | { t: 'flowDone' }>): void {
   const sink = pending.get(message.r);
   if (!sink) return;
   pending.delete(message.r);
@@ -152,6 +174,7 @@ port.on('message', (batch: ToThread[]) => {
   for (const message of batch) {
     if (message.t === 'listen') void listen(message);
     else if (message.t === 'close') void close(message.id);
+    else if (message.t === 'flowDone') flowDone(message);
     else if (message.t === 'forget') {
       keptHeaders.forget();
       keptBodies.forget();

@@ -1,6 +1,16 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem, type Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
-import { asBuffer, type CountKey, type FromThread, type LocalPlan, type PlanMessage, type PortableListenerOptions, type ToThread } from './protocol.js';
+import {
+  asBuffer,
+  type ObserverEvent,
+  type FromThread,
+  type ImposterPlan,
+  type PlanMessage,
+  type PortableListenerOptions,
+  type ThreadReport,
+  type ToThread,
+} from './protocol.js';
+import type { RecordedRequest } from '../serve/index.js';
 import { CountReader } from './counts.js';
 import { connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
 import { ThreadHost, workerSpawner } from '../threads/index.js';
@@ -10,15 +20,23 @@ import { Interner } from './intern.js';
 
 /**
  * What serves a listener's requests (an imposter), for engine threads to answer them themselves
- * when it can: its plan, a way to hear when the plan changes, and where their counts go.
+ * when it can: its plan, a way to hear when the plan changes, and where what they did goes.
  */
 export interface PlanSource {
   /** Undefined: engine threads forward every request to the main thread. */
-  plan(): LocalPlan | undefined;
+  plan(): ImposterPlan | undefined;
   /** Called by the source synchronously whenever its plan may have changed (stubs, enabled). */
   onPlanChange(changed: () => void): void;
+  /** `drain` brings in every engine thread's pending records: the source calls it before reading its journal. */
+  onRecordsPending(drain: () => void): void;
   /** Requests engine threads answered with `status` (observers.onRequest, `times` over). */
   answered(method: string, status: number, times: number): void;
+  /** A record an engine thread finished (posted before its response was written), in the order main receives them. */
+  recorded(record: RecordedRequest, notify: boolean): void;
+  /** A fault metric an engine thread reported. */
+  observed(event: ObserverEvent): void;
+  /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
+  flowCall(op: string, args: unknown[]): Promise<unknown>;
 }
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
@@ -85,7 +103,7 @@ class EngineThread {
     return this.thread.worker;
   }
 
-  /** Plans out, count keys in (drained synchronously: receiveMessageOnPort). */
+  /** Plans out; count keys, records and fault metrics in (also drained synchronously: receiveMessageOnPort). */
   private control!: MessagePort;
   private counts = new CountReader();
   /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
@@ -110,6 +128,8 @@ class EngineThread {
     };
     const channel = new MessageChannel();
     this.control = channel.port1;
+    this.control.on('message', (report: ThreadReport) => this.report(report));
+    this.control.unref();
     this.counts = new CountReader();
     return { workerData: { slot: this.slot, control: channel.port2 }, transferList: [channel.port2], stdout: false };
   }
@@ -124,11 +144,22 @@ class EngineThread {
     this.control.postMessage(message);
   }
 
+  /** Takes every report the thread posted so far, synchronously (records reach the journal now). */
+  drain(): void {
+    for (let received = receiveMessageOnPort(this.control); received; received = receiveMessageOnPort(this.control)) {
+      this.report(received.message as ThreadReport);
+    }
+  }
+
+  private report(report: ThreadReport): void {
+    if (report.t === 'key') this.counts.learn(report.key);
+    else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
+    else this.runtime.source(report.id)?.observed(report.event);
+  }
+
   /** Reports what this thread answered itself since the last collection. */
   collect(report: (id: number, method: string, status: number, times: number) => void): void {
-    for (let received = receiveMessageOnPort(this.control); received; received = receiveMessageOnPort(this.control)) {
-      this.counts.learn(received.message as CountKey);
-    }
+    this.drain();
     this.counts.collect(report);
   }
 
@@ -195,6 +226,15 @@ class EngineThread {
           this.runtime.log.error(`runtime per-core: request failed: ${(err as Error).message}`);
           sink.reset();
         }
+        return;
+      }
+      case 'flow': {
+        const { c } = message;
+        const source = this.runtime.source(message.id);
+        (source ? source.flowCall(message.op, message.args) : Promise.reject(new Error('listener closed'))).then(
+          (value) => this.answer({ t: 'flowDone', c, value }),
+          (err: unknown) => this.answer({ t: 'flowDone', c, error: (err as Error)?.message ?? String(err) }),
+        );
         return;
       }
       case 'accepted': {
@@ -325,6 +365,7 @@ export class PerCoreRuntime {
     if (source) {
       this.sources.set(id, source);
       source.onPlanChange(() => this.publish(shared));
+      source.onRecordsPending(this.drain);
     }
     const close = async (): Promise<void> => {
       this.listeners.delete(shared.id);
@@ -358,6 +399,15 @@ export class PerCoreRuntime {
   }
 
   private collecting: NodeJS.Timeout | undefined;
+
+  source(id: number): PlanSource | undefined {
+    return this.sources.get(id);
+  }
+
+  /** Every engine thread's pending records and metrics, taken now (before a journal read). */
+  readonly drain = (): void => {
+    for (const thread of this.threads ?? []) thread.drain();
+  };
   /** Where each listener's locally answered requests are reported (kept until its threads closed it). */
   private readonly sources = new Map<number, PlanSource>();
 

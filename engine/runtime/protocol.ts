@@ -1,36 +1,58 @@
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
-import type { PreparedResponse } from '../respond/index.js';
+import type { FaultObserver, SharedFaultDraws } from '../respond/index.js';
+import type { FlowStoreMetrics } from '../state/index.js';
+import type { RecordedRequest, ServeOptions } from '../serve/index.js';
 
 /**
- * What an engine thread needs to answer an imposter's requests itself (every stub static, nothing
- * recorded or gated): stub configs (it compiles the matcher), prepared responses, shared counters.
+ * A whole imposter as engine threads serve it (servesAnywhere): its validated config, from which each
+ * thread compiles its own stub set, responses and behaviors, and the shared memory its counters live in.
  */
-export interface LocalPlan {
+export interface ImposterPlan {
+  port: number;
+  protocol: string;
+  /** The imposter's config without stubs, as read back (defaultResponse, name, ...). */
+  config: Record<string, unknown>;
+  enabled: boolean;
+  options: ServeOptions;
   stubs: Array<{
-    /** Predicates only: the thread compiles its matcher from them. */
-    predicates?: unknown;
-    /** The stub's response configs (their `repeat`) and prepared answers, index for index. */
-    configs: Array<Record<string, unknown>>;
-    responses: PreparedResponse[];
+    config: Record<string, unknown>;
     /** The stub's shared cycle position (respond newCycleSlot). */
     cycle: SharedArrayBuffer;
   }>;
-  /** What no matching stub gets. */
-  fallback: PreparedResponse;
   /** The imposter's numberOfRequests (a ThreadCounter's buffer: this thread adds to its own slot). */
   count: SharedArrayBuffer;
+  /** The imposter's fault draws (the seeded stream stays one across threads). */
+  faultDraws: SharedFaultDraws;
 }
 
 /**
  * Main thread to engine thread on the control channel, posted before the listener's version is
- * bumped. `plan` absent: forward every request. A thread answers `countKey` on the same channel.
+ * bumped. `plan` absent: forward every request.
  */
 export interface PlanMessage {
   id: number;
   version: number;
-  plan?: LocalPlan;
+  plan?: ImposterPlan;
 }
+
+/** A metric an engine thread reports (fault and flow store observer calls, replayed on main). */
+export type ObserverEvent =
+  | { name: 'onFault'; args: Parameters<FaultObserver['onFault']> }
+  | { name: 'onLatencyInjected'; args: Parameters<FaultObserver['onLatencyInjected']> }
+  | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> }
+  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> };
+
+/**
+ * Engine thread to main thread on the control channel, which main drains synchronously (before a
+ * journal read, a metrics scrape) as well as when idle: a count key, finished records (posted before
+ * their responses are written), a fault metric.
+ */
+export type ThreadReport =
+  | { t: 'key'; key: CountKey }
+  /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
+  | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
+  | { t: 'event'; id: number; event: ObserverEvent };
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 export interface CountKey {
@@ -62,7 +84,9 @@ export type ToThread =
   | { t: 'forget' }
   | { t: 'reset'; r: number }
   | { t: 'empty'; r: number }
-  | { t: 'raw'; r: number; body: Uint8Array };
+  | { t: 'raw'; r: number; body: Uint8Array }
+  /** The owner's answer to flow store call `c` (`error`: it rejected with that message). */
+  | { t: 'flowDone'; c: number; value?: unknown; error?: string };
 
 /** Engine thread to main thread. `id`: the shared listener. */
 export type FromThread =
@@ -72,6 +96,8 @@ export type FromThread =
   | { t: 'accepted'; id: number; count: number }
   | { t: 'acceptFailed'; id: number; message: string; code?: string }
   | { t: 'req'; id: number; r: number; protocol: 'http1' | 'h2'; wire: WireRequest }
+  /** A flow store operation on listener `id`'s imposter store, owned by main (RemoteFlowStore). */
+  | { t: 'flow'; id: number; c: number; op: string; args: unknown[] }
   | { t: 'log'; level: 'warn' | 'error'; message: string };
 
 /** A Buffer again after structured cloning (which delivers a Uint8Array). */

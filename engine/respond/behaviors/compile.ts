@@ -55,3 +55,19 @@ export async function runBehaviors(behaviors: CompiledBehaviors, response: Respo
   for (const step of behaviors.steps) current = await step(current, ctx);
   return current;
 }
+
+/**
+ * True when every behavior of the response runs on its own (a `wait` of a number or range, `copy`,
+ * `lookup`): no JavaScript, `_svc.script` or child process, so any thread can run it.
+ */
+export function behaviorsRunAnywhere(response: Record<string, unknown>): boolean {
+  return (behaviorEntries(response) ?? [])
+    .filter(isObject)
+    .flatMap(entrySteps)
+    .every(({ kind, value }) => {
+      if (kind === 'copy' || kind === 'lookup') return true;
+      if (kind !== 'wait') return false;
+      if (isObject(value)) return value.inject === undefined && value._svc === undefined;
+      return typeof value === 'number' || !Number.isNaN(parseInt(String(value), 10));
+    });
+}

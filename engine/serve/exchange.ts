@@ -4,7 +4,7 @@ import type { CompiledResponse } from '../respond/index.js';
 import type { ResponseSink } from '../transport/index.js';
 import type { JournalEntry } from '../journal/index.js';
 import type { GatedRequest } from '../state/index.js';
-import type { RecordedRequest } from './recorded-request.js';
+import type { RecordedRequest } from './record.js';
 
 /**
  * The stage an exchange is in decides how its answer is finished (Imposter.answer): only what the
