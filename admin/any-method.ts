@@ -17,7 +17,7 @@ export interface AnyMethodOptions {
 }
 
 /**
- * SPEC §4.10 (the gateway takes any method) on a node:http plane: a connection whose first request
+ * docs/imposters.md (the gateway takes any method) on a node:http plane: a connection whose first request
  * line carries a token method node:http does not know is served by the engine's own HTTP/1 parser
  * (the imposters' transport) instead; every other connection goes to node:http untouched, so its
  * answers are unchanged. The check costs one read per connection, nothing per request. Call before

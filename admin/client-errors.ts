@@ -20,7 +20,7 @@ function errorFor(err: NodeJS.ErrnoException): SvcError {
 
 /**
  * node:http answers a request it cannot parse (bad request line, oversized head, head timeout) with a
- * bare status line and no body; this answers the same status with the SPEC §7 envelope instead.
+ * bare status line and no body; this answers the same status with the docs/errors.md envelope instead.
  */
 export function answerClientErrorsWithEnvelope(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

@@ -81,7 +81,7 @@ export function dispatchWireGateway(manager: ImposterManager, port: number, wire
 }
 
 /**
- * `ANY /__svc/{port}/<path>` (SPEC §4.10): dispatches to the imposter with the URI rewritten;
+ * `ANY /__svc/{port}/<path>` (docs/imposters.md): dispatches to the imposter with the URI rewritten;
  * returns false when no imposter listens on that port.
  */
 export function dispatchGateway(

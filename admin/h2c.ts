@@ -54,7 +54,7 @@ class AdminH2Response extends http2.Http2ServerResponse {
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * SPEC §1 rule 4 for a node:http plane (admin, metrics): the server keeps its port and HTTP/1
+ * docs/cli.md rule 4 for a node:http plane (admin, metrics): the server keeps its port and HTTP/1
  * handling, and a connection opening with the HTTP/2 preface (h2c, prior knowledge) goes to a
  * node:http2 server running the same handler through the compat API. The sniff costs one read per
  * connection, nothing per request. A no-op when `SVC_DISABLE_HTTP2` is truthy.

@@ -3,7 +3,7 @@ import type { Compat } from '../engine/manager/index.js';
 import { errors, mountebankFormOf, type ErrorEntry, type SvcError } from '../engine/model/index.js';
 import type { AdminReply } from './router.js';
 
-/** SPEC §7: the one door without the envelope, used only when the envelope itself cannot be built. */
+/** docs/errors.md: the one door without the envelope, used only when the envelope itself cannot be built. */
 const LAST_RESORT = 'Internal Server Error: the error response could not be built\n';
 
 function serialise(body: unknown): string | undefined {
@@ -29,7 +29,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 
 export interface ErrorReplyOptions {
   headers?: Record<string, string>;
-  /** mountebank 2.9.1's error entries have no `type` (SPEC §7) nor `path`; `--compat mountebank` leaves them out. */
+  /** mountebank 2.9.1's error entries have no `type` (docs/errors.md) nor `path`; `--compat mountebank` leaves them out. */
   compat?: Compat;
 }
 

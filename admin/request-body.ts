@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../engine/model/index.js';
 
-/** Largest admin request body read into memory (the imposter ports' default cap, SPEC §8). */
+/** Largest admin request body read into memory (the imposter ports' default cap, docs/limits.md). */
 export const MAX_ADMIN_BODY = 64 * 1024 * 1024;
 
 /** True when the head already announces a body over `limit`: answer 413 without reading it. */

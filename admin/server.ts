@@ -52,7 +52,7 @@ export interface AdminServerOptions {
   /** `--localOnly` / `--ipWhitelist` (transport connectionFilter): refused connections are destroyed on accept. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;
   /**
-   * The intercept listener slot behind `/intercept*` (SPEC §4.9). When omitted the server owns one and
+   * The intercept listener slot behind `/intercept*` (docs/intercept.md). When omitted the server owns one and
    * stops it on close; pass the C ABI's control to share its slot, or `false` for no intercept routes.
    */
   intercept?: InterceptControl | false;

@@ -1,5 +1,5 @@
 /**
- * C ABI round trip (SPEC §4.14): a C program calls svc_get_imposter (JSON reply, ~400 bytes) and
+ * C ABI round trip (docs/c-abi.md): a C program calls svc_get_imposter (JSON reply, ~400 bytes) and
  * svc_set_imposter_enabled (int reply) N times on one handle, each a synchronous msgpack frame to the
  * engine host and back. Needs gcc and a build (`npm run build`, it uses dist/ffi/host).
  * Run: `node --import tsx bench/ffi.ts`   Env: BENCH_CALLS (default 10000).

@@ -1,4 +1,4 @@
-// Builds libsvc_ffi with the machine's gcc (SPEC §9.4): ffi/build/libsvc_ffi.so for the repository's
+// Builds libsvc_ffi with the machine's gcc (docs/c-abi.md): ffi/build/libsvc_ffi.so for the repository's
 // own use, and the release artifact libsvc_ffi-<classifier>.<ext> with its .sha256 and ffi-manifest.json.
 // Without gcc (or off Linux) it explains and exits 0, so `npm install` still works; the C ABI tests then fail saying so.
 import { execFileSync } from 'node:child_process';
@@ -45,7 +45,7 @@ if (!hasGcc()) {
   process.exit(0);
 }
 
-// commit and builtAt stay null unless the release build stamps them (SPEC §9.2).
+// commit and builtAt stay null unless the release build stamps them (docs/c-abi.md).
 const buildInfo = {
   version,
   commit: process.env.SVC_BUILD_COMMIT || null,

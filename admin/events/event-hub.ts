@@ -3,9 +3,9 @@ import { clausesMatch, type EngineObserver, type LifecycleAction, type RecordedR
 import { SseSubscriber, type BufferLimits, type EventFilter, type SubscriberStats } from './sse-subscriber.js';
 
 export interface EventHubOptions {
-  /** Reported in `hello` (SPEC §9.3). */
+  /** Reported in `hello` (docs/c-abi.md). */
   engineVersion: string;
-  /** Heartbeat comment interval; SPEC §8: 15 s. */
+  /** Heartbeat comment interval; docs/limits.md: 15 s. */
   pingIntervalMs?: number;
   limits?: Partial<BufferLimits>;
 }
@@ -20,7 +20,7 @@ export interface EventHubStats {
 const DEFAULT_LIMITS: BufferLimits = { maxQueuedEvents: 1024, maxQueuedBytes: 1024 * 1024 };
 
 /**
- * The event stream of SPEC §6: engine observations become SSE frames with one monotonic `id:`
+ * The event stream of docs/metrics-and-events.md: engine observations become SSE frames with one monotonic `id:`
  * across request and lifecycle events. Nothing is kept for replay; a frame is serialised once,
  * only when some subscriber wants it, and each subscriber buffers within its limits.
  */

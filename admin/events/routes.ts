@@ -26,7 +26,7 @@ function filterOf(req: AdminRequest, fixedPort?: number): EventFilter {
   return { requests: types.includes('requests'), lifecycle: types.includes('lifecycle'), port, clauses };
 }
 
-/** `GET /events` and its per-imposter alias (SPEC §4.5, §6); gated by the admin plane like any route. */
+/** `GET /events` and its per-imposter alias (docs/metrics-and-events.md, §6); gated by the admin plane like any route. */
 export function eventRoutes(router: Router, manager: ImposterManager, hub: EventHub): void {
   router.on('GET', '/events', (req, response) => {
     hub.subscribe(response, filterOf(req));

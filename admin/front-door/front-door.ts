@@ -6,7 +6,7 @@ import { formatListenAddress, isHttp2Disabled, parseListenAddress, type Outgoing
 import { pathOf, RouteMatcher } from './route-matcher.js';
 import { parseRoutes, type Route } from './route-table.js';
 
-/** `/__svc/{port}` then `/`, `?` or the end: the gateway addressing (SPEC §4.10) on the front door. */
+/** `/__svc/{port}` then `/`, `?` or the end: the gateway addressing (docs/imposters.md) on the front door. */
 const GATEWAY = /^\/__svc\/(\d+)(?=[/?]|$)\/?/;
 const NOT_FOUND_HEADERS: OutgoingHeaders = [['Content-Type', 'application/json']];
 const NO_ROUTE_HEADERS: OutgoingHeaders = [
@@ -86,7 +86,7 @@ export interface FrontDoor {
 }
 
 /**
- * SPEC §4.11: one listener on the imposters' own engine, dispatching in-process to `Imposter.handle`, so a
+ * docs/front-door.md: one listener on the imposters' own engine, dispatching in-process to `Imposter.handle`, so a
  * request is served as if it arrived on the imposter's port (recording, matching, faults, proxies).
  * Resolution: route table, then `/__svc/{port}/...`, then 404 `x-svc-front-door: no-route`.
  */

@@ -11,7 +11,7 @@ export interface RoutedRequest {
 
 const SLASH = 47;
 
-/** Exact host over wildcard over none (SPEC §2.13 specificity). */
+/** Exact host over wildcard over none (docs/front-door.md specificity). */
 function hostRank(route: Route): number {
   return route.host !== undefined ? 2 : route.hostSuffix !== undefined ? 1 : 0;
 }

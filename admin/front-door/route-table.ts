@@ -6,7 +6,7 @@ export interface HeaderClause {
   value: string;
 }
 
-/** A validated route (SPEC §2.13), with its match compiled for dispatch. */
+/** A validated route (docs/front-door.md), with its match compiled for dispatch. */
 export interface Route {
   id: string;
   priority: number;
@@ -193,7 +193,7 @@ function entriesOf(routes: unknown, problems: ErrorEntry[]): unknown[] {
 }
 
 /**
- * Validates a `routes` block (SPEC §2.13) as a unit: every problem is reported (each message names the
+ * Validates a `routes` block (docs/front-door.md) as a unit: every problem is reported (each message names the
  * route), and nothing is returned unless the whole table is valid. Undefined is an empty table.
  */
 export function parseRoutes(routes: unknown): Route[] {

@@ -1,5 +1,5 @@
 /**
- * Who may control the intercept proxy (SPEC §5 rules 6–7). Actions are named as the spec names
+ * Who may control the intercept proxy (docs/cli.md rules 6–7). Actions are named as the spec names
  * them; under `--require-admin-auth` an `intercept.write` from another host needs authentication.
  */
 import { isIP } from 'node:net';

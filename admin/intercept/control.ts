@@ -1,5 +1,5 @@
 /**
- * `InterceptControl`: the one intercept listener slot of a server (SPEC §3, §4.9, §4.14). The admin
+ * `InterceptControl`: the one intercept listener slot of a server (docs/imposters.md, §4.9, §4.14). The admin
  * routes and the C ABI both call it, so both see the same session; its methods mirror the C
  * functions (`svc_start_intercept`, `svc_stop_intercept`, `svc_intercept_*`).
  */
@@ -23,7 +23,7 @@ export interface InterceptControlOptions {
   protocolOf?: (port: number) => OriginProtocol | undefined;
 }
 
-/** Injection gating: the admin plane passes its `--allowInjection`; the C ABI is trusted (SPEC §4.14). */
+/** Injection gating: the admin plane passes its `--allowInjection`; the C ABI is trusted (docs/c-abi.md). */
 export interface RuleGate {
   allowInjection?: boolean;
 }
@@ -97,7 +97,7 @@ export class InterceptControl {
     this.log = options.log ?? silentLogger;
   }
 
-  /** Validates the options, seeds the rules, loads or mints the CA and binds; 400/409/429 as SPEC §4.9. */
+  /** Validates the options, seeds the rules, loads or mints the CA and binds; 400/409/429 as docs/intercept.md. */
   async start(body: unknown, gate: RuleGate = {}): Promise<InterceptStarted> {
     if (this.session) throw interceptErrors.alreadyRunning(this.session.address.interceptUrl);
     if (this.starting) throw interceptErrors.alreadyRunning('(starting)');

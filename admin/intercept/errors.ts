@@ -1,4 +1,4 @@
-/** The SPEC §7 errors of the intercept control (403, 404, 409, 429, 500) and its 400s. */
+/** The docs/errors.md errors of the intercept control (403, 404, 409, 429, 500) and its 400s. */
 import { errorOf, errors } from '../../engine/model/index.js';
 
 export const interceptErrors = {

@@ -1,5 +1,5 @@
 /**
- * The TLS-intercepting forward proxy and its control (SPEC §2.14, §4.9). Admin routes and the C ABI
+ * The TLS-intercepting forward proxy and its control (docs/intercept.md, §4.9). Admin routes and the C ABI
  * use `InterceptControl`; the rest is exported for tests and tools.
  */
 export {

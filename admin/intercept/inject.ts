@@ -1,7 +1,7 @@
 /**
  * Inject rules: the rule's JavaScript function runs in the sandbox (engine/script/js, one sandbox
  * per intercept session) with the intercepted request, and its `{statusCode, headers, body}` is
- * served. Failures answer as a stub's inject does (SPEC §7): 400 `invalid injection`, 504 on timeout.
+ * served. Failures answer as a stub's inject does (docs/errors.md): 400 `invalid injection`, 504 on timeout.
  */
 import type { IncomingMessage } from 'node:http';
 import { isObject } from '../../engine/model/index.js';

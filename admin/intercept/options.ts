@@ -1,4 +1,4 @@
-/** `POST /intercept` / `svc_start_intercept` options (SPEC §2.14), validated into `StartOptions`. */
+/** `POST /intercept` / `svc_start_intercept` options (docs/intercept.md), validated into `StartOptions`. */
 import { isObject } from '../../engine/model/index.js';
 import { interceptErrors } from './errors.js';
 

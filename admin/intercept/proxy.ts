@@ -1,5 +1,5 @@
 /**
- * The intercepting forward proxy (SPEC §2.14): absolute-form HTTP requests and CONNECT tunnels on
+ * The intercepting forward proxy (docs/intercept.md): absolute-form HTTP requests and CONNECT tunnels on
  * one port. A tunnel whose first byte opens a TLS handshake is terminated with a leaf for the SNI
  * name (the CONNECT host when the client sends none); any other tunnel is read as cleartext HTTP.
  * Every request then goes through the rules: serve, forward to a local imposter, or pass through

@@ -1,5 +1,5 @@
 /**
- * Intercept rules (SPEC §2.14; the fields are svc's design, documented in the README):
+ * Intercept rules (docs/intercept.md; the fields are svc's design, documented in the README):
  *
  * ```json
  * { "id": "optional string",
@@ -16,7 +16,7 @@
 import { injectionMessages, isObject } from '../../engine/model/index.js';
 import { interceptErrors } from './errors.js';
 
-/** Rules one intercept session stores at most; more is a 429 (SPEC §8 leaves the value open). */
+/** Rules one intercept session stores at most; more is a 429 (docs/limits.md leaves the value open). */
 export const RULE_CAPACITY = 1000;
 
 export interface RuleMatch {
@@ -182,7 +182,7 @@ export function parseRule(value: unknown, where: string, nextId: () => string): 
   return { id, match, inject: optionalString(value.inject, `${where}.inject`, value)! };
 }
 
-/** One rule object or an array of them (SPEC §2.14). */
+/** One rule object or an array of them (docs/intercept.md). */
 function rulesArray(body: unknown): unknown[] {
   return Array.isArray(body) ? body : [body];
 }

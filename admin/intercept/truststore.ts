@@ -1,5 +1,5 @@
 /**
- * Trust-only stores holding the intercept CA certificate (SPEC §2.14 rule 4): PKCS#12 built with
+ * Trust-only stores holding the intercept CA certificate (docs/intercept.md rule 4): PKCS#12 built with
  * forge's ASN.1 and PKCS#12 key derivation, and JKS written here (no JKS writer exists on the
  * registry; the format is small and stable).
  */

@@ -1,5 +1,5 @@
 /**
- * Accept-loop failures by class (SPEC §4.13). Node reports a failed accept() as the server's
+ * Accept-loop failures by class (docs/metrics-and-events.md). Node reports a failed accept() as the server's
  * 'error' event (syscall `accept`); libuv keeps the loop running afterwards.
  */
 export type AcceptErrorClass = 'transient' | 'systemic' | 'fatal';

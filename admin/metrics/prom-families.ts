@@ -26,7 +26,7 @@ class Children<T> {
   }
 }
 
-/** The prom-client families of SPEC §4.13 in a registry of their own (no default Node metrics, nothing global). */
+/** The prom-client families of docs/metrics-and-events.md in a registry of their own (no default Node metrics, nothing global). */
 export class PromFamilies {
   readonly registry: Registry;
 

@@ -38,7 +38,7 @@ function listen(server: Server, port: number, host: string | undefined): Promise
   });
 }
 
-/** The metrics plane: `GET /metrics` in Prometheus text format on its own port (SPEC §4.13). */
+/** The metrics plane: `GET /metrics` in Prometheus text format on its own port (docs/metrics-and-events.md). */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetrics> {
   const metrics = new SvcMetrics();
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {

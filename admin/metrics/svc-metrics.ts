@@ -17,7 +17,7 @@ type Update = (families: PromFamilies) => void;
 const MAX_HELD_UPDATES = 10_000;
 
 /**
- * Exactly the metrics of SPEC §4.13, fed by engine observer calls and by the admin/metrics servers'
+ * Exactly the metrics of docs/metrics-and-events.md, fed by engine observer calls and by the admin/metrics servers'
  * accept loops. prom-client is loaded on the first scrape, not when the metrics port opens: until
  * then updates are held in order and applied to the families when they are built.
  */

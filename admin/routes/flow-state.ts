@@ -2,7 +2,7 @@ import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Router } from '../router.js';
 import { jsonBody, portParam } from '../request-helpers.js';
 
-/** SPEC §4.8 (and the svc extension listing a flow's keys): thin adapters over the manager's flow-state calls (404 unknown imposter/key, 503 store down). */
+/** docs/flow-state.md (and the svc extension listing a flow's keys): thin adapters over the manager's flow-state calls (404 unknown imposter/key, 503 store down). */
 export function flowStateRoutes(router: Router, manager: ImposterManager): void {
   const key = '/admin/imposters/:port/flow-state/:flowId/:key';
   router.on('GET', key, async (req) => ({

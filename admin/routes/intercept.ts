@@ -1,4 +1,4 @@
-/** `/intercept*` (SPEC §4.9): thin adapters over `InterceptControl`, gated per authorization action. */
+/** `/intercept*` (docs/intercept.md): thin adapters over `InterceptControl`, gated per authorization action. */
 import { errors } from '../../engine/model/index.js';
 import { interceptAccess, interceptErrors, type InterceptAction, type InterceptControl, type TruststoreFormat } from '../intercept/index.js';
 import { jsonBody } from '../request-helpers.js';

@@ -13,7 +13,7 @@ function summary(report: ApplyReport): Record<string, number[]> {
   return { created, replaced, stubPatched, deleted, unchanged };
 }
 
-/** `POST /admin/reload` (SPEC §4.1): a no-op without a startup source. */
+/** `POST /admin/reload` (docs/imposters.md): a no-op without a startup source. */
 export function reloadRoutes(router: Router, reloader: Reloader | undefined): void {
   router.on('POST', '/admin/reload', async () => {
     if (!reloader?.hasSource) {

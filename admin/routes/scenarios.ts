@@ -3,7 +3,7 @@ import { errors } from '../../engine/model/index.js';
 import type { Router } from '../router.js';
 import { objectBody, portParam } from '../request-helpers.js';
 
-/** SPEC §4.6: thin adapters over the manager's scenario calls. */
+/** docs/scenarios-and-spaces.md: thin adapters over the manager's scenario calls. */
 export function scenarioRoutes(router: Router, manager: ImposterManager): void {
   router.on('GET', '/imposters/:port/scenarios', async (req) => ({
     status: 200,

@@ -2,7 +2,7 @@ import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Router } from '../router.js';
 import { jsonBody, portParam } from '../request-helpers.js';
 
-/** SPEC §4.7: thin adapters over the manager's space calls. */
+/** docs/scenarios-and-spaces.md: thin adapters over the manager's space calls. */
 export function spaceRoutes(router: Router, manager: ImposterManager): void {
   router.on('POST', '/imposters/:port/spaces/:flowId/stubs', async (req) => ({
     status: 201,

@@ -12,7 +12,7 @@ function idRef(req: AdminRequest): StubRef {
 }
 
 /**
- * SPEC §4.3: thin adapters over the manager's stub calls, which hold every check. The imposter is looked
+ * docs/imposters.md: thin adapters over the manager's stub calls, which hold every check. The imposter is looked
  * up inside the manager's queue, never here: a lookup while a replacement runs would answer 404.
  */
 export function stubRoutes(router: Router, manager: ImposterManager): void {

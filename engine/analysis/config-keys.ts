@@ -1,5 +1,5 @@
 /**
- * `config_key_ignored` (SPEC §9.6): keys svc does not read in an imposter, its `_svc` block, its
+ * `config_key_ignored` (docs/metrics-and-events.md): keys svc does not read in an imposter, its `_svc` block, its
  * stubs, their responses, a response's `_svc` and `is`, and `defaultResponse`. A typo such as
  * `recordrequests` would otherwise be accepted silently and record nothing. Output fields of a
  * detail document (`requests`, `_links`, ...) are known, so posting one back warns about nothing.

@@ -2,7 +2,7 @@ import type { MockRequest } from '../model/index.js';
 import type { StubExplanation } from '../match/index.js';
 import type { CompiledResponse } from '../respond/index.js';
 
-/** SPEC §8: the debug report's body preview length. */
+/** docs/limits.md: the debug report's body preview length. */
 export const BODY_PREVIEW_CHARS = 500;
 
 export interface DebugImposter {
@@ -61,7 +61,7 @@ function preview(upcoming: CompiledResponse | undefined): Record<string, unknown
 }
 
 /**
- * The JSON match report of SPEC §4.12. `candidates` (the dashboard's explain call only) adds each
+ * The JSON match report of docs/metrics-and-events.md. `candidates` (the dashboard's explain call only) adds each
  * stub's failing predicates with expected and actual values to `matchResult`; the wire report has none.
  */
 export function debugReport(

@@ -4,7 +4,7 @@ import { AnchorIndex } from './anchor-index.js';
 
 export type WarningType = 'duplicate_id' | 'exact_duplicate' | 'potentially_shadowed' | 'catch_all' | 'catch_all_not_last' | 'truncated' | 'config_key_ignored';
 
-/** SPEC §2.10 (and §9.6 `config_key_ignored`, which carries `path`); `truncated` carries only `warningType` and `message`. */
+/** docs/metrics-and-events.md (and §9.6 `config_key_ignored`, which carries `path`); `truncated` carries only `warningType` and `message`. */
 export interface StubWarning {
   warningType: WarningType;
   message: string;
@@ -15,7 +15,7 @@ export interface StubWarning {
   shadowedByIndex?: number;
 }
 
-/** SPEC §8: warnings kept per imposter before one `truncated` summary. */
+/** docs/limits.md: warnings kept per imposter before one `truncated` summary. */
 export const MAX_WARNINGS = 100;
 
 /** What the analysis needs of one stub; it depends on the stub config alone, so it is computed once per config. */
@@ -68,7 +68,7 @@ function duplicateKey(config: Record<string, unknown>): string {
 }
 
 /**
- * The warnings of SPEC §2.10 for a stub list that changes over time. A stub's warnings depend only on
+ * The warnings of docs/metrics-and-events.md for a stub list that changes over time. A stub's warnings depend only on
  * the stubs before it (plus, for a catch-all, how many follow), so a list that only grew at the end
  * (POST .../stubs without `index`, proxy recording) is analysed for the new stubs alone; any other
  * change starts over, from per-config facts computed once.
@@ -189,7 +189,7 @@ export class StubAnalysis {
   }
 }
 
-/** Warnings of SPEC §2.10 for a stub list, in stub order, at most MAX_WARNINGS plus a `truncated` summary. */
+/** Warnings of docs/metrics-and-events.md for a stub list, in stub order, at most MAX_WARNINGS plus a `truncated` summary. */
 export function analyzeStubs(configs: ReadonlyArray<Record<string, unknown>>): StubWarning[] {
   return new StubAnalysis().update(configs);
 }

@@ -45,7 +45,7 @@ function portOf(body: unknown): number {
   return isObject(body) && typeof body.port === 'number' ? body.port : 0;
 }
 
-/** SPEC §2.7: `file:` scripts of file-loaded imposters resolve against their file's directory. */
+/** docs/scripts.md: `file:` scripts of file-loaded imposters resolve against their file's directory. */
 function scriptBaseOf(candidate: Candidate): ScriptBase {
   return { dir: dirname(candidate.origin), confined: false };
 }

@@ -17,14 +17,14 @@ export interface RunningAdminApi {
   wait(): Promise<void>;
 }
 
-/** The admin plane alone over a caller's manager (SPEC §4.16 `AdminApiServer`). */
+/** The admin plane alone over a caller's manager (docs/embedding.md `AdminApiServer`). */
 export class AdminApiServer {
   private source: ConfigSource | undefined;
   private allowInjection: boolean | undefined;
   private log: Logger | undefined;
   private version = 'embedded';
 
-  /** `apiKey` gates every admin route through the `Authorization` header (SPEC §5). */
+  /** `apiKey` gates every admin route through the `Authorization` header (docs/cli.md). */
   constructor(
     private readonly addr: ListenAddr,
     private readonly manager: ImposterManager,

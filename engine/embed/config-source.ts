@@ -3,7 +3,7 @@ import { ConfigSources, DataDirStore } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
 
-/** The startup source behind `POST /admin/reload`: a config file or a data directory (SPEC §4.16). */
+/** The startup source behind `POST /admin/reload`: a config file or a data directory (docs/embedding.md). */
 export type ConfigSource = { kind: 'file'; path: string; noParse: boolean } | { kind: 'dir'; path: string };
 
 /**

@@ -11,7 +11,7 @@ export interface RunningMetrics {
   join(): Promise<void>;
 }
 
-/** The metrics server (SPEC §4.13) following `manager`'s engine; port 0 is OS-assigned. */
+/** The metrics server (docs/metrics-and-events.md) following `manager`'s engine; port 0 is OS-assigned. */
 export async function bindMetricsServer(addr: ListenAddr, manager: ImposterManager): Promise<RunningMetrics> {
   const { host, port } = parseListenAddr(addr);
   const running = await startMetricsServer({ port, host, manager });

@@ -5,7 +5,7 @@ import type { ImposterManager } from '../manager/index.js';
 import { errors, isObject, StartupFailure } from '../model/index.js';
 import { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js';
 
-/** `svc_serve_admin` options (SPEC §4.14), validated. */
+/** `svc_serve_admin` options (docs/c-abi.md), validated. */
 export interface ServeAdminOptions {
   host: string;
   port: number;
@@ -87,7 +87,7 @@ function urlHost(host: string): string {
 }
 
 /**
- * `svc_serve_admin` (SPEC §4.14): the admin plane (plus metrics when `metricsPort` is given) over an
+ * `svc_serve_admin` (docs/c-abi.md): the admin plane (plus metrics when `metricsPort` is given) over an
  * existing manager. Ports are bound before anything is loaded, so a busy port applies nothing; a
  * failing `configFile` or inline `config` unbinds them again and throws (an SvcError 400).
  */

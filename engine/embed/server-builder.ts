@@ -67,7 +67,7 @@ function logSummary(log: Logger, options: CliOptions, summary: StartupSummary): 
 }
 
 /**
- * The whole server (SPEC §4.16 `ServerBuilder`): imposter manager, startup sources (`--configfile`,
+ * The whole server (docs/embedding.md `ServerBuilder`): imposter manager, startup sources (`--configfile`,
  * `--datadir`), front door, admin plane and metrics server, as `svc start` runs them.
  */
 export class ServerBuilder {

@@ -1,5 +1,5 @@
 /**
- * Bounded per-imposter journal with stable 1-based indices (SPEC §2.9, §4.4, §8).
+ * Bounded per-imposter journal with stable 1-based indices (docs/recording-and-verify.md, §4.4, §8).
  * Indices never reset: clearing and eviction only move the window.
  */
 export interface JournalEntry<T> {
@@ -62,7 +62,7 @@ export class JournalRing<T> {
   }
 
   /**
-   * Entries with index > since (all when since is undefined), filtered; cursor semantics of SPEC §4.4.
+   * Entries with index > since (all when since is undefined), filtered; cursor semantics of docs/recording-and-verify.md.
    * Indices ascend along the ring, so the first one past `since` is found by bisection: a poll costs
    * what it returns, not the journal's size.
    */

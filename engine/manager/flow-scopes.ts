@@ -1,5 +1,5 @@
 /**
- * Scenarios (SPEC §4.6) and spaces (SPEC §4.7) of one imposter, as the JSON every surface returns.
+ * Scenarios (docs/scenarios-and-spaces.md) and spaces (docs/scenarios-and-spaces.md) of one imposter, as the JSON every surface returns.
  * ImposterManager wraps these; stub-list changes go back through it (validation, lifecycle events).
  */
 import { errors, errorText, isObject } from '../model/index.js';
@@ -33,7 +33,7 @@ function configs(imposter: Imposter): Array<Record<string, unknown>> {
   return imposter.stubs.map((stub) => stub.config);
 }
 
-/** Store failures are the 503 of SPEC §4.8/§7, as for the flow-state routes. */
+/** Store failures are the 503 of docs/flow-state.md, as for the flow-state routes. */
 async function fromStore<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;

@@ -1,5 +1,5 @@
 /**
- * The admin flow-state operations of SPEC §4.8 over one imposter's FlowStore, answering the spec's
+ * The admin flow-state operations of docs/flow-state.md over one imposter's FlowStore, answering the spec's
  * JSON. ImposterManager exposes them to the admin routes and the C ABI.
  */
 import { errors, errorText, isObject } from '../model/index.js';

@@ -79,7 +79,7 @@ function withoutRecordingTimes(stubs: Array<Record<string, unknown>>): Array<Rec
   return stubs;
 }
 
-/** Summary entry of `GET /imposters` (SPEC §2.1 outputs); `list=true` keeps mountebank's short form. */
+/** Summary entry of `GET /imposters` (docs/imposters.md outputs); `list=true` keeps mountebank's short form. */
 export function renderSummary(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
   if (options.compat === 'mountebank') return renderMountebank(imposter, { ...options, list: true });
   const out = header(imposter);
@@ -109,7 +109,7 @@ function detailFields(imposter: Imposter, options: RenderOptions): Record<string
     requests: imposter.journal.all().map((e) => e.value),
     stubs: STUBS_SLOT,
   };
-  // Stub analysis is output only (SPEC §2.1): never part of the replayable config.
+  // Stub analysis is output only (docs/imposters.md): never part of the replayable config.
   out._svc = { ...(isObject(out._svc) ? out._svc : {}), warnings: imposter.warnings.map((w) => ({ ...w })) };
   if (options.baseUrl !== undefined) out._links = links(options.baseUrl, imposter.port);
   return out;
@@ -237,7 +237,7 @@ export function renderImposterText(imposter: Imposter, options: RenderOptions): 
   return spliced(before, imposter, options.baseUrl, after === '{}' ? '\n}' : `,\n${after.slice(2)}`);
 }
 
-/** Snapshot returned by a delete: the detail with no recorded requests (SPEC §2.1; mountebank keeps them). */
+/** Snapshot returned by a delete: the detail with no recorded requests (docs/imposters.md; mountebank keeps them). */
 export function renderDeleted(imposter: Imposter, options: RenderOptions): Record<string, unknown> {
   const out = renderImposter(imposter, options);
   if (!options.replayable && options.compat !== 'mountebank') {

@@ -146,7 +146,7 @@ export interface CallOptions {
   trusted?: boolean;
 }
 
-/** Creating imposters or editing stubs: `generateIds` (default true) gives id-less stubs an id (SPEC §2.2). */
+/** Creating imposters or editing stubs: `generateIds` (default true) gives id-less stubs an id (docs/imposters.md). */
 export interface StubEditOptions extends CallOptions {
   generateIds?: boolean;
 }
@@ -180,7 +180,7 @@ export interface LinkOptions {
 }
 
 export interface ClearRequestsOptions {
-  /** Only the recorded requests matching every clause (SPEC §4.4); absent clears them all. */
+  /** Only the recorded requests matching every clause (docs/recording-and-verify.md); absent clears them all. */
   match?: string[];
 }
 
@@ -418,7 +418,7 @@ export class ImposterManager {
     return this.options.compat;
   }
 
-  /** Stub ids are generated (SPEC §2.2) unless the caller or mountebank compatibility says not to. */
+  /** Stub ids are generated (docs/imposters.md) unless the caller or mountebank compatibility says not to. */
   private generatesIds(requested: boolean | undefined): boolean {
     return requested !== false && this.options.compat !== 'mountebank';
   }
@@ -590,7 +590,7 @@ export class ImposterManager {
   }
 
   /**
-   * Binds a new imposter with its flow store: `carried` (a replaced imposter's, SPEC §2.8 state kept),
+   * Binds a new imposter with its flow store: `carried` (a replaced imposter's, docs/flow-state.md state kept),
    * else a redis store opened now (unreachable: 400, nothing bound), else a local one the imposter makes.
    */
   private async start(definition: ImposterDefinition, carried?: FlowStore): Promise<Imposter> {
@@ -684,7 +684,7 @@ export class ImposterManager {
 
   /**
    * DELETE /imposters/{port}: resolves after the port is unbound and connections closed. A missing
-   * imposter is a 404 (SPEC §4.2), or `{}` under mountebank compatibility, as 2.9.1 answers.
+   * imposter is a 404 (docs/imposters.md), or `{}` under mountebank compatibility, as 2.9.1 answers.
    */
   deleteImposter(port: number, render: RenderOptions): Promise<Record<string, unknown>> {
     return this.exclusive(async () => {
@@ -748,7 +748,7 @@ export class ImposterManager {
   }
 
   /**
-   * What applying the set could fail on that can be known before the first change (SPEC §4.2: a
+   * What applying the set could fail on that can be known before the first change (docs/imposters.md: a
    * validation failure is a 400 with the running set unchanged): every imposter compiles, its TLS
    * material loads, and a port it needs is not held by another process.
    */
@@ -848,7 +848,7 @@ export class ImposterManager {
       this.observers.onLifecycle('stubsChanged', current.port);
       return current;
     }
-    // An unchanged _svc.flowState keeps its store, so flow state survives the replacement (SPEC §2.8).
+    // An unchanged _svc.flowState keeps its store, so flow state survives the replacement (docs/flow-state.md).
     const carried =
       current.flowStore.backend !== 'noop' && isDeepStrictEqual(flowStateOf(current.config), flowStateOf(definition.config)) ? current.flowStore : undefined;
     await this.stop(current, carried !== undefined);
@@ -862,7 +862,7 @@ export class ImposterManager {
       try {
         this.persistence?.persist(replaced.port, () => this.durableForm(replaced.port));
       } catch (err) {
-        // The file still holds the old imposter: run that again (SPEC §2.8 state kept only with its store).
+        // The file still holds the old imposter: run that again (docs/flow-state.md state kept only with its store).
         await this.stop(replaced, carried !== undefined);
         return this.restore(current, err as Error, report, carried);
       }
@@ -913,7 +913,7 @@ export class ImposterManager {
     });
   }
 
-  // ---- stubs (SPEC §4.3) ----
+  // ---- stubs (docs/imposters.md) ----
 
   private stubOptions(options: StubEditOptions, imposter: Imposter) {
     return {
@@ -1021,7 +1021,7 @@ export class ImposterManager {
     });
   }
 
-  // ---- recorded requests (SPEC §4.4) ----
+  // ---- recorded requests (docs/recording-and-verify.md) ----
 
   savedRequests(port: number, query: SavedRequestsQuery): SavedRequestsPage {
     const imposter = this.require(port);
@@ -1083,7 +1083,7 @@ export class ImposterManager {
     return verifyRequests(imposter, body);
   }
 
-  // ---- scenarios and spaces (SPEC §4.6, §4.7); a flow id left out is the default flow (the port) ----
+  // ---- scenarios and spaces (docs/scenarios-and-spaces.md, §4.7); a flow id left out is the default flow (the port) ----
 
   scenarios(port: number, flowId?: string): Promise<ScenarioList> {
     const imposter = this.require(port);
@@ -1138,7 +1138,7 @@ export class ImposterManager {
     });
   }
 
-  // ---- flow state (SPEC §4.8): 404 unknown imposter or absent key, 503 when the store fails ----
+  // ---- flow state (docs/flow-state.md): 404 unknown imposter or absent key, 503 when the store fails ----
 
   flowStateGet(port: number, flowId: string, key: string): Promise<{ flowId: string; key: string; value: unknown }> {
     return getFlowState(this.require(port), flowId, key);

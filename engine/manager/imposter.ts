@@ -88,7 +88,7 @@ export interface ImposterOptions {
   debugMatches?: boolean;
   /** An opened store (redis, or the one a replaced imposter hands over); else built from the config. */
   flowStore?: FlowStore;
-  /** mountebank 2.9.1 answers an unknown fault name with the default response (SPEC §2.6: 500 `Unknown fault`). */
+  /** mountebank 2.9.1 answers an unknown fault name with the default response (docs/faults.md: 500 `Unknown fault`). */
   unknownFaultServesDefault?: boolean;
   /**
    * Per-core runtime: numberOfRequests and every stub's cycle position live in shared memory, so engine
@@ -132,9 +132,9 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   listener: Listener | undefined;
   /** https only: the server's TLS settings as mountebank reports them (imposter-json.ts tlsMetadata). */
   tls: Record<string, unknown> | undefined;
-  /** Some stub answers with a TCP fault: new connections get HTTP/1 only (SPEC §1 rule 3). */
+  /** Some stub answers with a TCP fault: new connections get HTTP/1 only (docs/cli.md rule 3). */
   usesTcpFault = false;
-  /** Stub analysis (SPEC §2.10), recomputed whenever the stub list changes. */
+  /** Stub analysis (docs/metrics-and-events.md), recomputed whenever the stub list changes. */
   warnings: readonly StubWarning[] = [];
   /** Keeps what it learnt of the stubs, so a stub appended is analysed alone. */
   private readonly analysis = new StubAnalysis();
@@ -156,7 +156,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** What predicates may call while matching (inject); verify evaluates with the same context. */
   readonly matchContext: MatchContext;
   readonly scope: ImposterScope;
-  /** SPEC §2.8: where request flow ids come from, and the per-flow store scripts, scenarios and admin use. */
+  /** docs/flow-state.md: where request flow ids come from, and the per-flow store scripts, scenarios and admin use. */
   private readonly flowIdSource: FlowIdSource;
   private store: FlowStore;
   /** `_svc.scriptEngine`, `_svc.scripts` and the `file:` base: what stub edits validate and compile scripts against. */
@@ -254,12 +254,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     return this.stubList;
   }
 
-  /** The imposter's flow store (SPEC §2.8); read-only from outside, it may turn in-memory when stubs change. */
+  /** The imposter's flow store (docs/flow-state.md); read-only from outside, it may turn in-memory when stubs change. */
   get flowStore(): FlowStore {
     return this.store;
   }
 
-  /** The flow id of a request (SPEC §2.8 `flowIdSource`): the configured header, falling back to the port. */
+  /** The flow id of a request (docs/flow-state.md `flowIdSource`): the configured header, falling back to the port. */
   flowIdOf(request: { headers: Record<string, string | string[]> }): string {
     // A port-sourced id never reads `headers` (a lazy request builds its header map on first read).
     if (this.flowIdSource.kind === 'port') return String(this.port);
@@ -269,7 +269,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /**
    * The flow id the polling filters (savedRequests `match=flow_id=`, verify `flowId`) give a recorded
    * request: as `flowIdOf`, except that a header-sourced imposter's request without the header has none
-   * (SPEC §6: falling back to the port is the event stream's alone).
+   * (docs/metrics-and-events.md: falling back to the port is the event stream's alone).
    */
   recordedFlowId(request: { headers: Record<string, string | string[]> }): string | undefined {
     if (this.flowIdSource.kind === 'port') return String(this.port);
@@ -277,7 +277,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   }
 
   /**
-   * SPEC §2.8 rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
+   * docs/flow-state.md rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
   private upgradeFlowStore(stubs: readonly LiveStub[]): void {
@@ -337,7 +337,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.planChanged?.();
   }
 
-  /** Proxy recording (SPEC §2.3): a new stub at `index`, added while serving. */
+  /** Proxy recording (docs/responses.md): a new stub at `index`, added while serving. */
   insertStub(index: number, config: Record<string, unknown>): void {
     const next = [...this.stubList];
     next.splice(index, 0, this.liveStub({ config }));
@@ -404,7 +404,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     return this.stubList.map((s) => cloneJson(s.config));
   }
 
-  /** A `_svc.script` predicate (SPEC §2.7 `matches(ctx)`); a failed run ends the request (ScriptFailure). */
+  /** A `_svc.script` predicate (docs/scripts.md `matches(ctx)`); a failed run ends the request (ScriptFailure). */
   private async runPredicateScript(predicate: Record<string, unknown>, request: MockRequest): Promise<boolean> {
     const found = this.predicateScripts.get(predicate);
     if (!found || !this.scope.svc) throw new Error('_svc.script predicate is not available');
@@ -412,7 +412,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   }
 
   /**
-   * The debug report (SPEC §4.12) of a request the admin plane describes, with `candidates`: every stub's
+   * The debug report (docs/metrics-and-events.md) of a request the admin plane describes, with `candidates`: every stub's
    * failing predicates and their expected and actual values, closest first (for a match, only the stubs
    * before the one that matched). Matched like a real request (spaces, scenario states, scripts) but
    * nothing is counted, recorded, observed or moved.

@@ -17,7 +17,7 @@ export interface EngineObserver {
   /** Imposter lifecycle; `port` is null for `allDeleted`. */
   onLifecycle?(action: LifecycleAction, port: number | null): void;
 
-  // Metrics producers (SPEC §4.13). `ruleId` names the stub whose response produced the event: its
+  // Metrics producers (docs/metrics-and-events.md). `ruleId` names the stub whose response produced the event: its
   // `id`, or `<port>:<stubIndex>` when it has none (unique across imposters: no metric has a port label).
 
   /** A fault fired; `source` is `_svc.fault` for a composed fault block, `fault` for a top-level fault response. */

@@ -1,7 +1,7 @@
 const FIRST = 49152;
 const LAST = 65535;
 
-/** Walks the dynamic range (SPEC §8) from a moving cursor so freed ports are not reused at once. */
+/** Walks the dynamic range (docs/limits.md) from a moving cursor so freed ports are not reused at once. */
 export class PortAllocator {
   private cursor = FIRST + Math.floor(Math.random() * (LAST - FIRST));
 

@@ -26,7 +26,7 @@ export interface RequestClause {
   value: string;
 }
 
-/** Parses `match=` clauses of SPEC §4.4; returns an error message for a malformed clause. */
+/** Parses `match=` clauses of docs/recording-and-verify.md; returns an error message for a malformed clause. */
 export function parseClauses(values: string[]): RequestClause[] | string {
   const clauses: RequestClause[] = [];
   for (const raw of values) {

@@ -39,7 +39,7 @@ async function passes(predicate: CompiledPredicate, request: MockRequest, contex
   return predicate(request, context);
 }
 
-/** POST /imposters/{port}/verify (SPEC §4.4). */
+/** POST /imposters/{port}/verify (docs/recording-and-verify.md). */
 export async function verifyRequests(imposter: Imposter, body: Record<string, unknown>): Promise<VerifyResult> {
   const predicates = body.predicates as unknown[];
   const compiled = predicates.map((p) => compilePredicate(p));

@@ -215,7 +215,7 @@ function compileInject(predicate: PredicateObject): CompiledNode {
   };
 }
 
-/** svc's script predicate `{"_svc": {"script": S}}` (SPEC §2.7 `matches(ctx)`), run by the engine. */
+/** svc's script predicate `{"_svc": {"script": S}}` (docs/scripts.md `matches(ctx)`), run by the engine. */
 function compileScriptPredicate(predicate: PredicateObject): CompiledNode {
   return {
     evaluate: (view, ctx) => {

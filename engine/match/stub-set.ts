@@ -1,7 +1,7 @@
 /**
  * A compiled stub set: first match in index order (SPEC 2.1), visiting only the candidates the
  * index allows. Evaluation stays synchronous unless a visited stub holds an `inject` predicate.
- * A traced match (recorded requests, SPEC §2.9) also reports the stubs the index skipped, in index
+ * A traced match (recorded requests, docs/recording-and-verify.md) also reports the stubs the index skipped, in index
  * order; only the first TRIED_CAP entries are shown, so only those are evaluated for their reason.
  */
 import type { MockRequest } from '../model/index.js';

@@ -14,7 +14,7 @@ export interface MatchContext {
 
 export type CompiledPredicate = (request: MockRequest, ctx: MatchContext) => boolean | Promise<boolean>;
 
-/** `tried` entries a recorded match outcome shows (SPEC §8); later ones are only counted (`triedOmitted`). */
+/** `tried` entries a recorded match outcome shows (docs/limits.md); later ones are only counted (`triedOmitted`). */
 export const TRIED_CAP = 25;
 
 export type TriedWhy =

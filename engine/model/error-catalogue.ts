@@ -1,5 +1,5 @@
 /**
- * Every SPEC §7 `type` slug svc puts in an error envelope, with the status it answers with and the
+ * Every docs/errors.md `type` slug svc puts in an error envelope, with the status it answers with and the
  * legacy `code` beside it (frozen: clients branch on both). Envelopes are built from this table only,
  * so a slug typo fails tsc and README's "Errors" table can be checked against it
  * (test/architecture/error-catalogue.test.ts).

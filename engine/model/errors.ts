@@ -2,7 +2,7 @@ import { ERROR_CATALOGUE, type ErrorSlug } from './error-catalogue.js';
 import { SvcFailure } from './failures.js';
 
 /**
- * Errors that reach a client as the SPEC §7 envelope `{errors: [{code, type, message}]}`.
+ * Errors that reach a client as the docs/errors.md envelope `{errors: [{code, type, message}]}`.
  * `code` keeps mountebank's legacy value where mountebank has one (clients branch on it);
  * `type` is the stable slug. Both come from ERROR_CATALOGUE.
  */

@@ -1,6 +1,6 @@
 /**
  * The root of svc's own errors, so `instanceof SvcFailure` tells a failure svc raised on purpose
- * from a bug or a library's error. Errors that reach a client as a SPEC §7 envelope are SvcErrors
+ * from a bug or a library's error. Errors that reach a client as a docs/errors.md envelope are SvcErrors
  * (errors.ts); the rest are internal signals between rooms or process-level failures below.
  */
 export class SvcFailure extends Error {}

@@ -32,7 +32,7 @@ function integerProblem(value: unknown, max: number): string | undefined {
 }
 
 /**
- * Why an explicit `_svc.flowState` cannot be honoured (SPEC §2.8 rule 1); empty when it can.
+ * Why an explicit `_svc.flowState` cannot be honoured (docs/flow-state.md rule 1); empty when it can.
  * An unreachable redis server is found later, when the store is opened.
  */
 export function flowStateProblems(value: unknown): string[] {
@@ -73,7 +73,7 @@ function stateOpProblem(op: unknown, at: string): string | undefined {
   return undefined;
 }
 
-/** Problems with a response's `_svc.stateOps` (SPEC §2.3), each naming the bad entry. */
+/** Problems with a response's `_svc.stateOps` (docs/responses.md), each naming the bad entry. */
 export function stateOpsProblems(response: Record<string, unknown>): string[] {
   const ops = isObject(response._svc) ? response._svc.stateOps : undefined;
   if (ops === undefined) return [];

@@ -1,6 +1,6 @@
 /**
  * Header names that may legitimately appear on several lines (Set-Cookie cannot be comma-joined;
- * the others are list-valued). Any other name given twice in different cases is ambiguous (SPEC §7).
+ * the others are list-valued). Any other name given twice in different cases is ambiguous (docs/errors.md).
  */
 const MULTI_VALUED_HEADERS = new Set(['set-cookie', 'www-authenticate', 'proxy-authenticate', 'link', 'via', 'vary', 'warning', 'cache-control', 'allow']);
 

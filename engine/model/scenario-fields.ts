@@ -1,5 +1,5 @@
 /**
- * The stub fields that gate a stub per flow (SPEC §2.2): `space`, and the scenario trio
+ * The stub fields that gate a stub per flow (docs/imposters.md): `space`, and the scenario trio
  * `scenarioName` / `requiredScenarioState` / `newScenarioState`. The two state fields are also
  * accepted in snake_case (wire examples use both); the config keeps the spelling given, so readers
  * go through the accessors below.

@@ -8,7 +8,7 @@
  */
 import { isObject } from './json.js';
 
-/** Where a script runs (SPEC §2.7), named by its entry point. */
+/** Where a script runs (docs/scripts.md), named by its entry point. */
 export type ScriptPlacement = 'respond' | 'matches' | 'transform' | 'delay';
 
 export interface StubScript {

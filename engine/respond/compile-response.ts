@@ -16,7 +16,7 @@ export interface CompiledResponse {
   prepared?: PreparedResponse;
   /** True when serving needs more than writing `prepared` (behaviors, `_svc` blocks): the slow path. */
   dynamic: boolean;
-  /** The response's behaviors (SPEC §2.5), absent when it has none. */
+  /** The response's behaviors (docs/behaviors.md), absent when it has none. */
   behaviors?: CompiledBehaviors;
   /** Present for `proxy`. */
   proxy?: CompiledProxy;
@@ -26,7 +26,7 @@ export interface CompiledResponse {
 
 export type ResponseType = 'is' | 'proxy' | 'inject' | 'fault' | '_svc';
 
-/** Response type by SPEC §2.3 precedence: is, proxy, inject, fault, then `_svc.script`. */
+/** Response type by docs/responses.md precedence: is, proxy, inject, fault, then `_svc.script`. */
 export function responseTypeOf(config: Record<string, unknown>): ResponseType {
   for (const type of ['is', 'proxy', 'inject', 'fault'] as const) if (config[type] !== undefined) return type;
   return '_svc';

@@ -12,7 +12,7 @@ export interface ErrorResponseOptions {
   extra?: Record<string, unknown>;
 }
 
-/** A SPEC §7 envelope answer on an imposter port, built from the error catalogue. */
+/** A docs/errors.md envelope answer on an imposter port, built from the error catalogue. */
 export function errorResponse(type: ErrorSlug, message: string, options: ErrorResponseOptions = {}): PreparedResponse {
   return { statusCode: options.status ?? statusOf(type), headers: options.headers ?? JSON_TYPE, body: errorBody(type, message, options.extra) };
 }

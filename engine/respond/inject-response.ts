@@ -1,6 +1,6 @@
 /**
- * The `inject` response type (SPEC §2.3): the stub's JavaScript function runs in the imposter's
- * sandbox and its result object is served like an `is` response. Failures follow SPEC §7:
+ * The `inject` response type (docs/responses.md): the stub's JavaScript function runs in the imposter's
+ * sandbox and its result object is served like an `is` response. Failures follow docs/errors.md:
  * an error is a 400 `invalid injection`, the deadline a 504 `injection timeout`; an `inject`
  * predicate fails the same way with its own codes.
  */
@@ -33,7 +33,7 @@ export async function runInject(compiled: CompiledResponse, ctx: ResolveContext,
   }
 }
 
-/** The SPEC §7 answer for a failed inject (`response`) or inject predicate; undefined for errors that are not the script's. */
+/** The docs/errors.md answer for a failed inject (`response`) or inject predicate; undefined for errors that are not the script's. */
 export function scriptFailure(err: unknown, hook: 'response' | 'predicate'): PreparedResponse | undefined {
   if (err instanceof ScriptTimeoutError) {
     return errorResponse(hook === 'predicate' ? 'predicate_injection_timeout' : 'injection_timeout', err.message, { headers: TIMEOUT_HEADERS });

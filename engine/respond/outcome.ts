@@ -8,7 +8,7 @@ import type { SvcScripts } from './svc-script.js';
 export type ResponseOutcome =
   | { kind: 'http'; response: PreparedResponse }
   | { kind: 'transport'; fault: string }
-  /** A `_svc.script` passed: matching goes on with the next stub (SPEC §2.7). */
+  /** A `_svc.script` passed: matching goes on with the next stub (docs/scripts.md). */
   | { kind: 'pass' };
 
 /** What a response step may know about the imposter serving the request. */
@@ -22,14 +22,14 @@ export interface ImposterScope {
   random: FaultRandom;
   /** User JavaScript (inject, decorate, function wait): the sandbox, keyed by `port`, and the deadline. */
   scripts: ImposterScripts;
-  /** `_svc.script` (SPEC §2.7): runner, flow store and settings. */
+  /** `_svc.script` (docs/scripts.md): runner, flow store and settings. */
   svc?: SvcScripts;
 }
 
 export interface ImposterScripts {
   /** The manager's sandbox host, started on first use. */
   host(): JsScriptHost;
-  /** `_svc.scriptEngine.timeoutMs` (SPEC §8, default 5000). */
+  /** `_svc.scriptEngine.timeoutMs` (docs/limits.md, default 5000). */
   timeoutMs: number;
 }
 

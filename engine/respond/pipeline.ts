@@ -27,8 +27,8 @@ function unsupported(type: string): ResponseOutcome {
 }
 
 /**
- * Turns a stub response into an outcome: the response type first (SPEC §2.3), then behaviors
- * (SPEC §2.5), then the `_svc.fault` block (SPEC §2.6). Static `is` responses never get here:
+ * Turns a stub response into an outcome: the response type first (docs/responses.md), then behaviors
+ * (docs/behaviors.md), then the `_svc.fault` block (docs/faults.md). Static `is` responses never get here:
  * the imposter writes their prepared bytes directly.
  */
 export async function resolveResponse(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
@@ -70,7 +70,7 @@ function failed(err: BehaviorError | ProxyError): ResponseOutcome {
   return { kind: 'http', response: errorResponse(err.type, err.message, { status: 500 }) };
 }
 
-/** A response a script or behavior built: capped like a request body (SPEC §7 envelope past it). */
+/** A response a script or behavior built: capped like a request body (docs/errors.md envelope past it). */
 function servedCapped(fields: ResponseFields, ctx: ResolveContext): ResponseOutcome {
   const response = prepareResponse(fields as IsFields, ctx.imposter.defaults);
   const { length } = response.body;
@@ -92,7 +92,7 @@ async function behaved(compiled: CompiledResponse, fields: ResponseFields, ctx: 
   );
 }
 
-/** Forward, run the proxy response's behaviors on the answer, record it (SPEC §2.3), serve it. */
+/** Forward, run the proxy response's behaviors on the answer, record it (docs/responses.md), serve it. */
 async function proxied(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
   const proxy = compiled.proxy!;
   const request = proxiedRequest(proxy, plainRequest(ctx.request));
@@ -180,7 +180,7 @@ async function scripted(compiled: CompiledResponse, ctx: ResolveContext & Servin
   return { kind: 'http', response: answer.failure };
 }
 
-/** SPEC §2.6: an unrecognised fault string is a 500 in plain text. */
+/** docs/faults.md: an unrecognised fault string is a 500 in plain text. */
 export function unknownFault(name: string): ResponseOutcome {
   return { kind: 'http', response: { statusCode: 500, headers: TEXT, body: Buffer.from(`Unknown fault: ${name}`) } };
 }

@@ -1,7 +1,7 @@
 import { isObject, MAX_REPEAT } from '../model/index.js';
 
 function repeatOf(response: Record<string, unknown>): number {
-  // The response-level `repeat` wins over the one inside `_behaviors` (SPEC §2.3).
+  // The response-level `repeat` wins over the one inside `_behaviors` (docs/responses.md).
   const behaviors = isObject(response._behaviors) ? response._behaviors : undefined;
   const raw = response.repeat ?? behaviors?.repeat;
   const n = typeof raw === 'string' ? parseInt(raw, 10) : typeof raw === 'number' ? raw : 1;

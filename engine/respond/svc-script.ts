@@ -1,6 +1,6 @@
 /**
- * The `_svc.script` response type (SPEC §2.7): the script runs on the script workers with `ctx`,
- * and its result constructor becomes the answer. Failures follow SPEC §7: an error is a 500
+ * The `_svc.script` response type (docs/scripts.md): the script runs on the script workers with `ctx`,
+ * and its result constructor becomes the answer. Failures follow docs/errors.md: an error is a 500
  * envelope with `x-svc-script-error: true`, the deadline a 504 with that header and
  * `x-svc-script-timeout: true`. `delay(ms)` waits and then passes through, like `pass()`.
  */
@@ -51,7 +51,7 @@ export function compileScript(spec: unknown, placement: Placement, settings: Scr
   const scenarioName = scenarioNameOf(stub);
   if (scenarioName !== undefined) {
     info.scenarioName = scenarioName;
-    // The state the stub is eligible in (SPEC §2.7), known when stubs change: no store read per run.
+    // The state the stub is eligible in (docs/scripts.md), known when stubs change: no store read per run.
     const required = requiredStateOf(stub);
     if (required !== undefined) info.scenarioState = required;
   }
@@ -113,14 +113,14 @@ const ERROR_HEADERS: Array<[string, string]> = [
 ];
 const TIMEOUT_HEADERS: Array<[string, string]> = [...ERROR_HEADERS, ['x-svc-script-timeout', 'true']];
 
-/** The SPEC §7 answer for a failed `_svc.script` run. */
+/** The docs/errors.md answer for a failed `_svc.script` run. */
 export function scriptFailureResponse(outcome: Extract<RunOutcome, { ok: false }>): PreparedResponse {
   return outcome.errorType === 'timeout'
     ? errorResponse('script_timeout', outcome.message, { headers: TIMEOUT_HEADERS })
     : errorResponse('script_error', outcome.message, { headers: ERROR_HEADERS, extra: { errorType: outcome.errorType } });
 }
 
-/** A `_svc.script` in a predicate or behavior failed: the request ends with this SPEC §7 response. */
+/** A `_svc.script` in a predicate or behavior failed: the request ends with this docs/errors.md response. */
 export class ScriptFailure extends SvcFailure {
   constructor(readonly response: PreparedResponse) {
     super('script failed');

@@ -18,7 +18,7 @@ export function canonicalFault(name: string): string | undefined {
 }
 
 /**
- * Ends the connection the way a TCP fault names (SPEC §2.6); returns false for an unknown fault
+ * Ends the connection the way a TCP fault names (docs/faults.md); returns false for an unknown fault
  * so the caller answers 500 `Unknown fault: <value>`.
  */
 export function applyTransportFault(name: string, sink: ResponseSink): boolean {

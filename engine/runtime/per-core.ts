@@ -294,7 +294,7 @@ async function portable(options: ListenerOptions): Promise<PortableListenerOptio
 }
 
 /**
- * `--runtime per-core` (SPEC §1): N engine threads accept on every listener the main thread binds (the
+ * `--runtime per-core` (docs/cli.md): N engine threads accept on every listener the main thread binds (the
  * main thread is slot 0 and serves too). An engine thread answers an imposter whose plan is local (static
  * stubs; cycles and counts in shared memory) itself and forwards every other request to the main thread's
  * one engine, so state (journal, flow state, scenarios, scripts) stays exactly as on one loop.

@@ -1,5 +1,5 @@
 /**
- * The `ctx` object of SPEC §2.7, built where the script runs (the worker thread, or the CLI) from
+ * The `ctx` object of docs/scripts.md, built where the script runs (the worker thread, or the CLI) from
  * plain data. State operations go through a synchronous `StateCall`: in the worker it blocks on the
  * main thread's FlowStore, in `svc script eval` it is an in-memory map.
  */
@@ -85,7 +85,7 @@ function withJson(target: Record<string, unknown>, body: string | null | undefin
   try {
     target.json = JSON.parse(body) as unknown;
   } catch {
-    // Not JSON: `json` stays absent (SPEC §2.7).
+    // Not JSON: `json` stays absent (docs/scripts.md).
   }
 }
 

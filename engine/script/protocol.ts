@@ -5,7 +5,7 @@
  */
 import type { ScriptPlacement } from '../model/index.js';
 
-/** Where a script runs (SPEC §2.7), named by its entry point (engine/model lists where each sits in a stub). */
+/** Where a script runs (docs/scripts.md), named by its entry point (engine/model lists where each sits in a stub). */
 export type Placement = ScriptPlacement;
 
 export interface ScriptRequestData {

@@ -1,5 +1,5 @@
 /**
- * Synchronous `ctx.state` for scripts on worker threads (SPEC §2.7, §8). The worker posts the
+ * Synchronous `ctx.state` for scripts on worker threads (docs/scripts.md, §8). The worker posts the
  * operation to the main thread and sleeps on a shared word (Atomics.wait) until the main thread has
  * put the FlowStore's answer on the state port and woken it; a late answer to an abandoned question
  * is recognised by its sequence number and dropped.
@@ -14,7 +14,7 @@ import { errorText, SvcFailure } from '../model/index.js';
 
 /** The deadline passed while waiting for the store. */
 export class StateTimeout extends SvcFailure {}
-/** The store failed (SPEC §2.7: a script error, never a silent default); a JavaScript script's `ctx.state` call throws it, and the script may catch it. */
+/** The store failed (docs/scripts.md: a script error, never a silent default); a JavaScript script's `ctx.state` call throws it, and the script may catch it. */
 export class BackendFailure extends SvcFailure {}
 
 /** What a worker needs from its StateChannel, passed in workerData. */
@@ -63,7 +63,7 @@ export class StateChannel {
   readonly wiring: StateWiring;
   readonly transferList: TransferListItem[];
 
-  /** `onFailure` hears every store failure (SPEC §2.7: logged, and a script error for the script). */
+  /** `onFailure` hears every store failure (docs/scripts.md: logged, and a script error for the script). */
   constructor(private readonly onFailure: (message: string) => void = () => undefined) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;

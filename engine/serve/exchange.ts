@@ -8,7 +8,7 @@ import type { RecordedRequest } from './record.js';
 
 /**
  * The stage an exchange is in decides how its answer is finished (Imposter.answer): only what the
- * respond stage answers gets CORS headers, and a debug report never stamps its record (SPEC §4.12).
+ * respond stage answers gets CORS headers, and a debug report never stamps its record (docs/metrics-and-events.md).
  */
 export type ExchangeStage = 'match' | 'respond' | 'debug';
 
@@ -34,11 +34,11 @@ export interface Exchange {
   /** Stubs tried and why they missed, kept for the journal's matchOutcome (only when recording). */
   readonly trace: MatchTried[] | undefined;
   stage: ExchangeStage;
-  /** The stub index matching starts from: past a stub whose `_svc.script` passed (SPEC §2.7). */
+  /** The stub index matching starts from: past a stub whose `_svc.script` passed (docs/scripts.md). */
   from: number;
   /** `trace` length when this matching attempt began: a lost scenario move drops what it added. */
   mark: number;
-  /** Spaces and scenario states the request is matched under (SPEC §2.1 rule 5); undefined without gates. */
+  /** Spaces and scenario states the request is matched under (docs/imposters.md rule 5); undefined without gates. */
   gated: GatedRequest | undefined;
   /** The stub that answers, -1 for none (the default response). */
   index: number;

@@ -25,7 +25,7 @@ export interface LiveStub {
   cycle: ResponseCycle<CompiledResponse>;
   /** mountebank's `--debug`: what this stub matched and answered, oldest first (read back as `matches`). */
   matches?: Array<Record<string, unknown>>;
-  /** `_svc.stateOps` by response index (SPEC §2.3); absent when no response has any. */
+  /** `_svc.stateOps` by response index (docs/responses.md); absent when no response has any. */
   stateOps?: Array<StateOp[] | undefined>;
   /** The stub as given, when it held null fields `config` leaves out (StubDefinition.given). */
   given?: Record<string, unknown>;

@@ -81,7 +81,7 @@ export class RequestPipeline {
     this.gate(ex);
   }
 
-  /** Match stage, first step: gated by spaces and scenario states when the stubs have them (SPEC §2.1 rule 5). */
+  /** Match stage, first step: gated by spaces and scenario states when the stubs have them (docs/imposters.md rule 5). */
   private gate(ex: Exchange): void {
     ex.stage = 'match';
     const { imposter } = this;
@@ -121,7 +121,7 @@ export class RequestPipeline {
   }
 
   /**
-   * Match stage, last step: the chosen stub moves its scenario (SPEC §3) before it answers, so the
+   * Match stage, last step: the chosen stub moves its scenario (docs/imposters.md) before it answers, so the
    * client's next request sees the new state. On a shared store the move is a compare-and-set from the
    * state the stub was matched under; when that state changed meanwhile (another process, an admin
    * call), nothing moved and the request is matched again from `from` (this attempt's `tried` dropped).
@@ -146,20 +146,20 @@ export class RequestPipeline {
     );
   }
 
-  /** SPEC §7: the flow store failing while reading or moving scenario state is a 503. */
+  /** docs/errors.md: the flow store failing while reading or moving scenario state is a 503. */
   private failFlowStore(ex: Exchange, err: unknown): void {
     const message = `flow store unavailable: ${(err as Error)?.message ?? String(err)}`;
     this.answer(ex, errorResponse('service_unavailable', message), message);
   }
 
-  /** SPEC §4.12: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
+  /** docs/metrics-and-events.md: match only and answer the report; no response runs, the cycle stays, nothing is stamped. */
   private debug(ex: Exchange): void {
     ex.stage = 'debug';
     const { imposter } = this;
     const { request, record } = ex;
     if (record) this.state.closeRecord(record, true);
     const fail = (err: unknown): void => {
-      // SPEC §7: a script deadline during debug matching is a 504 marked as a timeout.
+      // docs/errors.md: a script deadline during debug matching is a 504 marked as a timeout.
       const timedOut = err instanceof ScriptTimeoutError || (err instanceof ScriptFailure && err.response.statusCode === 504);
       const response = timedOut
         ? errorResponse('debug_timeout', 'Debug matching timed out', { headers: TIMEOUT_HEADERS })
@@ -211,7 +211,7 @@ export class RequestPipeline {
       return;
     }
     // mountebank answers a predicate that throws while matching with 500; a failing injected predicate
-    // is a 400, and one that overran its deadline a 504 (SPEC §7).
+    // is a 400, and one that overran its deadline a 504 (docs/errors.md).
     const response =
       err instanceof ScriptFailure
         ? err.response
@@ -279,7 +279,7 @@ export class RequestPipeline {
     resolveResponse(compiled, ctx).then(
       (outcome) => {
         if (outcome.kind === 'pass') {
-          // A `_svc.script` passed (SPEC §2.7): the next matching stub answers, still gated, and moves its scenario.
+          // A `_svc.script` passed (docs/scripts.md): the next matching stub answers, still gated, and moves its scenario.
           ex.from = index + 1;
           this.gate(ex);
           return;
@@ -294,7 +294,7 @@ export class RequestPipeline {
     );
   }
 
-  /** SPEC §2.3/§7: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
+  /** docs/responses.md: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
   private failStateOps(ex: Exchange, err: unknown): void {
     const message = `_svc.stateOps failed: ${(err as Error)?.message ?? String(err)}`;
     this.answer(ex, errorResponse('flow_state_error', message), message);
@@ -332,7 +332,7 @@ export class RequestPipeline {
   /**
    * The one place an exchange is answered: logs the failure that built `prepared` (if any), adds CORS
    * headers to what the respond stage answers (allowCORS), stamps the journal record with status and
-   * latency (except a debug report's, SPEC §4.12) and counts (observers.onRequest) — both before the
+   * latency (except a debug report's, docs/metrics-and-events.md) and counts (observers.onRequest) — both before the
    * response is written, so an admin call after the client saw it finds them — then sends.
    */
   private answer(ex: Exchange, prepared: PreparedResponse, failure?: string): void {
@@ -382,12 +382,12 @@ function recordMatch(stub: LiveStub, configIndex: number, request: MockRequest, 
   });
 }
 
-/** SPEC §4.12: what matching `index` (-1: nothing) means for a debug report. */
+/** docs/metrics-and-events.md: what matching `index` (-1: nothing) means for a debug report. */
 export function debugOutcomeOf(imposter: ServedImposter, index: number): DebugOutcome {
   return index >= 0 ? { matched: index } : { unmatched: imposter.stubs.length === 0 ? 'imposter has no stubs' : 'no stub matched the request' };
 }
 
-/** The debug report (SPEC §4.12) of `request` against the imposter's stubs, with `candidates` when explained. */
+/** The debug report (docs/metrics-and-events.md) of `request` against the imposter's stubs, with `candidates` when explained. */
 export function debugReportOf(imposter: ServedImposter, request: MockRequest, outcome: DebugOutcome, candidates?: StubExplanation[]): Record<string, unknown> {
   const stubs = imposter.stubs.map((s) => ({ config: s.config, upcoming: s.cycle.responses[s.cycle.peek()] }));
   const about = { port: imposter.port, name: imposter.name, protocol: imposter.protocol };

@@ -15,7 +15,7 @@ export interface MatchOutcome {
   triedOmitted?: number;
 }
 
-/** A journal entry (SPEC §2.9); `status`/`latencyMs`/`matchOutcome` are filled once the response is sent. */
+/** A journal entry (docs/recording-and-verify.md); `status`/`latencyMs`/`matchOutcome` are filled once the response is sent. */
 export interface RecordedRequest {
   requestFrom: string;
   method: string;
@@ -54,7 +54,7 @@ export function recordOf(request: MockRequest): RecordedRequest {
   return record;
 }
 
-/** The `tried` list capped at 25 with the rest counted (SPEC §8). */
+/** The `tried` list capped at 25 with the rest counted (docs/limits.md). */
 export function outcomeOf(stubIndex: number, stubId: string | undefined, tried: TriedEntry[] | undefined): MatchOutcome {
   const outcome: MatchOutcome = stubIndex >= 0 ? { matched: true, stubIndex } : { matched: false };
   if (stubIndex >= 0 && stubId !== undefined) outcome.stubId = stubId;

@@ -1,6 +1,6 @@
 /**
  * Where a store reports `svc_flow_state_ops_total{operation,result}` and `svc_active_flows{backend}`
- * (SPEC §4.13); the engine's observer set implements it.
+ * (docs/metrics-and-events.md); the engine's observer set implements it.
  */
 export interface FlowStoreMetrics {
   /** `operation`: get, set, exists, delete, incr, cas, ttl, clear, entries; `result`: ok, miss, conflict, error. */

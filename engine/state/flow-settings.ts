@@ -1,7 +1,7 @@
 import { isObject, parseFlowIdSource, stubScripts } from '../model/index.js';
 import type { FlowIdSource } from './flow-store.js';
 
-/** Redis connection settings of `_svc.flowState` (SPEC §2.8). */
+/** Redis connection settings of `_svc.flowState` (docs/flow-state.md). */
 export interface RedisSettings {
   url: string;
   poolSize: number;
@@ -60,7 +60,7 @@ function hasStatefulResponse(stub: Record<string, unknown>): boolean {
 }
 
 /**
- * SPEC §2.8 rule 2: an imposter without `_svc.flowState` whose stubs use `_svc.script` or a scenario
+ * docs/flow-state.md rule 2: an imposter without `_svc.flowState` whose stubs use `_svc.script` or a scenario
  * field (or `_svc.stateOps`, which needs somewhere to write) still needs state, so it gets an implicit
  * in-memory store (rule 3: otherwise noop). `config.stubs` are the imposter's stubs (raw configs).
  */

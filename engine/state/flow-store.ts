@@ -1,7 +1,7 @@
 /**
- * The per-flow key/value store of SPEC §2.8 (`_svc.flowState`), keyed by (flow id, key). Scripts
+ * The per-flow key/value store of docs/flow-state.md (`_svc.flowState`), keyed by (flow id, key). Scripts
  * (`ctx.state`), scenarios, spaces and the admin flow-state routes all go through this one interface;
- * `inmemory` and `redis` implement it, and `noop` keeps nothing (SPEC §2.8 rule 3).
+ * `inmemory` and `redis` implement it, and `noop` keeps nothing (docs/flow-state.md rule 3).
  *
  * Every operation is asynchronous because the redis backend is; every failure rejects (a backend
  * outage is never answered with a default). Values are JSON values.
@@ -41,7 +41,7 @@ export interface FlowStore {
 export type FlowIdSource = { kind: 'port' } | { kind: 'header'; name: string };
 
 /**
- * The flow id of a request (SPEC §2.8 `flowIdSource`): the named header's first value when present,
+ * The flow id of a request (docs/flow-state.md `flowIdSource`): the named header's first value when present,
  * otherwise the imposter port. `headers` is keyed by lowercased name.
  */
 export function resolveFlowId(source: FlowIdSource, port: number, headers: Record<string, string | string[] | undefined>): string {

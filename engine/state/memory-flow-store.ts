@@ -9,7 +9,7 @@ interface Entry {
 }
 
 export interface MemoryFlowStoreOptions {
-  /** Default TTL stamped by every write (SPEC §2.8 rule 4). */
+  /** Default TTL stamped by every write (docs/flow-state.md rule 4). */
   ttlSeconds: number;
   /** Injectable clock (tests); epoch ms. */
   now?: () => number;

@@ -1,7 +1,7 @@
 import type { CasResult, FlowStore } from './flow-store.js';
 
 /**
- * SPEC §2.8 rule 3: the store of an imposter that needs no state. Every write succeeds and is
+ * docs/flow-state.md rule 3: the store of an imposter that needs no state. Every write succeeds and is
  * forgotten, so reads see an empty flow (an increment answers as if starting from 0 each time).
  */
 export class NoopFlowStore implements FlowStore {

@@ -6,7 +6,7 @@ import { MemoryFlowStore } from './memory-flow-store.js';
 import { NoopFlowStore } from './noop-flow-store.js';
 import { RedisFlowStore } from './redis-flow-store.js';
 
-/** The implicit in-memory store of SPEC §2.8 rule 2, announced by a warning at target `svc::script`. */
+/** The implicit in-memory store of docs/flow-state.md rule 2, announced by a warning at target `svc::script`. */
 export function implicitFlowStore(log: Logger, port: number, metrics?: FlowStoreMetrics): FlowStore {
   log.warn(`svc::script imposter ${port}: script or scenario stubs without _svc.flowState; using an in-memory flow store (ttlSeconds ${DEFAULT_TTL_SECONDS})`);
   return new MemoryFlowStore({ ttlSeconds: DEFAULT_TTL_SECONDS, metrics });

@@ -8,7 +8,7 @@ import { errorText } from '../model/index.js';
 export interface RedisFlowStoreOptions extends RedisSettings {
   ttlSeconds: number;
   metrics?: FlowStoreMetrics;
-  /** Connect + PING deadline at open (SPEC §2.8 rule 1 fails creation rather than waiting). */
+  /** Connect + PING deadline at open (docs/flow-state.md rule 1 fails creation rather than waiting). */
   openTimeoutMs?: number;
 }
 

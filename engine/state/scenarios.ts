@@ -1,5 +1,5 @@
 /**
- * Scenario state (SPEC §2.2, §3 scenario rows, §4.6): one state per (imposter, scenario name, flow
+ * Scenario state (docs/imposters.md, §3 scenario rows, §4.6): one state per (imposter, scenario name, flow
  * id), kept in the imposter's FlowStore under a reserved key per scenario, so it follows the
  * imposter's backend (memory or redis) and its TTL. An absent key reads as the initial state.
  */

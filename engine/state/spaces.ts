@@ -1,5 +1,5 @@
 /**
- * Spaces (SPEC §4.7): stubs scoped to one flow id, kept in the imposter's stub list with `space`
+ * Spaces (docs/scenarios-and-spaces.md): stubs scoped to one flow id, kept in the imposter's stub list with `space`
  * set, so matching rule 5 skips them for every other flow.
  *
  * Order: a space's stubs go before the imposter's shared stubs (after that space's earlier stubs).
@@ -9,7 +9,7 @@
  */
 import { errors, FLOW_GATE_FIELDS, isObject, scenarioNameOf, spaceOf } from '../model/index.js';
 
-/** The fields of a stub (SPEC §2.2); a space body must carry one of them, or be `{}`. */
+/** The fields of a stub (docs/imposters.md); a space body must carry one of them, or be `{}`. */
 const STUB_FIELDS = new Set<string>(['id', 'predicates', 'responses', 'routePattern', '_verify', ...FLOW_GATE_FIELDS]);
 
 /**

@@ -1,7 +1,7 @@
 import { isObject, type StateOpName } from '../model/index.js';
 import type { FlowStore } from './flow-store.js';
 
-/** One `_svc.stateOps` entry (SPEC §2.3) as validated by the model (stateOpsProblems). */
+/** One `_svc.stateOps` entry (docs/responses.md) as validated by the model (stateOpsProblems). */
 export type StateOp =
   | { op: 'set'; key: string; value: unknown }
   | { op: 'increment' | 'decrement'; key: string; by: number }

@@ -1,5 +1,5 @@
 /**
- * Matching rule 5 (SPEC §2.1) compiled per stub set: which stubs belong to a space, which need a
+ * Matching rule 5 (docs/imposters.md) compiled per stub set: which stubs belong to a space, which need a
  * scenario state, and which move a scenario when they serve. Built when stubs change; an imposter
  * whose stubs carry none of these fields has no gates and pays nothing per request.
  */
@@ -11,7 +11,7 @@ import { readScenarioStateNow, scenarioKey, scenarioStateOf, syncStore } from '.
 
 /**
  * Matching reached a stub gated on a scenario state the flow store could not give: the request
- * fails (503, SPEC §7), while requests that match before any such stub never notice the outage.
+ * fails (503, docs/errors.md), while requests that match before any such stub never notice the outage.
  */
 export class FlowStoreUnavailable extends SvcFailure {
   constructor(readonly cause: unknown) {

@@ -58,7 +58,7 @@ export interface ListenerOptions {
   bodyBudget?: BodyBudget;
   /** Connection timeouts (mountebank's node:http defaults when omitted). */
   timeouts?: ConnectionTimeouts;
-  /** Accept-loop events for metrics (SPEC §4.13); called synchronously, must be cheap and never throw. */
+  /** Accept-loop events for metrics (docs/metrics-and-events.md); called synchronously, must be cheap and never throw. */
   events?: ListenerEvents;
   /** `--localOnly` / `--ipWhitelist`: a connection it refuses is destroyed on accept. */
   allowConnection?: (remoteAddress: string | undefined) => boolean;

@@ -14,7 +14,7 @@ export interface ConnectionOptions {
   timeouts: ConnectionTimeouts;
   sweep: DeadlineSweep;
   bodyBudget?: BodyBudget;
-  /** Any token method, not only node's list: the admin gateway (SPEC §4.10 "any method"). */
+  /** Any token method, not only node's list: the admin gateway (docs/imposters.md "any method"). */
   anyMethod?: boolean;
   /**
    * Plain ports with HTTP/2: a connection whose first bytes are the HTTP/2 preface is handed here

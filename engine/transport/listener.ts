@@ -107,7 +107,7 @@ export async function createListener(options: ListenerOptions, handler: RequestH
       // 'error' and closes nothing; the connection is over.
       socket.on('error', () => socket.destroy());
       // With mutualAuth alone node accepts a client that presents no certificate (only rejectUnauthorized
-      // refuses that, and it also refuses self-signed ones); SPEC §5.9 requires one, so close the connection.
+      // refuses that, and it also refuses self-signed ones); docs/cli.md requires one, so close the connection.
       if (raw === undefined || (requireClientCert && socket.getPeerX509Certificate() === undefined)) {
         socket.destroy();
         return;

@@ -35,7 +35,7 @@ export interface ImposterDefinition {
   protocol: Protocol;
   config: Record<string, unknown>;
   stubs: StubDefinition[];
-  /** `_svc.scriptEngine`, `_svc.scripts` and where `file:` scripts resolve (SPEC §2.7); absent reads as the defaults. */
+  /** `_svc.scriptEngine`, `_svc.scripts` and where `file:` scripts resolve (docs/scripts.md); absent reads as the defaults. */
   scripts?: ScriptSettings;
 }
 
@@ -49,7 +49,7 @@ export interface ParseOptions {
   scripts?: ScriptSettings;
   /** `--scripts-dir` for admin-created imposters: lookup CSV paths must lie under it (absent: any path, as in mountebank). */
   csvRoot?: string;
-  /** mountebank 2.9.1 refuses an imposter without `protocol` (SPEC §2.1 defaults it to http). */
+  /** mountebank 2.9.1 refuses an imposter without `protocol` (docs/imposters.md defaults it to http). */
   requireProtocol?: boolean;
 }
 
@@ -319,7 +319,7 @@ export function parseImposter(given: unknown, options: ParseOptions): ImposterDe
   delete config.requests;
   delete config.numberOfRequests;
   delete config._links;
-  // The rest of a detail document posted back (SPEC §2.1 outputs) is not config either.
+  // The rest of a detail document posted back (docs/imposters.md outputs) is not config either.
   delete config.stubCount;
   delete config.enabled;
   if (isObject(config._svc) && 'warnings' in config._svc) {

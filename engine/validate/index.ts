@@ -1,5 +1,5 @@
 /**
- * Imposter and stub configs validated into typed definitions, with every problem as a SPEC §7 entry.
+ * Imposter and stub configs validated into typed definitions, with every problem as a docs/errors.md entry.
  * A room of its own, above model, match, respond and script: checking a stub needs the predicate
  * compiler, the behavior and fault checks and the script settings, and model stays a leaf they all use.
  */

@@ -21,7 +21,7 @@ export class EmbeddedAdmin {
     if (this.busy || this.served) throw errors.badData('the admin plane is already serving');
     this.busy = true;
     try {
-      // The plane's allowInjection gates its routes, configFile and reload; inline config is the caller's own (SPEC §4.14).
+      // The plane's allowInjection gates its routes, configFile and reload; inline config is the caller's own (docs/c-abi.md).
       this.served = await serveAdmin(this.manager, options, {
         version: VERSION,
         log: this.log,

@@ -14,7 +14,7 @@ function stubsBody(body: unknown): unknown {
 
 /**
  * Imposters, stubs, recorded requests and the admin plane: each the manager call its admin route
- * makes (SPEC §4.15 rule 5), with the checks the manager makes. Mutating calls run trusted: the C ABI
+ * makes (docs/c-abi.md rule 5), with the checks the manager makes. Mutating calls run trusted: the C ABI
  * is not injection-gated.
  */
 export function imposterOperations({ manager, admin }: HostContext): Operations {
@@ -43,7 +43,7 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
     // No base URL on this surface: the admin JSON without `_links`.
     list_imposters: (args) => JSON.stringify({ imposters: manager.renderList(renderFlags(args, 0)) }),
     get_imposter: (args) => JSON.stringify(manager.render(port(args), renderFlags(args, 1))),
-    // NULL stub_json is the admin body without `stub`; a negative index appends; no id is generated (SPEC §4.14).
+    // NULL stub_json is the admin body without `stub`; a negative index appends; no id is generated (docs/c-abi.md).
     add_stub: async (args) => {
       const at = port(args);
       const stub = args[1] === null ? undefined : json(args, 1, 'stub_json');

@@ -10,7 +10,7 @@ function truststoreFormat(value: string): TruststoreFormat {
   return value;
 }
 
-/** The intercept proxy (SPEC §4.9) through the handle's one `InterceptControl` slot. */
+/** The intercept proxy (docs/intercept.md) through the handle's one `InterceptControl` slot. */
 export function interceptOperations({ intercept }: HostContext): Operations {
   return {
     start_intercept: async (args) => JSON.stringify(await intercept.start(options(args, 0, 'options_json'))),

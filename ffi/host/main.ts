@@ -1,5 +1,5 @@
 /**
- * The engine host behind libsvc_ffi (SPEC §4.14): one process per C handle. It reads request frames
+ * The engine host behind libsvc_ffi (docs/c-abi.md): one process per C handle. It reads request frames
  * `[op, args]` on stdin and answers each, in order, with `[true, result]` or `[false, message]` on
  * stdout. It stops on the `stop` operation, or when stdin ends (the calling program went away).
  */

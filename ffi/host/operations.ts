@@ -3,7 +3,7 @@ import type { InterceptControl } from '../../admin/index.js';
 import type { Argument } from './arguments.js';
 import type { EmbeddedAdmin } from './admin-plane.js';
 
-/** The C functions are not injection-gated (SPEC §4.14): every manager call they make says so. */
+/** The C functions are not injection-gated (docs/c-abi.md): every manager call they make says so. */
 export const TRUSTED = { trusted: true } as const;
 
 /** What an operation answers: JSON (or PEM) text for string functions, a number for int functions. */

@@ -2,7 +2,7 @@ import { isSvcError } from '../../engine/model/index.js';
 import { optionalText, port, json, jsonObject, text } from './arguments.js';
 import { TRUSTED, type HostContext, type Operations } from './operations.js';
 
-/** Scenarios, spaces and flow state (SPEC §4.6, §4.7, §4.8) over the manager's calls. */
+/** Scenarios, spaces and flow state (docs/scenarios-and-spaces.md, §4.7, §4.8) over the manager's calls. */
 export function stateOperations({ manager }: HostContext): Operations {
   return {
     scenarios: async (args) => JSON.stringify(await manager.scenarios(port(args), optionalText(args, 1))),

@@ -1,5 +1,5 @@
 /*
- * svc C ABI, contract version 2 (SPEC §4.14, §4.15).
+ * svc C ABI, contract version 2 (docs/c-abi.md, §4.15).
  *
  * libsvc_ffi starts a Node engine host process per handle and forwards each call to it; calls on one
  * handle are serialised, so a handle may be shared between threads.

@@ -1,5 +1,5 @@
 /**
- * Issue 10 items 5, 8 (admin part) and 9: client mistakes on the admin and metrics ports are 4xx SPEC §7
+ * Issue 10 items 5, 8 (admin part) and 9: client mistakes on the admin and metrics ports are 4xx docs/errors.md
  * envelopes (never a 500, an empty body or a dropped socket), and the API key is checked before a body
  * is read.
  */

@@ -13,7 +13,7 @@ import { repoRoot } from '../helpers/servers.js';
 const test = suite('architecture: error catalogue');
 
 const CATALOGUE_FILE = 'engine/model/error-catalogue.ts';
-/** `type: '...'` literals that are worker-message discriminants or key encodings, not SPEC §7 slugs. */
+/** `type: '...'` literals that are worker-message discriminants or key encodings, not docs/errors.md slugs. */
 const NOT_ERROR_TYPES = new Set(['spki', 'pkcs8', 'state', 'run', 'done', 'ready', 'grown']);
 
 const slugs = Object.keys(ERROR_CATALOGUE);

@@ -1,5 +1,5 @@
 /**
- * Behaviors end to end (SPEC §2.5): an imposter created over the admin API, requests over a real
+ * Behaviors end to end (docs/behaviors.md): an imposter created over the admin API, requests over a real
  * socket, the observable response asserted.
  */
 import { suite } from 'uvu';

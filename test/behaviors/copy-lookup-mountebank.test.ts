@@ -1,7 +1,7 @@
 /**
  * copy and lookup, svc's compiled behaviors against mountebank 2.9.1's behaviors.execute run in
  * this process: the same request, response and behavior list must give the same response object.
- * Where they differ on purpose (substituted text never re-scanned, SPEC §2.5) the case says so.
+ * Where they differ on purpose (substituted text never re-scanned, docs/behaviors.md) the case says so.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

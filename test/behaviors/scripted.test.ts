@@ -1,5 +1,5 @@
 /**
- * JavaScript behaviors in the sandbox: decorate (both mountebank signatures, SPEC §7 failure
+ * JavaScript behaviors in the sandbox: decorate (both mountebank signatures, docs/errors.md failure
  * matrix), function waits in both spellings, and the proxy's addDecorateBehavior / injected
  * predicateGenerators.
  */

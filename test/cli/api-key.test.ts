@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { call, startInProcess, type InProcessSvc } from '../helpers/in-process.js';
 import { freePort, http } from '../helpers/servers.js';
 
-const test = suite('cli: API key on the admin plane (SPEC §5)');
+const test = suite('cli: API key on the admin plane (docs/cli.md)');
 const KEY = 'the-token';
 let svc: InProcessSvc;
 let port: number;

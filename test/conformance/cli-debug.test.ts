@@ -2,7 +2,7 @@
  * mountebank's mbTest/cli/debugTest.js: with `--debug` each stub lists the requests it matched
  * (`matches`: timestamp, request, response, responseConfig, processingTime), on mountebank 2.9.1 and
  * svc side by side; without the flag there is no `matches`. The tcp case has no svc counterpart
- * (SPEC §1). svc's stubs also carry their generated `id` (SPEC §2.2), tolerated in the comparison.
+ * (docs/cli.md). svc's stubs also carry their generated `id` (docs/imposters.md), tolerated in the comparison.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -3,12 +3,12 @@
  * rcfileTest, hostTest) expressed against svc, driven with mountebank's own command lines
  * (cli-support.ts). Fixtures are written per run with free ports in place of mountebank's fixed ones.
  *
- * Kept differences (SPEC): smtp/tcp imposters are not served (SPEC §1), so the fixtures leave out
+ * Kept differences (SPEC): smtp/tcp imposters are not served (docs/cli.md), so the fixtures leave out
  * email.json and the tcp/smtp host cases; `save` writes `svc.json` by default (SPEC's naming
  * convention: `mb.json` carries the product name, like the default pidfile `svc.pid`); rcfile keys
- * outside SPEC §1's list (`mock`, `debug`) are warned and ignored, and `/config` reports SPEC §4.1's
+ * outside docs/cli.md's list (`mock`, `debug`) are warned and ignored, and `/config` reports docs/imposters.md's
  * options only, so rcfileTest's `options.mock`/`options.debug` checks have no svc counterpart; the
- * data directory holds `<port>.json` files (SPEC §1), not mountebank's per-port directories.
+ * data directory holds `<port>.json` files (docs/cli.md), not mountebank's per-port directories.
  *
  * Not conformant (reported): a restart from `--datadir` starts each response cycle over, where
  * mountebank's file repository resumes it.

@@ -2,12 +2,12 @@
  * mountebank's mbTest/cli/securityTest.js against svc.
  *
  * Without --allowInjection every scripted config is a 400 `invalid injection`, checked on mountebank
- * 2.9.1 and svc side by side (the tcp-only endOfRequestResolver case has no http counterpart: SPEC §1).
+ * 2.9.1 and svc side by side (the tcp-only endOfRequestResolver case has no http counterpart: docs/cli.md).
  * IP blocking: with --localOnly or --ipWhitelist a connection from a refused address is destroyed on
  * accept (the client sees ECONNRESET), on the admin port and on imposter ports. Tests stay on
  * loopback: 127.0.0.2 and 127.0.0.3 (other addresses of 127.0.0.0/8, which reach lo on Linux but are
  * not an interface's own address) stand in for remote peers.
- * `--apikey`: mountebank's x-api-key header and SPEC §5's Authorization header both pass.
+ * `--apikey`: mountebank's x-api-key header and docs/cli.md's Authorization header both pass.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -87,7 +87,7 @@ test('without --allowInjection each scripted config is a 400 invalid injection, 
   }
 });
 
-test('--apikey: admin calls without the key are 401 unauthorized; x-api-key (mountebank) and Authorization (SPEC §5) pass', async () => {
+test('--apikey: admin calls without the key are 401 unauthorized; x-api-key (mountebank) and Authorization (docs/cli.md) pass', async () => {
   const port = await freePort();
   const [mb, svc] = await Promise.all([
     startMountebank({ args: ['--apikey', 'secret'] }),

@@ -10,7 +10,7 @@
  *  - `Content-Length` / `Transfer-Encoding` are compared as framing (which header, not the length:
  *    svc's admin bodies carry SPEC additions), recorded per step in `framing`;
  *  - svc's SPEC-mandated additions are tolerated (see `svcExtraKeys`), and so are the SPEC-mandated
- *    shapes of `DELETE /imposters/{port}` (snapshot without requests), `GET /config` (SPEC §4.1 keys
+ *    shapes of `DELETE /imposters/{port}` (snapshot without requests), `GET /config` (docs/imposters.md keys
  *    only) and `GET /logs` (an array either way: the entries are each server's own log);
  *  - what a proxy records of its origin's answer carries the origin's framing, `Date` and timing.
  */
@@ -72,7 +72,7 @@ export function scenarioPorts(scenario: DocScenario, adminPort: number): number[
   return [...ports].sort((a, b) => a - b);
 }
 
-/** Ports of tcp/smtp imposters the scenario creates: svc serves http and https only (SPEC §1). */
+/** Ports of tcp/smtp imposters the scenario creates: svc serves http and https only (docs/cli.md). */
 export function unservedPorts(scenario: DocScenario): Set<number> {
   const ports = new Set<number>();
   for (const step of scenario.steps) {
@@ -318,7 +318,7 @@ function specShape(method: string, path: string, body: unknown): unknown {
   const record = body as Record<string, unknown>;
   const bare = path.split('?')[0]!;
   if (method === 'DELETE' && /^\/imposters\/\d+$/.test(bare) && 'port' in record) {
-    // SPEC §2.1: the deleted-imposter snapshot has numberOfRequests 0 and empty requests.
+    // docs/imposters.md: the deleted-imposter snapshot has numberOfRequests 0 and empty requests.
     return { ...record, numberOfRequests: '<SPEC: 0>', requests: '<SPEC: []>' };
   }
   if (method === 'GET' && bare === '/config') {
@@ -365,7 +365,7 @@ export function diffJson(mb: unknown, svc: unknown, path = '$'): string[] {
     const s = svc as Record<string, unknown>;
     const out: string[] = [];
     for (const [k, v] of Object.entries(m)) {
-      // SPEC §2.9: a recorded request without a body omits `body`.
+      // docs/recording-and-verify.md: a recorded request without a body omits `body`.
       if (!(k in s)) {
         if (!(k === 'body' && v === '')) out.push(`${path}.${k}: missing in svc (mountebank ${JSON.stringify(v)})`);
         continue;

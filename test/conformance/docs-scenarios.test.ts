@@ -5,7 +5,7 @@
  * Every http step runs on mountebank, then on svc, with the docs' fixed imposter ports mapped to free
  * ports (the same map on both sides); svc's status, compared headers and body must equal mountebank's
  * (docs-runner.ts says what is masked and tolerated). Steps svc cannot take part in (exec/smtp steps,
- * tcp/smtp imposters: SPEC §1 serves http/https only) are skipped on both sides; `unrunnable` pins
+ * tcp/smtp imposters: docs/cli.md serves http/https only) are skipped on both sides; `unrunnable` pins
  * the scenarios left out entirely so the list cannot grow silently. No scenario needs an origin
  * outside the machine: every proxy example proxies to an imposter the scenario creates.
  */
@@ -86,7 +86,7 @@ test('the docs templates hold the scenarios this sweep expects; only tcp/smtp/sh
  * Scenarios whose difference is architectural: the response-injection proxy example calls Node's
  * `require('http')` and answers through the async `callback`; svc runs `inject` in a QuickJS sandbox
  * (ARCHITECTURE.md: node:vm is no sandbox), where `require` does not exist, so the call is an invalid
- * injection (SPEC §7: response inject error is a 400 `invalid injection`). Run on svc only: on a
+ * injection (docs/errors.md: response inject error is a 400 `invalid injection`). Run on svc only: on a
  * cached path the example answers through the callback and still starts a request to the origin, which
  * the next step deletes; the orphaned request's reset is an unhandled error that stops mountebank.
  */

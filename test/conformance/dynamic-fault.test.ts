@@ -3,7 +3,7 @@
  * https imposters, svc against mountebank 2.9.1 side by side: what the client's HTTP stack reports
  * when the connection is dropped or fed garbage.
  *
- * Deliberate departure (SPEC §2.6), asserted as such: an unrecognised fault string answers 500
+ * Deliberate departure (docs/faults.md), asserted as such: an unrecognised fault string answers 500
  * `Unknown fault: <value>` in plain text; mountebank 2.9.1 logs it and answers an empty 200.
  */
 import { suite } from 'uvu';
@@ -40,7 +40,7 @@ for (const protocol of ['http', 'https'] as const) {
     });
   }
 
-  test(`${protocol}: an unknown fault: mountebank answers an empty 200, svc 500 "Unknown fault" (SPEC §2.6)`, async () => {
+  test(`${protocol}: an unknown fault: mountebank answers an empty 200, svc 500 "Unknown fault" (docs/faults.md)`, async () => {
     const [mbSide, svcSide] = ready().sides;
     const [mbPort] = await createImposters(mbSide, 1, faulty(protocol, 'NON_EXISTENT_FAULT'));
     const mb = await call({ protocol, port: mbPort! });

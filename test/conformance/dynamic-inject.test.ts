@@ -2,7 +2,7 @@
  * Conformance: the injection cases of mountebank's functional API suite (httpInjectionTest), over
  * http and https imposters, svc against mountebank 2.9.1 side by side.
  *
- * Deliberate departures (SPEC §7 and the QuickJS sandbox), asserted as such: scripts that reach
+ * Deliberate departures (docs/errors.md and the QuickJS sandbox), asserted as such: scripts that reach
  * Node (`process`, `require('http')` for an asynchronous origin call) fail in svc's sandbox, which
  * answers 400 `invalid injection`; mountebank runs them in Node.
  */

@@ -5,8 +5,8 @@
  * Cases that need the internet (google.com) are played against local origins instead.
  *
  * Deliberate departures, asserted as such: `DELETE /imposters/{port}/requests` is the alias of
- * `savedRequests` (SPEC §4.4) where mountebank 2.9.1 routes it to `savedProxyResponses`; stubs
- * created over HTTP carry a generated `id` (SPEC §2.2).
+ * `savedRequests` (docs/recording-and-verify.md) where mountebank 2.9.1 routes it to `savedProxyResponses`; stubs
+ * created over HTTP carry a generated `id` (docs/imposters.md).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -539,7 +539,7 @@ test('DELETE savedProxyResponses removes the recorded stubs and keeps the config
   assert.equal(svc, mb);
 });
 
-test('DELETE /imposters/{port}/requests clears recorded requests in svc (SPEC §4.4 alias), keeping proxy recordings', async () => {
+test('DELETE /imposters/{port}/requests clears recorded requests in svc (docs/recording-and-verify.md alias), keeping proxy recordings', async () => {
   if (svcIsMountebank) return;
   const svcSide = ready().sides[1];
   const [proxy, origin] = await freePorts(2);

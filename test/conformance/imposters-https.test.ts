@@ -180,7 +180,7 @@ test('an https client on a plain http imposter fails at once (400 and close), no
   assert.equal(svc, { error: 'ERR_SSL_WRONG_VERSION_NUMBER', fast: true });
 });
 
-test('PUT /imposters with a saved https config leaves the running imposter unchanged (SPEC §4.2)', async () => {
+test('PUT /imposters with a saved https config leaves the running imposter unchanged (docs/imposters.md)', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, https }) => {
     await api.post('/imposters', { protocol: 'https', port: ports[0], recordRequests: true });
     await https.get('/', ports[0]);

@@ -62,7 +62,7 @@ test('--mock: an imposter without recordRequests records its requests; recordReq
   };
   const mb = await observe('mountebank', servers.mb);
   const svc = (await observe('svc', servers.svc)) as { savedRequests: unknown };
-  // savedRequests is an svc route (SPEC §4.4); mountebank 2.9.1 has no such endpoint.
+  // savedRequests is an svc route (docs/recording-and-verify.md); mountebank 2.9.1 has no such endpoint.
   assert.equal(missingFrom({ ...(mb as object), savedRequests: undefined }, { ...svc, savedRequests: undefined }), []);
   assert.equal(mb, {
     recordRequests: false,

@@ -61,7 +61,7 @@ for (const protocol of PROTOCOLS) {
       return { status: created.status, port: created.body.port as number, answer: answer.status };
     });
     for (const observed of raw) assert.equal([observed.status, observed.answer], [201, 200]);
-    // SPEC §2.1: auto-assigned ports come from 49152-65535.
+    // docs/imposters.md: auto-assigned ports come from 49152-65535.
     if (!svcIsMountebank) assert.ok(raw[1].port >= 49152 && raw[1].port <= 65535, `port ${raw[1].port}`);
   });
 
@@ -143,7 +143,7 @@ for (const protocol of PROTOCOLS) {
     });
     assert.equal({ ...svc, unknown: mb.unknown }, mb);
     assert.equal([svc.before, svc.deleted, svc.again, svc.after], ['old', 200, 201, 'new']);
-    // SPEC §4.2: DELETE of an unknown port is 404 (mountebank answers 200 {}).
+    // docs/imposters.md: DELETE of an unknown port is 404 (mountebank answers 200 {}).
     assert.is(mb.unknown, 200);
     assert.is(svc.unknown, svcIsMountebank ? 200 : 404);
   });
@@ -237,7 +237,7 @@ test('POST /imposters errors: invalid JSON envelope, port taken by the admin API
   assertContained(mb.invalid, svc.invalid, 'invalid JSON');
   assert.equal(mb.invalid.body, { errors: [{ code: 'invalid JSON', message: 'Unable to parse body as JSON', source: 'invalid' }] });
   assert.equal([svc.invalid.status, svc.conflict], [400, 400]);
-  // SPEC §2.1: protocol defaults to http, so `{}` creates an imposter (mountebank: 400 'protocol' is required).
+  // docs/imposters.md: protocol defaults to http, so `{}` creates an imposter (mountebank: 400 'protocol' is required).
   assert.is(mb.empty, 400);
   assert.is(svc.empty, svcIsMountebank ? 400 : 201);
 });
@@ -284,7 +284,7 @@ test('DELETE /imposters: empty list, replayable body, and keep-alive sockets clo
   });
   assertContained(mb, svc, 'DELETE /imposters');
   assert.equal(svc.none, { status: 200, body: { imposters: [] } });
-  // Replayable snapshots; svc's stubs also carry their generated id (SPEC §2.2).
+  // Replayable snapshots; svc's stubs also carry their generated id (docs/imposters.md).
   assert.equal(
     missingFrom(
       {
@@ -327,7 +327,7 @@ test('DELETE /imposters?removeProxies=true&replayable=false: detail snapshots wi
 
 test('PUT /imposters creates every imposter and overwrites the previous set', async () => {
   const { mb, svc } = await onBoth(async ({ api, ports, http }) => {
-    // mountebank's own test starts from an smtp imposter; svc serves http/https only (SPEC §1).
+    // mountebank's own test starts from an smtp imposter; svc serves http/https only (docs/cli.md).
     await api.post('/imposters', { protocol: 'http', port: ports[0], name: 'old', stubs: [{ responses: [{ is: { body: 'old' } }] }] });
     const put = await api.put('/imposters', { imposters: ports.map((port, i) => ({ protocol: 'http', port, name: `imposter ${i + 1}` })) });
     const served = [];

@@ -1,5 +1,5 @@
 /**
- * SPEC §5.9 rule 9: an https imposter with `mutualAuth` requires a client certificate. As in
+ * docs/cli.md rule 9: an https imposter with `mutualAuth` requires a client certificate. As in
  * mountebank 2.9.1, any presented certificate is accepted unless `rejectUnauthorized` is set; then it
  * must chain to `ca`. Certificates come from openssl in a temporary folder; clients are node's tls
  * (through https) and curl.

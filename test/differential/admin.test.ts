@@ -99,7 +99,7 @@ test('GET /imposters/:port after traffic: recorded requests, counts, replayable'
     await send(side, 'PUT', '/b', { body: binary });
   }
   const detail = await both(sides, 'GET', '/imposters/{port}');
-  // SPEC §2.9: `body` only when the request had one (mountebank records ''), and a non-UTF-8 body
+  // docs/recording-and-verify.md: `body` only when the request had one (mountebank records ''), and a non-UTF-8 body
   // as base64 with `_mode: binary` (mountebank records a lossy UTF-8 decoding).
   assertSameJson(detail, sides, 'GET /imposters/:port', (expected) => {
     const requests = expected.requests as Json[];
@@ -133,7 +133,7 @@ test('POST /imposters on a port already in use: 400', async () => {
   assert.is(svcRes.status, mbRes.status);
 });
 
-test('unknown imposter: GET 404; DELETE 404 (SPEC §4.2, where mountebank answers 200 {})', async () => {
+test('unknown imposter: GET 404; DELETE 404 (docs/imposters.md, where mountebank answers 200 {})', async () => {
   assertSameError(await both(null, 'GET', '/imposters/1'), 404, 'GET unknown imposter');
   const [mb, svc] = await both(null, 'DELETE', '/imposters/1');
   assert.is(mb.status, 200, 'mountebank DELETE unknown');
@@ -169,7 +169,7 @@ test('stubs: add, insert at index, replace one, replace all, delete, out-of-rang
 test('DELETE /imposters/:port and DELETE /imposters return what was deleted', async () => {
   const sides = await createOnBoth(ready(), recorded, plain);
   for (const side of sides) await send(side, 'GET', '/a');
-  // SPEC §2.1: the deleted-imposter snapshot has numberOfRequests 0 and no requests.
+  // docs/imposters.md: the deleted-imposter snapshot has numberOfRequests 0 and no requests.
   assertSameJson(await both(sides, 'DELETE', '/imposters/{port}'), sides, 'DELETE /imposters/:port', (expected) => {
     Object.assign(expected, { numberOfRequests: 0, requests: [] });
   });

@@ -4,7 +4,7 @@
  * body; see test/helpers/pair.ts). Scripts only use what both engines offer: no `require`, no
  * timers (svc's sandbox has neither; mountebank evaluates in Node).
  *
- * Deliberate departures (SPEC §7), asserted as such: a throwing response inject is 500 in
+ * Deliberate departures (docs/errors.md), asserted as such: a throwing response inject is 500 in
  * mountebank and 400 `invalid injection` in svc; a throwing inject predicate is 500 with code
  * `invalid injection` in mountebank and 400 `invalid predicate injection` in svc.
  */
@@ -154,7 +154,7 @@ function firstError(body: string): Record<string, unknown> {
   return (JSON.parse(body) as { errors: Array<Record<string, unknown>> }).errors[0]!;
 }
 
-test('a throwing response inject: mountebank 500, svc 400 (SPEC §7), both code "invalid injection"', async () => {
+test('a throwing response inject: mountebank 500, svc 400 (docs/errors.md), both code "invalid injection"', async () => {
   const [mb, svc] = await createOnBoth(ready(), inject('function () { throw new Error("kaput"); }'));
   const fromMb = await send(mb, 'GET', '/');
   const fromSvc = await send(svc, 'GET', '/');
@@ -168,7 +168,7 @@ test('a throwing response inject: mountebank 500, svc 400 (SPEC §7), both code 
   }
 });
 
-test('a throwing inject predicate: mountebank 500 "invalid injection", svc 400 "invalid predicate injection" (SPEC §7)', async () => {
+test('a throwing inject predicate: mountebank 500 "invalid injection", svc 400 "invalid predicate injection" (docs/errors.md)', async () => {
   const [mb, svc] = await createOnBoth(ready(), {
     protocol: 'http',
     stubs: [{ predicates: [{ inject: 'function (config) { return config.missing.field; }' }], responses: [{ is: { body: 'x' } }] }],

@@ -1,4 +1,4 @@
-/** SPEC §4.16: AdminApiServer, the metrics plane functions, and the lifecycle they share. */
+/** docs/embedding.md: AdminApiServer, the metrics plane functions, and the lifecycle they share. */
 import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * SPEC §1 rule 4: the admin plane and the metrics server speak cleartext HTTP/2 with prior knowledge
+ * docs/cli.md rule 4: the admin plane and the metrics server speak cleartext HTTP/2 with prior knowledge
  * next to HTTP/1, on the same port, unless SVC_DISABLE_HTTP2 is truthy.
  */
 import http2 from 'node:http2';
@@ -107,7 +107,7 @@ test('a POST body arrives over h2c', async () => {
   assert.is((await h2(svc.adminPort, 'DELETE', `/imposters/${port}`)).status, 200);
 });
 
-test('errors keep the SPEC §7 envelope over h2c', async () => {
+test('errors keep the docs/errors.md envelope over h2c', async () => {
   const missing = await h2(svc.adminPort, 'GET', '/imposters/1');
   assert.is(missing.status, 404);
   assert.ok(Array.isArray(JSON.parse(missing.body).errors));

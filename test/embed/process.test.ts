@@ -1,4 +1,4 @@
-/** SPEC §4.16 process helpers, as the CLI's stop/restart/save use them. */
+/** docs/embedding.md process helpers, as the CLI's stop/restart/save use them. */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

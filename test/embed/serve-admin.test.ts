@@ -1,4 +1,4 @@
-/** serveAdmin (what svc_serve_admin runs, SPEC §4.14): the admin plane over a caller's manager. */
+/** serveAdmin (what svc_serve_admin runs, docs/c-abi.md): the admin plane over a caller's manager. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseServeAdminOptions, serveAdmin } from '../../engine/embed/index.js';

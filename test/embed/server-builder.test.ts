@@ -1,4 +1,4 @@
-/** SPEC §4.16 ServerBuilder: the server `svc start` runs, started in-process. */
+/** docs/embedding.md ServerBuilder: the server `svc start` runs, started in-process. */
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -49,7 +49,7 @@ test('every C ABI function, checked from outside at each pause', async () => {
 
     const hello = await http('GET', `http://127.0.0.1:${port}/hello`);
     assert.is(hello.body, 'world');
-    // The C functions are not injection-gated (SPEC §4.14): the inject stub was accepted and runs.
+    // The C functions are not injection-gated (docs/c-abi.md): the inject stub was accepted and runs.
     assert.is((await http('GET', `http://127.0.0.1:${auto}/`)).body, 'injected');
     run.resume();
 
@@ -297,7 +297,7 @@ test('serve_admin on a busy port is NULL and applies nothing', async () => {
   }
 });
 
-test('the build leaves the release artifact, its sha256 and ffi-manifest.json (SPEC §9.4)', () => {
+test('the build leaves the release artifact, its sha256 and ffi-manifest.json (docs/c-abi.md)', () => {
   abiProgram();
   const manifest = JSON.parse(readFileSync(join(buildDir, 'ffi-manifest.json'), 'utf8'));
   assert.is(manifest.abi, 'v2');

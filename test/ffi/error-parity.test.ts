@@ -1,5 +1,5 @@
 /**
- * One check, one answer (issue 12 scope 3, SPEC §4.15 rule 5): the same bad body gives the same §7
+ * One check, one answer (issue 12 scope 3, docs/c-abi.md rule 5): the same bad body gives the same §7
  * error through the admin HTTP plane, the C ABI (whose last error is the envelope's messages) and the
  * embedding API (the manager's SvcError), because the check lives once, in the manager.
  */

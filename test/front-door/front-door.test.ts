@@ -1,5 +1,5 @@
 /**
- * SPEC §4.11 end to end: `svc --front-door` with a config-file route table, dispatching in-process to
+ * docs/front-door.md end to end: `svc --front-door` with a config-file route table, dispatching in-process to
  * imposters (recording, faults), strip_prefix and set_host, gateway fallback, the two 404s, keep-alive
  * and pipelining, reload swapping the table as a unit.
  */

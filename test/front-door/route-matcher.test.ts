@@ -1,4 +1,4 @@
-/** SPEC §2.13 matching and evaluation order, on the pure matcher. */
+/** docs/front-door.md matching and evaluation order, on the pure matcher. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RouteMatcher, hostOf, parseRoutes, prefixMatches, type RoutedRequest } from '../../admin/front-door/index.js';

@@ -1,4 +1,4 @@
-/** SPEC §2.13 route table validation: every rule, messages naming the route, the table as a unit. */
+/** docs/front-door.md route table validation: every rule, messages naming the route, the table as a unit. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseRoutes } from '../../admin/front-door/index.js';

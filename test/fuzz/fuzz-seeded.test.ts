@@ -1,7 +1,7 @@
 /**
  * The robustness suite's seeded run (issue 10, must-show 2): a fixed-seed sample of the generators
  * `npm run fuzz` draws 100,000 cases from, against a real `svc` process. Every admin answer is a 2xx or
- * a SPEC §7 envelope (5xx only where documented), nothing hangs or crashes, and a rejected request
+ * a docs/errors.md envelope (5xx only where documented), nothing hangs or crashes, and a rejected request
  * leaves the imposters as they were.
  */
 import fc from 'fast-check';

@@ -23,7 +23,7 @@ export interface Finding {
   detail: string;
 }
 
-/** Documented 5xx (SPEC §7) a fuzzed admin request may earn: apply failures on bulk replace carry a report. */
+/** Documented 5xx (docs/errors.md) a fuzzed admin request may earn: apply failures on bulk replace carry a report. */
 const DOCUMENTED_5XX_TYPES = new Set(['apply_failed']);
 
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
@@ -64,7 +64,7 @@ function baselineImposter(port: number): Record<string, unknown> {
   };
 }
 
-/** The SPEC §7 envelope: `{errors: [{code, type, message}, ...]}`, non-empty. */
+/** The docs/errors.md envelope: `{errors: [{code, type, message}, ...]}`, non-empty. */
 export function envelopeProblem(response: WireResponse): string | undefined {
   let parsed: unknown;
   try {

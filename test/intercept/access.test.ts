@@ -5,7 +5,7 @@ import { InterceptControl, interceptRoutes, Router, type AdminRequest, type Admi
 import { interceptAccess, isLoopbackPeer } from '../../admin/intercept/index.js';
 import { startInterceptServer } from './support.js';
 
-const test = suite('intercept access: --require-admin-auth (SPEC §5 rules 6–7, §7 403)');
+const test = suite('intercept access: --require-admin-auth (docs/cli.md rules 6–7, §7 403)');
 
 test('isLoopbackPeer: 127/8, ::1 and IPv4-mapped loopback; anything else (or unknown) is off-host', () => {
   for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) assert.ok(isLoopbackPeer(address), address);

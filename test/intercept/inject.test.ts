@@ -22,7 +22,7 @@ test('without --allowInjection a scripted rule is 400 invalid injection, seeded 
     assert.is(posted.status, 400);
     assert.is(posted.json.errors[0].code, 'invalid injection');
     assert.equal((await svc.admin('GET', '/intercept/rules')).json, []);
-    // The C ABI is trusted (SPEC §4.14): the control itself does not gate.
+    // The C ABI is trusted (docs/c-abi.md): the control itself does not gate.
     assert.is(svc.control.addRules({ inject: echo }).length, 1);
   } finally {
     await svc.stop();

@@ -10,7 +10,7 @@ import { http } from '../helpers/servers.js';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { connectTunnel, freePort, httpsViaProxy, opensslCertificate, startInterceptServer, tlsTunnel, type InterceptServer } from './support.js';
 
-const test = suite('intercept: start, stop, options and CA sources (SPEC §4.9, §2.14)');
+const test = suite('intercept: start, stop, options and CA sources (docs/intercept.md, §2.14)');
 const dir = tempDirForSuite(test, 'svc-intercept-');
 let svc: InterceptServer;
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { RULE_CAPACITY } from '../../admin/intercept/index.js';
 import { startInterceptServer, viaProxy, type InterceptServer } from './support.js';
 
-const test = suite('intercept rules: admin API, validation, capacity (SPEC §4.9, §7 429)');
+const test = suite('intercept rules: admin API, validation, capacity (docs/intercept.md, §7 429)');
 let svc: InterceptServer;
 
 test.before(async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
 import { freePort } from '../helpers/servers.js';
 
-const test = suite('debug mode (SPEC §4.12)');
+const test = suite('debug mode (docs/metrics-and-events.md)');
 let svc: InProcessSvc;
 let port: number;
 const longBody = 'x'.repeat(1200);

@@ -6,7 +6,7 @@ import { freePort } from '../helpers/servers.js';
 import { eventJson, SseClient, type SseEvent } from '../helpers/sse-client.js';
 
 const LIMITS = { maxQueuedEvents: 64, maxQueuedBytes: 64 * 1024 };
-const test = suite('event stream (SPEC §6)');
+const test = suite('event stream (docs/metrics-and-events.md)');
 let hub: EventHub;
 let svc: InProcessSvc;
 let port: number;

@@ -6,7 +6,7 @@ import { freePort, http, startSvc } from '../helpers/servers.js';
 import { labelSets, parseExposition, type Family } from '../helpers/prom-text.js';
 import { startUpstream } from '../proxy/upstream.js';
 
-/** SPEC §4.13: every metric, its type and its label names. */
+/** docs/metrics-and-events.md: every metric, its type and its label names. */
 const SPEC: Record<string, { type: Family['type']; labels: string[] }> = {
   svc_requests_total: { type: 'counter', labels: ['method', 'status'] },
   svc_faults_injected_total: { type: 'counter', labels: ['type', 'rule_id', 'source'] },
@@ -42,7 +42,7 @@ function accepted(families: Map<string, Family>): number {
   return (families.get('svc_accepted_connections_total')?.samples ?? []).reduce((sum, sample) => sum + sample.value, 0);
 }
 
-const test = suite('metrics server (SPEC §4.13)');
+const test = suite('metrics server (docs/metrics-and-events.md)');
 let svc: InProcessSvc;
 let running: RunningMetrics;
 let port: number;
@@ -77,7 +77,7 @@ test.after.each(async () => {
 
 test('a fresh page holds only SPEC metrics, accept-error series at 0 for every running listener', async () => {
   const families = await scrape();
-  assert.equal([...families.keys()].sort(), Object.keys(SPEC).sort(), 'no metric outside SPEC §4.13 (no default Node metrics)');
+  assert.equal([...families.keys()].sort(), Object.keys(SPEC).sort(), 'no metric outside docs/metrics-and-events.md (no default Node metrics)');
   for (const [name, spec] of Object.entries(SPEC)) assert.is(families.get(name)!.type, spec.type, name);
   for (const listener of ['imposter', 'admin', 'metrics']) {
     assert.is(value(families, 'svc_accept_errors_total', { listener, class: 'transient' }), 0, listener);

@@ -9,7 +9,7 @@ import { freePort } from '../helpers/servers.js';
 const ok = [{ is: { statusCode: 200 } }];
 const route = (method: string, path: string, extra: Record<string, unknown> = {}) => ({ predicates: [{ equals: { method, path } }], responses: ok, ...extra });
 
-const unit = suite('stub analysis rules (SPEC §2.10)');
+const unit = suite('stub analysis rules (docs/metrics-and-events.md)');
 
 unit('a clean routing table has no warnings', () => {
   assert.equal(analyzeStubs([route('GET', '/a'), route('GET', '/b'), route('POST', '/a')]), []);

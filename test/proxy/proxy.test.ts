@@ -1,5 +1,5 @@
 /**
- * Proxy responses end to end (SPEC §2.3): svc in process, a real origin started by the test over
+ * Proxy responses end to end (docs/responses.md): svc in process, a real origin started by the test over
  * http and https, the recorded stubs read back through the admin API.
  */
 import { suite } from 'uvu';

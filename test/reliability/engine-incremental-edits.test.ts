@@ -115,7 +115,7 @@ test('appending a stub to 3,000 costs a small part of building them (CPU, 5x mar
   const edits = process.cpuUsage();
   for (let i = 0; i < 10; i++) await admin('POST', `/imposters/${port}/stubs`, { stub: { predicates: [{ equals: { path: `/e/${i}` } }], responses: [{}] } });
   const editMs = cpuMs(edits) / 10;
-  // Each edit still writes the whole detail back (SPEC §4.3); before, it also redid every stub's analysis and compilation.
+  // Each edit still writes the whole detail back (docs/imposters.md); before, it also redid every stub's analysis and compilation.
   assert.ok(editMs < buildMs / 3, `one append cost ${editMs.toFixed(1)} ms CPU, building 3,000 stubs ${buildMs.toFixed(1)} ms`);
   const served = await http('GET', `http://127.0.0.1:${port}/e/9`);
   assert.is(served.status, 200);

@@ -113,7 +113,7 @@ test('inject and decorate results over the 64 MiB body cap: 500 response_too_lar
     // Bounded by the sandbox's 256 MiB heap: the result never leaves it.
     assert.ok(peakMb - baselineMb < 384, `${path} grew ${(peakMb - baselineMb).toFixed(0)} MB`);
   }
-  // A `_svc.script` result over the cap is that script's error (SPEC §7: 500 with x-svc-script-error).
+  // A `_svc.script` result over the cap is that script's error (docs/errors.md: 500 with x-svc-script-error).
   const answer = await http('GET', `http://127.0.0.1:${port}/script-js`, { timeoutMs: 120_000 });
   assert.is(answer.status, 500);
   assert.is(answer.headers['x-svc-script-error'], 'true');

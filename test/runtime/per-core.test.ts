@@ -1,4 +1,4 @@
-/** `--runtime per-core` (SPEC §1, issue 13): every engine thread accepts, one engine answers. */
+/** `--runtime per-core` (docs/cli.md, issue 13): every engine thread accepts, one engine answers. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../helpers/servers.js';

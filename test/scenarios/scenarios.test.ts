@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
 
-const test = suite('scenarios (SPEC §2.1 rule 5, §3, §4.6)');
+const test = suite('scenarios (docs/imposters.md rule 5, §3, §4.6)');
 let svc: InProcessSvc;
 
 test.before(async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.js';
 import type { LifecycleAction } from '../../engine/manager/index.js';
 
-const test = suite('spaces (SPEC §2.1 rule 5, §3, §4.7)');
+const test = suite('spaces (docs/imposters.md rule 5, §3, §4.7)');
 let svc: InProcessSvc;
 let port: number;
 
@@ -74,7 +74,7 @@ test('add, list and get a space; its stubs serve only its flow and go before the
   assert.is(
     portSpace.json.numberOfRequests,
     0,
-    'a header-less request has no flow id for the polling filters (SPEC §6), as savedRequests?match=flow_id= counts it',
+    'a header-less request has no flow id for the polling filters (docs/metrics-and-events.md), as savedRequests?match=flow_id= counts it',
   );
   const polled = await svc.admin('GET', `/imposters/${port}/savedRequests?match=flow_id=${port}`);
   assert.is(polled.json.length, 0);

@@ -1,6 +1,6 @@
 /**
  * The JavaScript host through its API: mountebank's function signatures, state per imposter, the
- * logger, and every way a script can fail (each with the error class SPEC §7 branches on).
+ * logger, and every way a script can fail (each with the error class docs/errors.md branches on).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,7 +1,7 @@
 /**
  * `inject` responses and predicates over real sockets, through the admin API: mountebank's
- * signatures, state per imposter, `config.request` (SPEC §2.3), mountebank's post-processing of
- * the result, the SPEC §7 failure matrix, and the sandbox's isolation from the serving loop.
+ * signatures, state per imposter, `config.request` (docs/responses.md), mountebank's post-processing of
+ * the result, the docs/errors.md failure matrix, and the sandbox's isolation from the serving loop.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

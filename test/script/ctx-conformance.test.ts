@@ -1,4 +1,4 @@
-/** ctx facts that must read the same from both engines (SPEC §2.7). */
+/** ctx facts that must read the same from both engines (docs/scripts.md). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../helpers/in-process.js';

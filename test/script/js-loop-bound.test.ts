@@ -1,6 +1,6 @@
 /**
- * SPEC §8: JavaScript loops are bounded at 10,000,000 iterations per call frame, for every hook that
- * runs JavaScript (`_svc.script`, inject, predicate inject, decorate); each answers its SPEC §7 row.
+ * docs/limits.md: JavaScript loops are bounded at 10,000,000 iterations per call frame, for every hook that
+ * runs JavaScript (`_svc.script`, inject, predicate inject, decorate); each answers its docs/errors.md row.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

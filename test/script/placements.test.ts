@@ -93,7 +93,7 @@ for (const engine of ['rhai', 'javascript'] as const) {
     assert.is(res.body, 'late');
   });
 
-  test(`${engine}: a failing decorate script serves the undecorated response marked x-svc-decorate-error (SPEC §7 decorate row)`, async () => {
+  test(`${engine}: a failing decorate script serves the undecorated response marked x-svc-decorate-error (docs/errors.md decorate row)`, async () => {
     const port = await svc.createImposter({
       stubs: [{ responses: [{ is: { statusCode: 201, headers: { 'X-Orig': 'o' }, body: 'x' }, _behaviors: { decorate: holder(code.fail, engine) } }] }],
     });

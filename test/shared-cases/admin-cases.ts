@@ -1,6 +1,6 @@
 /**
  * One file of admin operations with the JSON they answer, run unchanged over every surface (admin HTTP,
- * the embedding API, the C ABI: SPEC §4.15 rule 5, "same manager calls, same JSON"). What a surface
+ * the embedding API, the C ABI: docs/c-abi.md rule 5, "same manager calls, same JSON"). What a surface
  * legitimately answers differently is written here, in a step's `differs`.
  */
 import type { Test } from 'uvu';
@@ -97,7 +97,7 @@ function replayable(stubs: unknown[], extra: Record<string, unknown> = {}): Reco
 
 const readStubs = (stubs: unknown[]): AdminStep => ({ do: { op: 'get', replayable: true }, expect: { json: replayable(stubs) } });
 
-/** A mutation's answer: the HTTP surfaces' document; the C ABI's int functions answer 0 (SPEC §4.14). */
+/** A mutation's answer: the HTTP surfaces' document; the C ABI's int functions answer 0 (docs/c-abi.md). */
 const answers = (json: unknown): Pick<AdminStep, 'expect' | 'differs'> => ({ expect: { json }, differs: { cAbi: { json: 0 } } });
 
 /** Recorded requests as svc records them from node:http's client (agent: false) on loopback. */
@@ -275,7 +275,7 @@ export const ADMIN_CASES: AdminCase[] = [
       {
         do: { op: 'flowGet', flowId: 'f1', key: 'cart' },
         expect: { json: { flowId: 'f1', key: 'cart', value: { items: [1, 2] } } },
-        // SPEC §4.14: svc_flow_state_get adds `found`.
+        // docs/c-abi.md: svc_flow_state_get adds `found`.
         differs: { cAbi: { json: { found: true, flowId: 'f1', key: 'cart', value: { items: [1, 2] } } } },
       },
     ],
@@ -289,13 +289,13 @@ export const ADMIN_CASES: AdminCase[] = [
       {
         do: { op: 'flowGet', flowId: 'f1', key: 'cart' },
         expect: { error: { status: 404, message: "no flow state key 'cart' in flow 'f1'" } },
-        // SPEC §4.14: an absent key is an answer on the C ABI, not an error.
+        // docs/c-abi.md: an absent key is an answer on the C ABI, not an error.
         differs: { cAbi: { json: { found: false, flowId: 'f1', key: 'cart', value: null } } },
       },
     ],
   },
   {
-    name: 'flow state without _svc.flowState does not persist (SPEC §2.8 rule 3)',
+    name: 'flow state without _svc.flowState does not persist (docs/flow-state.md rule 3)',
     steps: [
       created(),
       { do: { op: 'flowPut', flowId: 'f1', key: 'k', value: 'v' } },
@@ -365,7 +365,7 @@ export const ADMIN_CASES: AdminCase[] = [
       {
         do: { op: 'applyConfig', imposters: [{ protocol: 'http', name: 'applied', stubs: [TWO] }] },
         expect: { json: { imposters: [{ protocol: 'http', port: PORT, name: 'applied', numberOfRequests: 0 }] } },
-        // SPEC §4.14: svc_apply_config answers the apply report.
+        // docs/c-abi.md: svc_apply_config answers the apply report.
         differs: { cAbi: { json: { created: [], replaced: [PORT], stubPatched: [], deleted: [], unchanged: [], failed: [] } } },
       },
       { do: { op: 'list', replayable: true }, expect: { json: { imposters: [replayable([TWO], { name: 'applied' })] } } },
@@ -516,7 +516,7 @@ export const ADMIN_CASES: AdminCase[] = [
     ],
   },
   {
-    name: 'stub ids: creation generates the missing ones, svc_add_stub does not (SPEC §2.2)',
+    name: 'stub ids: creation generates the missing ones, svc_add_stub does not (docs/imposters.md)',
     steps: [
       created({ stubs: [{ responses: [IS('a')] }] }),
       { do: { op: 'addStub', stub: { predicates: [{ equals: { path: '/b' } }], responses: [IS('b')] } } },
@@ -540,7 +540,7 @@ export const ADMIN_CASES: AdminCase[] = [
     ],
   },
   {
-    name: 'injection: the admin planes refuse a scripted imposter without --allowInjection; the C ABI is trusted (SPEC §4.14)',
+    name: 'injection: the admin planes refuse a scripted imposter without --allowInjection; the C ABI is trusted (docs/c-abi.md)',
     steps: [
       {
         ...created({ stubs: [INJECT_STUB] }),

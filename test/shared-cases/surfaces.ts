@@ -69,7 +69,7 @@ function query(params: Record<string, string | boolean | undefined>): string {
   return set.length === 0 ? '' : `?${new URLSearchParams(set.map(([k, v]) => [k, String(v)])).toString()}`;
 }
 
-/** The route and body each operation maps to on the admin HTTP API (SPEC §4.2-§4.8). */
+/** The route and body each operation maps to on the admin HTTP API (docs/imposters.md-§4.8). */
 function httpCall(op: AdminOp, port: number): { method: string; path: string; body?: unknown } {
   const at = `/imposters/${port}`;
   switch (op.op) {
@@ -181,7 +181,7 @@ export async function embedSurface(pidDir: string): Promise<AdminSurface> {
   return httpSurface('embedding API', server.adminAddr().port, () => server.shutdown());
 }
 
-/** The C function, and its arguments after the handle, each operation maps to (SPEC §4.14). */
+/** The C function, and its arguments after the handle, each operation maps to (docs/c-abi.md). */
 function abiCall(op: AdminOp, port: number): { fn: string; args: unknown[] } {
   const text = (value: unknown) => JSON.stringify(value);
   switch (op.op) {
@@ -338,7 +338,7 @@ export async function cAbiSurface(): Promise<AdminSurface> {
     async run(op, port) {
       const { fn, args } = abiCall(op, port);
       const { ret, error } = await driver.call(fn, args);
-      // The sentinels of SPEC §4.14: NULL for strings, -1 for int functions, 0 for svc_create_imposter.
+      // The sentinels of docs/c-abi.md: NULL for strings, -1 for int functions, 0 for svc_create_imposter.
       const failed = ret === null || ret === -1 || (fn === 'svc_create_imposter' && ret === 0);
       if (failed) return { ok: false, message: error ?? '(no last error)' };
       return { ok: true, json: typeof ret === 'string' ? JSON.parse(ret) : ret };

@@ -385,7 +385,7 @@ export const TRANSPORT_CASES: TransportCase[] = [
 
   {
     name: 'a fault response resets the connection: no HTTP answer',
-    // SPEC §1 rule 3: an imposter using a TCP fault serves HTTP/1 only, so an HTTP/2 client dialling it gets nothing.
+    // docs/cli.md rule 3: an imposter using a TCP fault serves HTTP/1 only, so an HTTP/2 client dialling it gets nothing.
     differs: { 'direct+h2': { noResponse: true } },
     stubs: [{ predicates: [{ equals: { path: '/reset' } }], responses: [{ fault: 'CONNECTION_RESET_BY_PEER' }] }, { responses: [{ is: { body: 'alive' } }] }],
     request: GET('/reset'),

@@ -5,7 +5,7 @@ import { startInProcess, call, type InProcessSvc } from '../helpers/in-process.j
 import { http } from '../helpers/servers.js';
 import { parseExposition } from '../helpers/prom-text.js';
 
-const test = suite('state: flow-state admin routes, stateOps, flow ids (SPEC §4.8, §2.3, §4.4, §6)');
+const test = suite('state: flow-state admin routes, stateOps, flow ids (docs/flow-state.md, §2.3, §4.4, §6)');
 let svc: InProcessSvc;
 
 test.before(async () => {
@@ -188,7 +188,7 @@ test('savedRequests match=flow_id and verify flowId use the header; without it a
     ['/a'],
   );
   const byPort = await svc.admin('GET', `/imposters/${port}/savedRequests?match=flow_id=${port}`);
-  assert.equal(byPort.json, [], 'the polling filter does not fall back to the port (SPEC §6)');
+  assert.equal(byPort.json, [], 'the polling filter does not fall back to the port (docs/metrics-and-events.md)');
   const verified = await svc.admin('POST', `/imposters/${port}/verify`, { predicates: [{ startsWith: { path: '/' } }], flowId: 'two' });
   assert.equal([verified.json.matched, verified.json.total], [1, 1]);
   const all = await svc.admin('POST', `/imposters/${port}/verify`, { predicates: [{ startsWith: { path: '/' } }] });

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startInProcess, type InProcessSvc } from '../helpers/in-process.js';
 import { freePort } from '../helpers/servers.js';
 
-const test = suite('state: _svc.flowState and _svc.stateOps validation (SPEC §2.8 rule 1, §2.3)');
+const test = suite('state: _svc.flowState and _svc.stateOps validation (docs/flow-state.md rule 1, §2.3)');
 let svc: InProcessSvc;
 
 test.before(async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { tempDirForSuite } from '../helpers/temp-dir.js';
 import { runSvc } from '../cli/run-svc.js';
 
-const test = suite('state: svc --validate flags an implicit flow store as E042 (SPEC §2.8 rule 2)');
+const test = suite('state: svc --validate flags an implicit flow store as E042 (docs/flow-state.md rule 2)');
 const tmp = tempDirForSuite(test, 'svc-flow-lint-');
 
 const is = { is: { body: 'x' } };

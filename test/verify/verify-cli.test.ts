@@ -1,4 +1,4 @@
-/** `svc verify <configfile>` (SPEC §2.12) through the real CLI, and `_verify` on the admin API. */
+/** `svc verify <configfile>` (docs/recording-and-verify.md) through the real CLI, and `_verify` on the admin API. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runSvc, type CliRun } from '../cli/run-svc.js';
@@ -135,7 +135,7 @@ test('--verify-dynamic: a fault the request never reaches is a FAIL', async () =
   assert.match(line(run, 2), /^FAIL .*expected the connection reset, got status 200/);
 });
 
-test('a response with `is` and `proxy: null` is a static `is` (SPEC §2.3 precedence), in every mode', async () => {
+test('a response with `is` and `proxy: null` is a static `is` (docs/responses.md precedence), in every mode', async () => {
   const isBesideNullProxy = {
     predicates: [{ equals: { path: '/plain' } }],
     responses: [{ is: { statusCode: 200, body: 'plain' }, proxy: null }],

@@ -26,7 +26,7 @@ export function validateCommand(options: CliOptions, file: string): number {
   }
   const { imposters } = doc;
   const problems: string[] = [];
-  /** Lint findings that do not fail validation (SPEC §2.8 rule 2: E042). */
+  /** Lint findings that do not fail validation (docs/flow-state.md rule 2: E042). */
   const warnings: string[] = [];
   const ports = new Set<number>();
   imposters.forEach((body, index) => {

@@ -21,7 +21,7 @@ interface Entry {
 
 const TTL_MS = 300_000;
 
-/** An in-memory store for one CLI run; writes stamp expiry at now + 300 s (SPEC §2.8 rule 4). */
+/** An in-memory store for one CLI run; writes stamp expiry at now + 300 s (docs/flow-state.md rule 4). */
 export function memoryState(): StateCall {
   const flows = new Map<string, Map<string, Entry>>();
   const live = (flowId: string): Map<string, Entry> => {

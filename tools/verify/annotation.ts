@@ -1,6 +1,6 @@
 import { isObject } from '../../engine/model/index.js';
 
-/** One `_verify.sequence` step (SPEC §2.12) with its defaults applied. */
+/** One `_verify.sequence` step (docs/recording-and-verify.md) with its defaults applied. */
 export interface VerifyStep {
   request: { method: string; path: string; headers: Record<string, string>; body?: string };
   expect: { status?: number; bodyContains?: string; bodyEquals?: string };

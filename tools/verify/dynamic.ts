@@ -1,7 +1,7 @@
 import { isObject } from '../../engine/model/index.js';
 import { responseTypeOf } from '../../engine/respond/index.js';
 
-/** What makes a stub's answer depend on more than its config (SPEC §2.12 "dynamic stubs"). */
+/** What makes a stub's answer depend on more than its config (docs/recording-and-verify.md "dynamic stubs"). */
 export type DynamicKind = 'proxy' | 'inject' | 'script' | 'fault';
 
 function responsesOf(stub: Record<string, unknown>): Record<string, unknown>[] {
@@ -12,7 +12,7 @@ function responsesOf(stub: Record<string, unknown>): Record<string, unknown>[] {
 export function dynamicKinds(stub: Record<string, unknown>): DynamicKind[] {
   const kinds = new Set<DynamicKind>();
   for (const response of responsesOf(stub)) {
-    // The type the engine serves, by SPEC §2.3 precedence: `{is, proxy: null}` is an `is` response.
+    // The type the engine serves, by docs/responses.md precedence: `{is, proxy: null}` is an `is` response.
     const type = responseTypeOf(response);
     if (type === 'proxy' || type === 'inject' || type === 'fault') kinds.add(type);
     const svc = response._svc;

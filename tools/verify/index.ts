@@ -4,7 +4,7 @@ import { verifyImposters, type DynamicMode } from './run.js';
 const USAGE = 'usage: svc verify <configfile> [--skip-dynamic] [--verify-dynamic] [--no-parse]\n';
 
 /**
- * `svc verify <configfile>` (SPEC §2.12): one PASS/FAIL/SKIP line per stub, then a summary; exit 1
+ * `svc verify <configfile>` (docs/recording-and-verify.md): one PASS/FAIL/SKIP line per stub, then a summary; exit 1
  * on any FAIL (or an unreadable file), 2 on bad usage.
  */
 export async function verifyCommand(argv: string[]): Promise<number> {

@@ -35,7 +35,7 @@ function stepLabel(index: number, request: VerifyStep['request']): string {
 }
 
 /**
- * Verifies each stub of each imposter (SPEC §2.12) against a fresh in-process copy of its imposter on
+ * Verifies each stub of each imposter (docs/recording-and-verify.md) against a fresh in-process copy of its imposter on
  * an ephemeral port, calling `report` as each verdict is reached. The config is the caller's own, so
  * scripted responses run (as with `--allowInjection`).
  */

@@ -1,4 +1,4 @@
-// "Send a test request": matched by the imposter's debug matching (SPEC §4.12) through the dashboard's
+// "Send a test request": matched by the imposter's debug matching (docs/metrics-and-events.md) through the dashboard's
 // explain call, so it runs no response and never enters the journal or numberOfRequests; the report
 // names the matched stub, or every candidate closest first with expected and actual values.
 import { useState } from 'preact/hooks';

@@ -1,4 +1,4 @@
-// Recorded `matchOutcome` (SPEC §2.9) as sentences, one per candidate stub. Pure: no DOM, no fetch.
+// Recorded `matchOutcome` (docs/recording-and-verify.md) as sentences, one per candidate stub. Pure: no DOM, no fetch.
 
 const OPERATORS = ['equals', 'deepEquals', 'contains', 'startsWith', 'endsWith', 'matches', 'exists', 'and', 'or', 'not', 'inject'];
 const MAPPED_FIELDS = new Set(['query', 'headers']);

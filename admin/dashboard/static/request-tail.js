@@ -1,4 +1,4 @@
-// Feeds one imposter's TailStore from the event stream (SPEC §6). On every (re)connect, on `lagged`
+// Feeds one imposter's TailStore from the event stream (docs/metrics-and-events.md). On every (re)connect, on `lagged`
 // and on a gap in the journal index, the missed entries are fetched with `since=<last index>` from the
 // dashboard's journal read (each entry with its index and flow id, as events carry them); events the
 // store already holds are dropped by index.

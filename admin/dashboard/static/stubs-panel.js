@@ -1,4 +1,4 @@
-// The stub list with editing through the admin routes (SPEC §4.3): add, edit as JSON (errors at their
+// The stub list with editing through the admin routes (docs/imposters.md): add, edit as JSON (errors at their
 // path), duplicate, move and delete; per-stub hit counts from the recorded requests the page holds.
 import { useState } from 'preact/hooks';
 import { html } from './html.js';

@@ -6,7 +6,7 @@ import { parseListenAddress } from '../../transport/index.js';
 import { parseWorkers } from '../../runtime/index.js';
 import { fleetUrlProblem } from '../../fleet/index.js';
 
-/** Options of every `svc` subcommand (SPEC §1, plus the mountebank flags CI scripts pass). */
+/** Options of every `svc` subcommand (docs/cli.md, plus the mountebank flags CI scripts pass). */
 export interface CliOptions {
   port: number;
   host?: string;
@@ -132,7 +132,7 @@ const BOOLEAN_FLAGS: Record<string, Key | 'ignored'> = {
   '-d': 'debug',
 };
 
-/** rcfile keys (SPEC §1) and the option each one sets. */
+/** rcfile keys (docs/cli.md) and the option each one sets. */
 const RC_KEYS: Record<string, Key> = {
   port: 'port',
   host: 'host',

@@ -1,7 +1,7 @@
 import { errorText, isObject } from '../../model/index.js';
 import { BehaviorError, type BehaviorContext, type ResponseFields, type StepRunner } from './types.js';
 
-/** SPEC §7: a failed decorate serves the response as it was, marked (and marked as a timeout when it was one). */
+/** docs/errors.md: a failed decorate serves the response as it was, marked (and marked as a timeout when it was one). */
 export function undecorated(response: ResponseFields, ctx: BehaviorContext, timedOut: boolean): ResponseFields {
   const base = isObject(response.headers) ? response.headers : isObject(ctx.defaultHeaders) ? ctx.defaultHeaders : {};
   const headers: Record<string, unknown> = { ...base, 'x-svc-decorate-error': 'true' };

@@ -32,7 +32,7 @@ export function behaviorScriptsOf(access: SandboxAccess, port: number): Behavior
         try {
           result = await access.host().decorate(port, source, ctx.requestJson(), response, { timeoutMs: access.timeoutMs });
         } catch (err) {
-          // Not a failed decorate but a response that cannot be sent: the request fails (SPEC §7 envelope).
+          // Not a failed decorate but a response that cannot be sent: the request fails (docs/errors.md envelope).
           if (err instanceof ScriptError && err.kind === 'too-large') throw new BehaviorError('response_too_large', err.message);
           throw err;
         }

@@ -1,7 +1,7 @@
 /**
  * Token substitution in a response object (copy and lookup). Every string value and every object
  * key is rewritten, at any depth, as mountebank's globalObjectReplace does, but in one pass per
- * string: text a substitution inserts is never scanned again (SPEC §2.5).
+ * string: text a substitution inserts is never scanned again (docs/behaviors.md).
  */
 
 export type TextRewrite = (text: string) => string;

@@ -2,7 +2,7 @@ import { isObject } from '../../model/index.js';
 
 export type BehaviorKind = 'wait' | 'lookup' | 'copy' | 'shellTransform' | 'decorate';
 
-/** The execution order of the `_behaviors` object form (SPEC §2.5). */
+/** The execution order of the `_behaviors` object form (docs/behaviors.md). */
 export const BEHAVIOR_ORDER: readonly BehaviorKind[] = ['wait', 'lookup', 'copy', 'shellTransform', 'decorate'];
 
 const KNOWN = new Set<string>(BEHAVIOR_ORDER);

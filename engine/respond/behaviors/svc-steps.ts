@@ -1,7 +1,7 @@
 /**
  * `_svc.script` behaviors (README "Scripts"): `decorate: {"_svc": {"script": S}}` runs `transform(ctx)`
  * with `ctx.response`; `wait: {"_svc": {"script": S}}` runs `delay(ctx)` and waits that long. A failed
- * decorate follows the decorate row of SPEC §7 (the undecorated response, marked), as every decorate
+ * decorate follows the decorate row of docs/errors.md (the undecorated response, marked), as every decorate
  * spelling does; a failed wait ends the request with the `_svc.script` row (500 / 504 with the script headers).
  */
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -41,7 +41,7 @@ export interface FaultedOutcome {
 }
 
 /**
- * The `_svc.fault` step (SPEC §2.6), after the response type and behaviors: latency delays and
+ * The `_svc.fault` step (docs/faults.md), after the response type and behaviors: latency delays and
  * continues, then a firing tcp fault replaces the response, else a firing error does. Every draw is
  * made before any delay, so the imposter's draw sequence follows request arrival order.
  */

@@ -8,7 +8,7 @@ function respondsWithTcpFault(response: unknown): boolean {
 }
 
 /**
- * SPEC §1 rule 3: an imposter with any TCP fault (`_svc.fault.tcp` or a top-level `fault`
+ * docs/cli.md rule 3: an imposter with any TCP fault (`_svc.fault.tcp` or a top-level `fault`
  * response) is served over HTTP/1 only, where the fault can end the one connection it names.
  */
 export function stubsUseTcpFault(stubs: ReadonlyArray<Record<string, unknown>>): boolean {

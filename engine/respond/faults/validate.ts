@@ -81,7 +81,7 @@ function checkError(error: unknown, errs: string[]): void {
   if (error.headers !== undefined) checkHeaders(error.headers, errs);
 }
 
-/** Fault names are not checked here: an unknown name answers 500 `Unknown fault` when it fires (SPEC §2.6). */
+/** Fault names are not checked here: an unknown name answers 500 `Unknown fault` when it fires (docs/faults.md). */
 function checkTcp(tcp: unknown, errs: string[]): void {
   const where = '_svc.fault.tcp';
   if (typeof tcp === 'string') return;
@@ -95,7 +95,7 @@ function checkTcp(tcp: unknown, errs: string[]): void {
   if (typeof tcp.type !== 'string') errs.push(`'${where}.type' must be a string naming a TCP fault`);
 }
 
-/** SPEC §2.6 shape of a response's `_svc.fault` block; one message per problem, none when valid or absent. */
+/** docs/faults.md shape of a response's `_svc.fault` block; one message per problem, none when valid or absent. */
 export function faultBlockErrors(response: Record<string, unknown>): string[] {
   const svc = response._svc;
   if (!isObject(svc) || svc.fault === undefined) return [];

@@ -9,7 +9,7 @@ import type { HeaderMap } from '../../model/index.js';
 
 type Predicate = Record<string, unknown>;
 
-/** Proxy metrics (SPEC §4.13): the upstream call alone (status 0 without an HTTP answer), and the whole proxied request. */
+/** Proxy metrics (docs/metrics-and-events.md): the upstream call alone (status 0 without an HTTP answer), and the whole proxied request. */
 export interface ProxyObserver {
   onUpstream(method: string, status: number, durationMs: number): void;
   onProxy(method: string, faultApplied: boolean, durationMs: number): void;

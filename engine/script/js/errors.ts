@@ -1,5 +1,5 @@
 /**
- * The two ways a script can fail, kept apart because SPEC §7 answers them differently
+ * The two ways a script can fail, kept apart because docs/errors.md answers them differently
  * (e.g. response inject: error → 400 `invalid injection`, timeout → 504 `injection timeout`).
  */
 import { SvcFailure } from '../../model/index.js';

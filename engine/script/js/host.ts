@@ -73,7 +73,7 @@ export interface SvcJsCall {
  * (`delay` is also a global result constructor: only a declaration of the script's own counts.)
  */
 export function svcFunctionSource(code: string, placement: Placement): string {
-  // A placement is named by its entry point (SPEC §2.7).
+  // A placement is named by its entry point (docs/scripts.md).
   const entry = placement;
   return `function (ctx) {\n${code}\n;return typeof ${entry} === 'function' && ${entry} !== globalThis.${entry} ? ${entry}(ctx) : undefined;\n}`;
 }

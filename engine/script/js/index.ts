@@ -1,5 +1,5 @@
 /**
- * Sandboxed JavaScript for mountebank-style injection (SPEC §2.3–2.5, §7, §8): QuickJS
+ * Sandboxed JavaScript for mountebank-style injection (docs/responses.md–2.5, §7, §8): QuickJS
  * (quickjs-emscripten) in worker threads, never node:vm, never the event loop serving traffic.
  *
  * API (stable; other rooms call only this):

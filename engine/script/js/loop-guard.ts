@@ -1,5 +1,5 @@
 /**
- * The JavaScript loop bound (SPEC §8: 10,000,000 iterations per call frame). QuickJS counts only
+ * The JavaScript loop bound (docs/limits.md: 10,000,000 iterations per call frame). QuickJS counts only
  * ticks shared by every frame of a call, so the bound is written into the source instead: every
  * function whose own body holds a loop gets a frame-local counter, and every loop body counts one
  * iteration and calls the sandbox's LOOP_BOUND_HOOK past the bound. The rewrite keeps line numbers

@@ -12,7 +12,7 @@
  * - decorate:  fn(config, response, logger), config = {request, response, logger, state}; the returned
  *              value, or the response as mutated in place when nothing truthy is returned.
  * - wait:      fn(), the milliseconds to wait.
- * - svc:       `_svc.script` (SPEC §2.7): fn(ctx), where fn wraps the script (host.ts svcFunction); the
+ * - svc:       `_svc.script` (docs/scripts.md): fn(ctx), where fn wraps the script (host.ts svcFunction); the
  *              result constructors http/delay/reset/pass are globals, and ctx.state methods forward to
  *              the host (hostState), which blocks on the imposter's flow store.
  */
@@ -75,7 +75,7 @@ export const PRELUDE = String.raw`(function (hostLog, hostState) {
     const json = stringify(target.value);
     return json === undefined ? '' : json;
   };
-  // _svc.script result constructors (SPEC §2.7); the host reads them by their __svc tag.
+  // _svc.script result constructors (docs/scripts.md); the host reads them by their __svc tag.
   const httpResult = (status, body) => {
     const result = { __svc: 'http', status, headers: [], body: body === undefined ? null : body };
     Object.defineProperty(result, 'header', { value(name, value) { result.headers.push([String(name), String(value)]); return result; } });
@@ -118,7 +118,7 @@ export const PRELUDE = String.raw`(function (hostLog, hostState) {
       return isJson;
     };
     Object.defineProperty(target, 'json', { enumerable: true, configurable: true, get() { return json() ? parsed : undefined; } });
-    // json is absent when the body is not JSON (SPEC §2.7, as in Rhai), yet parsed only when looked at.
+    // json is absent when the body is not JSON (docs/scripts.md, as in Rhai), yet parsed only when looked at.
     return new ProxyOf(target, {
       has: (t, key) => (key === 'json' ? json() : key in t),
       ownKeys: (t) => (json() ? ownKeysOf(t) : ownKeysOf(t).filter((key) => key !== 'json')),

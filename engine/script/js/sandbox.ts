@@ -3,7 +3,7 @@
  * runtime so the memory limit, the interrupt deadline and a memory bomb stay within that imposter;
  * its context is reused across calls, so compiled functions and `state` persist.
  *
- * What is enforced (SPEC §8), per call:
+ * What is enforced (docs/limits.md), per call:
  * - deadline: the interrupt handler stops the script at `deadline` (QuickJS polls it every 10,000
  *   ticks, i.e. well under a millisecond) → timeout.
  * - loop bound: 10,000,000 iterations per call frame, counted by the guards loop-guard.ts writes

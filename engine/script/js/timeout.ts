@@ -1,6 +1,6 @@
 import { DEFAULT_TIMEOUT_MS } from './host.js';
 
-/** `_svc.scriptEngine.timeoutMs` of an imposter config (SPEC §2.1, §8); the default when absent or not a positive number. */
+/** `_svc.scriptEngine.timeoutMs` of an imposter config (docs/imposters.md, §8); the default when absent or not a positive number. */
 export function scriptTimeoutOf(imposterConfig: Record<string, unknown>): number {
   const svc = imposterConfig._svc;
   const engine = svc !== null && typeof svc === 'object' ? (svc as Record<string, unknown>).scriptEngine : undefined;

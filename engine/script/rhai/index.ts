@@ -1,5 +1,5 @@
 /**
- * A Rhai interpreter (Rhai Book, language version 1.x) for `_svc.script` (SPEC §2.7).
+ * A Rhai interpreter (Rhai Book, language version 1.x) for `_svc.script` (docs/scripts.md).
  *
  * Scripts are parsed once into an AST and compiled into JS closures; a compiled `RhaiProgram` is
  * immutable and can be run any number of times, including re-entrantly: each run gets its own

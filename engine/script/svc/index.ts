@@ -1,5 +1,5 @@
 /**
- * `_svc.script` (SPEC §2.7, §7, §8): specs validated and resolved at the edge (spec.ts,
+ * `_svc.script` (docs/scripts.md, §7, §8): specs validated and resolved at the edge (spec.ts,
  * stub-scripts.ts), `routePattern` path parameters, and the runner that executes scripts on worker
  * threads with a synchronous `ctx.state` bridged to the imposter's FlowStore.
  *

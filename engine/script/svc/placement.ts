@@ -1,5 +1,5 @@
 /**
- * What each placement's entry point must return (SPEC §2.7 table), checked where the script ran.
+ * What each placement's entry point must return (docs/scripts.md table), checked where the script ran.
  */
 import { MAX_SCRIPTED_BODY_BYTES } from '../../model/index.js';
 import type { Placement, RunOutcome } from './protocol.js';

@@ -1,5 +1,5 @@
 /**
- * Result constructors of SPEC §2.7 (`http`, `delay`, `reset`, `pass`) as Rhai host types, shared by
+ * Result constructors of docs/scripts.md (`http`, `delay`, `reset`, `pass`) as Rhai host types, shared by
  * the serving worker and `svc script eval`.
  */
 import type { RhaiEngine } from '../rhai/index.js';

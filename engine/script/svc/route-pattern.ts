@@ -1,5 +1,5 @@
 /**
- * A stub's `routePattern` (SPEC §2.2): `/users/{id}` or `/users/:id`, compiled once when stubs change;
+ * A stub's `routePattern` (docs/imposters.md): `/users/{id}` or `/users/:id`, compiled once when stubs change;
  * a request path it fits yields `ctx.request.pathParams`. It never decides whether the stub matches.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The main-thread side of `_svc.script` (SPEC §8): a pool of worker threads running the scripts,
+ * The main-thread side of `_svc.script` (docs/limits.md): a pool of worker threads running the scripts,
  * so a slow or looping script occupies a worker, never the event loop serving traffic.
  *
  * A worker runs one script at a time; runs wait in one queue here. A slow script must not stall

@@ -1,5 +1,5 @@
 /**
- * `_svc.script` specs (SPEC §2.7) validated at the edge and resolved to source text: the engine
+ * `_svc.script` specs (docs/scripts.md) validated at the edge and resolved to source text: the engine
  * (explicit, from the file extension, or the imposter's default), and exactly one of `code`, `file`
  * or `ref` (a name in the imposter's `_svc.scripts` registry, which may not itself be a ref).
  *
