@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, repoRoot, startSvc, type RunningServer } from '../helpers/servers.js';
+import { childEnv } from '../helpers/child-env.js';
 
 interface Block {
   lang: string;
@@ -114,7 +115,7 @@ function runBlock(block: Block, cwd: string, bin: string): { stdout: string; std
     cwd: where,
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}` },
+    env: childEnv({ NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}` }),
   });
   return { stdout: result.stdout ?? '', stderr: (result.stderr ?? '') + (result.error ? String(result.error) : ''), status: result.status };
 }
