@@ -30,6 +30,7 @@ import { declaredTooLarge, MAX_ADMIN_BODY, readBody } from './request-body.js';
 import { requestUrl } from './request-target.js';
 import { answerClientErrorsWithEnvelope } from './client-errors.js';
 import { dashboardResponder, dashboardRoutes } from './dashboard/index.js';
+import { freshJournals } from './fleet-reads.js';
 
 const GATEWAY = /^\/__svc\/(\d+)(?:\/(.*))?$/s;
 
@@ -171,6 +172,7 @@ export function createAdminServer(options: AdminServerOptions): Server {
       baseUrl: `http://${request.headers.host ?? request.headers[':authority'] ?? `localhost:${settings.port}`}`,
       raw: request,
     };
+    await freshJournals(manager, url.pathname);
     const result = await found.handler(adminRequest, response);
     if (result) reply(response, result);
   }

@@ -57,6 +57,10 @@ export class EventHub implements EngineObserver {
     });
   }
 
+  wantsRecords(): boolean {
+    return this.subscribers.size > 0;
+  }
+
   onRecorded(port: number, index: number, request: RecordedRequest, flowId?: string): void {
     const id = ++this.seq;
     if (this.subscribers.size === 0) return;

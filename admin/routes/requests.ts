@@ -14,7 +14,8 @@ export function requestRoutes(router: Router, manager: ImposterManager): void {
   for (const name of ['savedRequests', 'requests']) {
     router.on('GET', `/imposters/:port/${name}`, (req) => {
       const page = manager.savedRequests(portParam(req), { since: sinceOf(req), match: req.query.getAll('match') });
-      const headers: Record<string, string> = { 'x-svc-next-index': String(page.nextIndex) };
+      // A degraded read (a fleet journal missing records) gives no cursor: docs/recording-and-verify.md.
+      const headers: Record<string, string> = page.nextIndex === undefined ? {} : { 'x-svc-next-index': String(page.nextIndex) };
       if (page.truncated) headers['x-svc-truncated'] = 'true';
       return { status: 200, headers, body: page.requests };
     });

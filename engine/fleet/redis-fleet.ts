@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { ApplyShared, ConfigReplica, ImposterManager, SharedImposter } from '../manager/index.js';
+import type { ApplyShared, ConfigReplica, ImposterManager, SharedImposter, SharedJournal } from '../manager/index.js';
 import type { Logger } from '../log/index.js';
 import { errors, errorText, isObject } from '../model/index.js';
-import { COMMIT_SCRIPT } from './fleet-scripts.js';
+import { APPEND_SCRIPT, CLEAR_SCRIPT, COMMIT_SCRIPT } from './fleet-scripts.js';
+import { FleetJournal, type JournalCommands } from './fleet-journal.js';
 import { DEFAULT_FLEET_PREFIX } from './fleet-url.js';
 
 export interface FleetOptions {
@@ -63,8 +64,8 @@ function parseEntry(raw: string): StoredEntry | undefined {
  * the node keeps serving what it applied last.
  */
 export class RedisFleet implements ConfigReplica {
-  private readonly keys: { imposters: string; version: string; channel: string; nodes: string; node: (id: string) => string };
-  private writer: Redis | undefined;
+  private readonly keys: { prefix: string; imposters: string; version: string; channel: string; records: string; nodes: string; node: (id: string) => string };
+  private writer: (Redis & JournalCommands) | undefined;
   private subscriber: Redis | undefined;
   private manager: ImposterManager | undefined;
   /** Per port, the fleet version this node runs. */
@@ -78,10 +79,18 @@ export class RedisFleet implements ConfigReplica {
   private heartbeat: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Each imposter's shared journal on this node, by port (other nodes' record notices reach them). */
+  private readonly journals = new Map<number, FleetJournal>();
+  /** Ports whose imposter this node created anew since its last commit: their journals start over. */
+  private readonly fresh = new Set<number>();
+  /** True while this node applies what another node wrote (those imposters are not new to the fleet). */
+  private applying = false;
 
   constructor(private readonly options: FleetOptions) {
     const prefix = options.prefix ?? DEFAULT_FLEET_PREFIX;
     this.keys = {
+      prefix,
+      records: `${prefix}records`,
       imposters: `${prefix}imposters`,
       version: `${prefix}version`,
       channel: `${prefix}changes`,
@@ -112,15 +121,20 @@ export class RedisFleet implements ConfigReplica {
       connection.on('error', () => undefined);
       return connection;
     };
-    const writer = connect(false);
+    const writer = connect(false) as Redis & JournalCommands;
+    writer.defineCommand('svcJournalAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+    writer.defineCommand('svcJournalClear', { numberOfKeys: 2, lua: CLEAR_SCRIPT });
     // Subscribed connections queue their resubscription while reconnecting.
     const subscriber = connect(true);
     this.writer = writer;
     this.subscriber = subscriber;
     try {
       await Promise.all([writer.connect(), subscriber.connect()]);
-      await subscriber.subscribe(this.keys.channel);
-      subscriber.on('message', (_channel: string, message: string) => this.onNotice(message));
+      await subscriber.subscribe(this.keys.channel, this.keys.records);
+      subscriber.on('message', (channel: string, message: string) => {
+        if (channel === this.keys.records) this.onRecords(message);
+        else this.onNotice(message);
+      });
       await this.resync();
     } catch (err) {
       writer.disconnect();
@@ -150,19 +164,42 @@ export class RedisFleet implements ConfigReplica {
     }
   }
 
+  journalOf(port: number): SharedJournal {
+    const journal = new FleetJournal({
+      port,
+      node: this.options.nodeId,
+      prefix: this.keys.prefix,
+      channel: this.keys.records,
+      writer: () => (this.writer?.status === 'ready' ? this.writer : undefined),
+      log: this.options.log,
+    });
+    this.journals.get(port)?.close();
+    this.journals.set(port, journal);
+    if (!this.applying) this.fresh.add(port);
+    return journal;
+  }
+
+  /** A notice `<port> <first> <n> <node>`: records another node stored, for this node's SSE listeners. */
+  private onRecords(message: string): void {
+    const [port, first, n, node] = message.split(' ');
+    if (node === this.options.nodeId) return;
+    void this.journals.get(Number(port))?.foreign(Number(first), Number(n));
+  }
+
   async committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void> {
     const manager = this.manager;
     const writer = this.writer;
     if (!manager || !writer) return;
     const whole = ports === 'all';
     const changed = whole ? manager.list().map((imposter) => imposter.port) : ports;
-    const args: Array<string | number> = [this.keys.channel, whole ? '1' : '0'];
+    const args: Array<string | number> = [this.keys.channel, whole ? '1' : '0', this.keys.prefix];
     const entries = new Map<number, SharedImposter | undefined>();
     for (const port of changed) {
       const shared = manager.sharedImposter(port);
       entries.set(port, shared);
-      args.push(port, shared ? JSON.stringify(shared) : '');
+      args.push(port, shared ? JSON.stringify(shared) : '', this.fresh.has(port) ? '1' : '0');
     }
+    this.fresh.clear();
     let version: number;
     try {
       version = Number(await writer.eval(COMMIT_SCRIPT, 2, this.keys.imposters, this.keys.version, ...args));
@@ -171,12 +208,14 @@ export class RedisFleet implements ConfigReplica {
       this.synced = false;
       this.scheduleResync(RESYNC_RETRY_MS);
       const undo = whole ? new Set([...changed, ...this.known.keys()]) : changed;
-      for (const port of undo) {
-        await apply(port, this.known.get(port)).catch((failure: unknown) => {
-          this.applied.delete(port);
-          this.options.log.error(`fleet: cannot undo the unshared write to imposter ${port}: ${errorText(failure)}`);
-        });
-      }
+      await this.applyingShared(async () => {
+        for (const port of undo) {
+          await apply(port, this.known.get(port)).catch((failure: unknown) => {
+            this.applied.delete(port);
+            this.options.log.error(`fleet: cannot undo the unshared write to imposter ${port}: ${errorText(failure)}`);
+          });
+        }
+      });
       throw errors.serviceUnavailable(`fleet: redis is unreachable (${errorText(err)}), so the write was not applied on any node`);
     }
     if (whole) {
@@ -220,7 +259,9 @@ export class RedisFleet implements ConfigReplica {
     await manager.replicate(async (apply) => {
       // Read in the queue: no local write can land between the read and the apply.
       const raws = await writer.hmget(this.keys.imposters, ...ports.map(String));
-      for (const [i, port] of ports.entries()) await this.applyOne(apply, port, raws[i] ?? undefined);
+      await this.applyingShared(async () => {
+        for (const [i, port] of ports.entries()) await this.applyOne(apply, port, raws[i] ?? undefined);
+      });
     });
   }
 
@@ -256,17 +297,29 @@ export class RedisFleet implements ConfigReplica {
     await manager.replicate(async (apply) => {
       const [all, version] = await Promise.all([writer.hgetall(this.keys.imposters), writer.get(this.keys.version)]);
       const shared = new Set<number>();
-      for (const [field, raw] of Object.entries(all)) {
-        const port = Number(field);
-        shared.add(port);
-        await this.applyOne(apply, port, raw);
-      }
-      for (const imposter of manager.list()) {
-        if (!shared.has(imposter.port)) await this.applyOne(apply, imposter.port, undefined);
-      }
+      await this.applyingShared(async () => {
+        for (const [field, raw] of Object.entries(all)) {
+          const port = Number(field);
+          shared.add(port);
+          await this.applyOne(apply, port, raw);
+        }
+        for (const imposter of manager.list()) {
+          if (!shared.has(imposter.port)) await this.applyOne(apply, imposter.port, undefined);
+        }
+      });
       this.version = Math.max(this.version, Number(version ?? 0));
       this.synced = true;
     });
+  }
+
+  /** Imposters bound while `work` applies the shared set are the fleet's, not new: their journals go on. */
+  private async applyingShared(work: () => Promise<void>): Promise<void> {
+    this.applying = true;
+    try {
+      await work();
+    } finally {
+      this.applying = false;
+    }
   }
 
   private scheduleResync(delayMs: number): void {
@@ -334,6 +387,7 @@ export class RedisFleet implements ConfigReplica {
     this.closed = true;
     clearInterval(this.heartbeat);
     clearTimeout(this.retry);
+    for (const journal of this.journals.values()) journal.close();
     await this.feed.catch(() => undefined);
     const writer = this.writer;
     if (writer?.status === 'ready') {

@@ -9,8 +9,11 @@ export interface JournalEntry<T> {
 
 export interface JournalPage<T> {
   entries: Array<JournalEntry<T>>;
-  /** Cursor for the next `since`: the tip, i.e. the highest index recorded (0 when nothing ever was), even for a `since` past it. */
-  nextIndex: number;
+  /**
+   * Cursor for the next `since`: the tip, i.e. the highest index recorded (0 when nothing ever was), even for a `since` past it.
+   * Undefined for a degraded read (a fleet journal missing records it could not store, docs/fleet.md).
+   */
+  nextIndex: number | undefined;
   /** True when entries newer than the cursor were evicted before being read. */
   truncated: boolean;
 }
@@ -26,6 +29,8 @@ export class JournalRing<T> {
   private lastIndex = 0;
   /** Highest index dropped by eviction (not by clearing): what `x-svc-truncated` is about. */
   private evictedThrough = 0;
+  /** A fleet mirror with records missing (Redis unreachable, records it could not store): reads are degraded. */
+  gap = false;
 
   constructor(readonly capacity = 10_000) {}
 
@@ -48,6 +53,33 @@ export class JournalRing<T> {
       this.size += 1;
     }
     return entry;
+  }
+
+  /**
+   * A fleet mirror (engine/fleet) takes entries with the indices Redis gave them, ascending past the tip;
+   * `evicted` is what the shared stream dropped by retention, `tip` the highest index it handed out.
+   */
+  mirror(entries: ReadonlyArray<JournalEntry<T>>, evicted: number, tip: number): void {
+    for (const entry of entries) {
+      if (entry.index <= this.lastIndex) continue;
+      this.lastIndex = entry.index - 1;
+      this.append(entry.value);
+    }
+    if (evicted > this.evictedThrough) this.evictedThrough = evicted;
+    if (tip > this.lastIndex) this.lastIndex = tip;
+    // Entries the stream dropped before this mirror saw them leave the window too.
+    if (this.size > 0 && this.at(0).index <= evicted) {
+      const kept = this.all().filter((e) => e.index > evicted);
+      this.slots = kept;
+      this.head = 0;
+      this.size = kept.length;
+    }
+  }
+
+  /** A fleet mirror starting over (the shared journal was cleared somewhere): every entry is read again. */
+  restart(): void {
+    this.clear();
+    this.lastIndex = 0;
   }
 
   private at(position: number): JournalEntry<T> {
@@ -80,6 +112,7 @@ export class JournalRing<T> {
       const entry = this.at(i);
       if (keep(entry.value)) entries.push(entry);
     }
+    if (this.gap) return { entries, nextIndex: undefined, truncated: true };
     const truncated = since !== undefined && this.evictedThrough > since;
     // The real tip, not max(since, tip): a client holding a cursor from before a restart reconciles.
     return { entries, nextIndex: this.lastIndex, truncated };

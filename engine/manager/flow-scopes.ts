@@ -96,8 +96,7 @@ export async function deleteSpace(
   const scenarioNames = scenarioNamesFor(configs(imposter), flowId);
   const kept = imposter.stubs.filter((stub) => stub.config.space !== flowId);
   if (kept.length !== imposter.stubs.length) await setStubs(kept);
-  const removed = imposter.journal.clear((request) => imposter.recordedFlowId(request) === flowId);
-  imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
+  await imposter.clearRecords((request) => imposter.recordedFlowId(request) === flowId);
   await fromStore(resetScenarioStates(imposter.flowStore, flowId, scenarioNames));
   return { space: flowId, tornDown: true };
 }

@@ -34,6 +34,7 @@ import { PortAllocator } from './port-allocator.js';
 import { renderDeleted, renderImposter, renderImposterText, renderSummary, stubLinks, tlsMetadata, type Compat, type RenderOptions } from './imposter-json.js';
 import { clausesMatch, parseClauses, type RecordedRequest } from './recorded-request.js';
 import { verifyRequests, type VerifyResult } from './verify.js';
+import type { SharedJournal } from './shared-journal.js';
 import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
 import { flowStateOf, NoopFlowStore, openRemoteFlowStore, type FlowStore } from '../state/index.js';
 import { ObserverSet, type EngineObserver } from './observer.js';
@@ -123,6 +124,8 @@ export interface ConfigReplica {
   attach(manager: ImposterManager): Promise<void>;
   /** `GET /fleet`: the nodes and the versions they run. */
   status(): Promise<object>;
+  /** The shared journal of the imposter about to be bound on `port` (docs/fleet.md). */
+  journalOf?(port: number): SharedJournal;
   close(): Promise<void>;
 }
 
@@ -201,7 +204,8 @@ export interface SavedRequestsQuery {
 
 export interface SavedRequestsPage {
   requests: RecordedRequest[];
-  nextIndex: number;
+  /** Undefined for a degraded read (a fleet journal missing records). */
+  nextIndex: number | undefined;
   truncated: boolean;
 }
 
@@ -578,6 +582,7 @@ export class ImposterManager {
       sharedState: this.runtime !== undefined,
       threads: this.runtime?.workers,
       persistRecorded: () => this.persistRecorded(port),
+      journal: this.options.fleet?.journalOf?.(port),
     });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };
@@ -1032,18 +1037,12 @@ export class ImposterManager {
   }
 
   clearRequests(port: number, options: ClearRequestsOptions = {}): Promise<Imposter> {
-    // The journal is per node, even in a fleet: not a shared write.
+    // Not a config write: a fleet clears its shared journal itself (Imposter.clearRecords).
     return this.queued(async () => {
       const imposter = this.require(port);
       const clauses = parseClauses(options.match ?? []);
       if (typeof clauses === 'string') throw errors.badData(clauses);
-      if (clauses.length === 0) {
-        imposter.journal.clear();
-        imposter.numberOfRequests = 0;
-      } else {
-        const removed = imposter.journal.clear((r) => clausesMatch(clauses, r, (recorded) => imposter.recordedFlowId(recorded)));
-        imposter.numberOfRequests = Math.max(0, imposter.numberOfRequests - removed);
-      }
+      await imposter.clearRecords(clauses.length === 0 ? undefined : (r) => clausesMatch(clauses, r, (recorded) => imposter.recordedFlowId(recorded)));
       return imposter;
     });
   }

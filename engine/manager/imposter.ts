@@ -23,6 +23,8 @@ import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
 import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
+import type { SharedJournal } from './shared-journal.js';
+import { createHash } from 'node:crypto';
 import { StubAnalysis, imposterIgnoredKeys, stubIgnoredKeys, stubKeyAt, type IgnoredKey, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, type JsScriptHost } from '../script/js/index.js';
 import {
@@ -99,6 +101,11 @@ export interface ImposterOptions {
   threads?: number;
   /** Makes a stub list changed by a proxy recording durable (the data directory); it logs its own failures. */
   persistRecorded?: () => void;
+  /**
+   * A fleet (docs/fleet.md): the journal, numberOfRequests and multi-response cycles are shared through
+   * it; this imposter's ring mirrors the shared journal.
+   */
+  journal?: SharedJournal;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -164,6 +171,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
   private predicateScripts!: WeakMap<object, { script: CompiledScript; ruleId: string }>;
   private readonly pipeline: RequestPipeline;
+  private readonly shared: SharedJournal | undefined;
 
   constructor(options: ImposterOptions) {
     const { definition, port, log, observers, scriptHost, svcRunner } = options;
@@ -171,6 +179,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.observers = observers;
     this.port = port;
     this.persistRecorded = options.persistRecorded;
+    this.shared = options.journal;
+    this.shared?.attach({
+      ring: this.ring,
+      notify: (index, record) => observers.onRecorded(port, index, record, this.flowIdOf(record)),
+      listening: () => observers.wantsRecords(),
+    });
     if (options.sharedState) {
       this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
       this.sharedDraws = sharedFaultDraws();
@@ -236,12 +250,46 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   }
 
   get numberOfRequests(): number {
+    if (this.shared) return this.shared.count;
     return this.sharedCount ? this.sharedCount.total() : this.localCount;
   }
 
   set numberOfRequests(value: number) {
     if (this.sharedCount) this.sharedCount.set(value);
     else this.localCount = value;
+  }
+
+  /** A fleet: brings the journal and numberOfRequests up to what every node recorded (before an admin read). */
+  syncJournal(): Promise<void> {
+    return this.shared?.sync() ?? Promise.resolve();
+  }
+
+  /**
+   * Removes recorded requests (those `drop` selects, else all) and lowers numberOfRequests by as many
+   * (all: to 0); in a fleet on every node. Returns how many were removed.
+   */
+  async clearRecords(drop?: (record: RecordedRequest) => boolean): Promise<number> {
+    const shared = this.shared;
+    if (shared) {
+      await shared.sync();
+      const indices = drop
+        ? this.ring
+            .all()
+            .filter((e) => drop(e.value))
+            .map((e) => e.index)
+        : undefined;
+      await shared.clear(indices);
+      await shared.sync();
+      return indices?.length ?? 0;
+    }
+    if (!drop) {
+      const removed = this.journal.clear();
+      this.numberOfRequests = 0;
+      return removed;
+    }
+    const removed = this.journal.clear(drop);
+    this.numberOfRequests = Math.max(0, this.numberOfRequests - removed);
+    return removed;
   }
 
   /** The recorded requests, every engine thread's included (per-core: drained before any read). */
@@ -300,6 +348,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       flowGate: hasFlowGate(stub.config),
       ignoredKeys: orShared(stubIgnoredKeys(stub.config)),
     };
+    const shared = this.shared;
+    if (shared && !live.cycle.single) {
+      // Counted fleet-wide under a key of the stub's content: an edit starts its cycle over, as on one node.
+      const key = createHash('sha1').update(JSON.stringify(stub.config)).digest('base64');
+      live.sharedPosition = () => shared.position(key);
+    }
     return { ...live, traits, ...(stub.given ? { given: stub.given } : {}) };
   }
 
@@ -438,15 +492,25 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   // ---- ImposterState: the owner's side ----
 
   countRequest(): void {
-    if (this.sharedCount) this.sharedCount.add(0);
+    if (this.shared) this.shared.counted();
+    else if (this.sharedCount) this.sharedCount.add(0);
     else this.localCount += 1;
   }
 
   openRecord(request: MockRequest): JournalEntry<RecordedRequest> {
+    // A fleet's record gets its index when Redis stores it (closeRecord); the ring mirrors the stream.
+    if (this.shared) return { index: 0, value: recordOf(request) };
     return this.ring.append(recordOf(request));
   }
 
-  closeRecord(record: JournalEntry<RecordedRequest>, notify: boolean): void {
+  closeRecord(record: JournalEntry<RecordedRequest>, notify: boolean): void | Promise<void> {
+    if (this.shared) {
+      return this.shared.append(record.value).then((index) => {
+        if (index === undefined) return;
+        record.index = index;
+        if (notify) this.observers.onRecorded(this.port, index, record.value, this.flowIdOf(record.value));
+      });
+    }
     if (notify) this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
   }
 
@@ -469,7 +533,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   plan(): ImposterPlan | undefined {
     // Every store is reachable from engine threads: the in-memory (and noop) one is this thread's, reached by
     // message; a redis one each thread opens itself from the config.
-    if (!this.sharedCount || !this.sharedDraws || !servesAnywhere(this)) return undefined;
+    // A fleet's journal and cycles are reached from this thread only.
+    if (this.shared || !this.sharedCount || !this.sharedDraws || !servesAnywhere(this)) return undefined;
     return {
       port: this.port,
       protocol: this.protocol,

@@ -20,6 +20,7 @@ export {
   type ClearRequestsOptions,
 } from './imposter-manager.js';
 export { Imposter } from './imposter.js';
+export type { SharedJournal, JournalOwner } from './shared-journal.js';
 export type { EngineObserver, LifecycleAction, FaultType } from './observer.js';
 export type { Compat, RenderOptions } from './imposter-json.js';
 export type { RecordedRequest, MatchOutcome, RequestClause } from './recorded-request.js';

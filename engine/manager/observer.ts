@@ -14,6 +14,8 @@ export interface EngineObserver {
    * `flowId` is the flow id resolved at record time; absent means the imposter port.
    */
   onRecorded?(port: number, index: number, request: RecordedRequest, flowId?: string): void;
+  /** Whether onRecorded has anyone to tell now (a fleet fetches other nodes' records only then). */
+  wantsRecords?(): boolean;
   /** Imposter lifecycle; `port` is null for `allDeleted`. */
   onLifecycle?(action: LifecycleAction, port: number | null): void;
 
@@ -84,6 +86,10 @@ export class ObserverSet implements Required<EngineObserver> {
         // An observer must never break request serving.
       }
     }
+  }
+
+  wantsRecords(): boolean {
+    return this.list.some((o) => o.wantsRecords?.() === true);
   }
 
   onLifecycle(action: LifecycleAction, port: number | null): void {

@@ -134,6 +134,26 @@ export class ResponseCycle<T> {
     return this.runs[this.state.advance(this.runs)].index;
   }
 
+  /**
+   * The response index served at `position` (0-based count of requests the stub answered): what a
+   * fleet-wide counter (engine/fleet) maps to, `repeat` included.
+   */
+  at(position: number): number {
+    let total = 0;
+    for (const run of this.runs) total += run.times;
+    let left = position % total;
+    for (const run of this.runs) {
+      if (left < run.times) return run.index;
+      left -= run.times;
+    }
+    return this.runs[0].index;
+  }
+
+  /** Whether every request takes the same response (nothing to count: a fleet needs no round trip). */
+  get single(): boolean {
+    return this.runs.length === 1;
+  }
+
   /** Appends a response (proxy recordings) to the end of the cycle. */
   push(response: T, config: Record<string, unknown>): void {
     this.responses.push(response);

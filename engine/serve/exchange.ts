@@ -43,6 +43,10 @@ export interface Exchange {
   /** The stub that answers, -1 for none (the default response). */
   index: number;
   taken: TakenResponse | undefined;
+  /** The record being stored (a fleet's shared journal): what the answer waits for. */
+  stored: Promise<void> | undefined;
+  /** The fleet-wide cycle position the stub drew (-1: none yet; -2: Redis failed, this node's cycle answers). */
+  position: number;
 }
 
 /**
@@ -70,5 +74,7 @@ export function openExchange(
     gated: undefined,
     index: -1,
     taken: undefined,
+    stored: undefined,
+    position: -1,
   };
 }

@@ -29,6 +29,11 @@ export interface LiveStub {
   stateOps?: Array<StateOp[] | undefined>;
   /** The stub as given, when it held null fields `config` leaves out (StubDefinition.given). */
   given?: Record<string, unknown>;
+  /**
+   * A fleet (engine/fleet) with more than one response: the stub's next position in its cycle, counted
+   * fleet-wide (`cycle.at` maps it to a response); absent, the cycle is this process's own.
+   */
+  sharedPosition?: () => Promise<number>;
 }
 
 /**
@@ -94,9 +99,10 @@ export interface ImposterState {
   openRecord(request: MockRequest): JournalEntry<RecordedRequest>;
   /**
    * The record is final (stamped with status and latency, or not: a debug report, a TCP fault) and the
-   * response is not written yet. `notify`: observers hear of it (onRecorded).
+   * response is not written yet. `notify`: observers hear of it (onRecorded). A promise (a fleet's shared
+   * journal): the response waits for it, so any node reads the record once the client has its answer.
    */
-  closeRecord(record: JournalEntry<RecordedRequest>, notify: boolean): void;
+  closeRecord(record: JournalEntry<RecordedRequest>, notify: boolean): void | Promise<void>;
   /** An HTTP status is about to be written (request metrics). */
   answered(method: string, status: number): void;
   readonly flowStore: FlowStore;

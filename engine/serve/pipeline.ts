@@ -157,7 +157,7 @@ export class RequestPipeline {
     ex.stage = 'debug';
     const { imposter } = this;
     const { request, record } = ex;
-    if (record) this.state.closeRecord(record, true);
+    if (record) ex.stored = this.state.closeRecord(record, true) ?? undefined;
     const fail = (err: unknown): void => {
       // docs/errors.md: a script deadline during debug matching is a 504 marked as a timeout.
       const timedOut = err instanceof ScriptTimeoutError || (err instanceof ScriptFailure && err.response.statusCode === 504);
@@ -242,10 +242,25 @@ export class RequestPipeline {
     }
     let taken = ex.taken;
     ex.taken = undefined;
+    if (!taken && stub.sharedPosition && ex.position === -1) {
+      // A fleet counts the stub's cycle on Redis; unreachable, this node's own cycle answers (traffic goes on).
+      stub.sharedPosition().then(
+        (position) => {
+          ex.position = position;
+          this.respond(ex);
+        },
+        () => {
+          ex.position = -2;
+          this.respond(ex);
+        },
+      );
+      return;
+    }
     const debugMatches = imposter.options.debugMatches;
-    if (!taken && (stub.stateOps || debugMatches)) {
+    const drawn = ex.position >= 0;
+    if (!taken && (stub.stateOps || debugMatches || drawn)) {
       // Which response (and so which ops) in one step: another thread may move a shared cycle meanwhile.
-      const index = stub.cycle.take();
+      const index = drawn ? stub.cycle.at(ex.position) : stub.cycle.take();
       taken = { configIndex: index, compiled: stub.cycle.responses[index] };
       const ops = stub.stateOps?.[index];
       if (ops) {
@@ -281,6 +296,7 @@ export class RequestPipeline {
         if (outcome.kind === 'pass') {
           // A `_svc.script` passed (docs/scripts.md): the next matching stub answers, still gated, and moves its scenario.
           ex.from = index + 1;
+          ex.position = -1;
           this.gate(ex);
           return;
         }
@@ -309,8 +325,9 @@ export class RequestPipeline {
       this.answer(ex, imposter.defaultPrepared);
     } else if (canonicalFault(outcome.fault) !== undefined) {
       // The record goes final (unstamped: no status reaches the wire) before the connection ends.
-      if (ex.record) this.state.closeRecord(ex.record, false);
-      applyTransportFault(outcome.fault, ex.sink);
+      const stored = ex.record ? this.state.closeRecord(ex.record, false) : undefined;
+      if (stored) stored.then(() => applyTransportFault(outcome.fault, ex.sink));
+      else applyTransportFault(outcome.fault, ex.sink);
     } else {
       if (!imposter.options.unknownFaultServesDefault) {
         this.deliver(ex, unknownFault(outcome.fault));
@@ -339,15 +356,16 @@ export class RequestPipeline {
     const { imposter } = this;
     if (failure !== undefined) imposter.log.error(`imposter ${imposter.port}: ${failure}`);
     const response = imposter.options.allowCORS && ex.stage === 'respond' ? withCorsPreflight(prepared, ex.request.method, ex.request.headers) : prepared;
-    if (ex.record && ex.stage !== 'debug') this.stamp(ex.record, response.statusCode, ex.started);
+    const stored = ex.record && ex.stage !== 'debug' ? this.stamp(ex.record, response.statusCode, ex.started) : ex.stored;
     this.state.answered(ex.request.method, response.statusCode);
-    this.write(ex.sink, response);
+    if (stored) stored.then(() => this.write(ex.sink, response));
+    else this.write(ex.sink, response);
   }
 
-  private stamp(record: JournalEntry<RecordedRequest>, status: number, started: number): void {
+  private stamp(record: JournalEntry<RecordedRequest>, status: number, started: number): void | Promise<void> {
     record.value.status = status;
     record.value.latencyMs = Math.round(performance.now() - started);
-    this.state.closeRecord(record, true);
+    return this.state.closeRecord(record, true);
   }
 
   /** Writes a response; a sink that throws (socket gone mid-write) has its connection reset instead. */

@@ -3,90 +3,30 @@
  * in front. Configuration is shared: written on one node, served by all; Redis down: traffic goes on,
  * admin writes are refused; Redis back: the fleet converges with no manual step.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort, http, startSvc, type HttpResponse, type RunningServer } from '../helpers/servers.js';
-import { startRedis, SuiteSetup, type RedisServer } from '../state/redis-server.js';
-import { startNginx, type Balancer } from './nginx.js';
+import { http } from '../helpers/servers.js';
+import { startRedis, SuiteSetup } from '../state/redis-server.js';
+import { admin as adminOf, HOSTS, imposterOn as imposterOf, onAll, startFleet, stopFleet, until, type Fleet } from './three-nodes.js';
 
 const test = suite('fleet: three nodes, one redis, nginx in front');
-const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
-
-interface Fleet {
-  redis: RedisServer;
-  redisDir: string;
-  nodes: RunningServer[];
-  adminPort: number;
-  imposterPort: number;
-  balancer: Balancer;
-}
 
 let fleet: Fleet | undefined;
 const setup = new SuiteSetup<Fleet>(async () => {
-  const redisDir = mkdtempSync(join(tmpdir(), 'svc-fleet-redis-'));
-  const redis = await startRedis(undefined, { dir: redisDir });
-  // The same admin and imposter ports on every node, side by side on their own loopback addresses.
-  const adminPort = await freePort();
-  const imposterPort = await freePort();
-  const nodes: RunningServer[] = [];
-  fleet = { redis, redisDir, nodes, adminPort, imposterPort, balancer: undefined as unknown as Balancer };
-  for (const [i, host] of HOSTS.entries()) {
-    nodes.push(await startSvc({ adminPort, host, args: ['--fleet', redis.url, '--fleet-prefix', 'e2e:', '--node-id', `node${i + 1}`] }));
-  }
-  fleet.balancer = await startNginx(
-    await freePort(),
-    HOSTS.map((host) => `${host}:${imposterPort}`),
-  );
+  fleet = await startFleet('e2e:');
   return fleet;
 });
 
 test.before(setup.run);
-test.after(async () => {
-  await fleet?.balancer?.stop();
-  for (const node of fleet?.nodes ?? []) await node.stop();
-  await fleet?.redis.stop();
-  if (fleet) rmSync(fleet.redisDir, { recursive: true, force: true });
-});
+test.after(() => stopFleet(fleet));
 
-function admin(node: number, method: string, path: string, body?: unknown): Promise<HttpResponse> {
-  const { adminPort } = setup.get();
-  return http(method, `http://${HOSTS[node - 1]}:${adminPort}${path}`, {
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-/** One request to a node's imposter port; 'refused' when nothing listens there. */
-async function imposterOn(node: number, path = '/'): Promise<HttpResponse | 'refused' | 'reset'> {
-  try {
-    return await http('GET', `http://${HOSTS[node - 1]}:${setup.get().imposterPort}${path}`, { timeoutMs: 5_000 });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ECONNREFUSED') return 'refused';
-    // A listener closing under the request: neither answered nor refused yet; callers poll again.
-    if (code === 'ECONNRESET') return 'reset';
-    throw err;
-  }
-}
-
-/** Polls `check` until it holds (or `limitMs` passes); the elapsed ms when it held. */
-async function until(check: () => Promise<boolean>, limitMs: number): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > limitMs) throw new Error(`not reached within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const admin = (node: number, method: string, path: string, body?: unknown) => adminOf(setup.get(), node, method, path, body);
+const imposterOn = (node: number, path = '/') => imposterOf(setup.get(), node, path);
 
 const bodyIs = (expected: string) => async (node: number) => {
   const res = await imposterOn(node);
   return typeof res !== 'string' && res.status === 200 && res.body === expected;
 };
-const onAll = (check: (node: number) => Promise<boolean>) => async () => (await Promise.all([1, 2, 3].map(check))).every(Boolean);
 
 function imposter(body: string): object {
   return { protocol: 'http', port: setup.get().imposterPort, stubs: [{ responses: [{ is: { body } }] }] };

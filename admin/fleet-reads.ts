@@ -1,0 +1,18 @@
+import type { ImposterManager } from '../engine/manager/index.js';
+
+const IMPOSTER_PATH = /^\/imposters(?:\/(\d+))?(?:\/|$)/;
+
+/**
+ * A fleet (docs/fleet.md): before an admin call reads an imposter, its journal and numberOfRequests
+ * are brought up to what every node recorded, so a request any node answered is seen here.
+ */
+export async function freshJournals(manager: ImposterManager, path: string): Promise<void> {
+  if (!manager.options.fleet) return;
+  const found = IMPOSTER_PATH.exec(path);
+  if (!found) return;
+  if (found[1] !== undefined) {
+    await manager.get(Number(found[1]))?.syncJournal();
+    return;
+  }
+  await Promise.all(manager.list().map((imposter) => imposter.syncJournal()));
+}
