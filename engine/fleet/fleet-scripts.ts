@@ -2,7 +2,8 @@
  * The one write a fleet makes, as a Lua script so it is atomic on the server: the next fleet version,
  * the imposters it sets or removes (each stored whole, with that version), and the change notice. Two
  * nodes writing one imposter at once are ordered by the server: the later version wins whole. An
- * imposter created anew or removed starts its shared journal, counts and cycles over.
+ * imposter created anew or removed starts its shared journal, counts and cycles over; one removed
+ * also leaves its flow state behind (the next imposter on the port reads another key space).
  *
  * KEYS: the imposters hash, the version counter. ARGV: the change channel, '1' to replace the whole set
  * (DELETE /imposters) else '0', the key prefix, then triples of port, entry JSON (`{"config":...,"enabled":...}`)
@@ -23,6 +24,7 @@ for i = 4, #ARGV, 3 do
   if entry == '' or ARGV[i + 2] == '1' then
     redis.call('DEL', ARGV[3] .. 'journal:' .. port, ARGV[3] .. 'journal:' .. port .. ':meta', ARGV[3] .. 'cycles:' .. port)
   end
+  if entry == '' then redis.call('INCR', ARGV[3] .. 'flowepoch:' .. port) end
   ports[#ports + 1] = port
 end
 local which = table.concat(ports, ',')

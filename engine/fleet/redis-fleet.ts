@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ApplyShared, ConfigReplica, ImposterManager, SharedImposter, SharedJournal } from '../manager/index.js';
 import type { Logger } from '../log/index.js';
 import { errors, errorText, isObject } from '../model/index.js';
+import { DEFAULT_TTL_SECONDS, flowStateSettings, RedisFlowStore, stubsNeedFlowStore, type FlowStore } from '../state/index.js';
 import { APPEND_SCRIPT, CLEAR_SCRIPT, COMMIT_SCRIPT } from './fleet-scripts.js';
 import { FleetJournal, type JournalCommands } from './fleet-journal.js';
 import { DEFAULT_FLEET_PREFIX } from './fleet-url.js';
@@ -177,6 +178,28 @@ export class RedisFleet implements ConfigReplica {
     this.journals.set(port, journal);
     if (!this.applying) this.fresh.add(port);
     return journal;
+  }
+
+  /**
+   * Scenario states, spaces and flow state of a fleet's imposter live on the fleet's Redis (when the
+   * imposter uses any, or asks for an in-memory store): every node moves the same scenario.
+   */
+  async flowStoreOf(port: number, config: Record<string, unknown>, stubs: readonly unknown[]): Promise<FlowStore | undefined> {
+    const writer = this.writer;
+    const settings = flowStateSettings(config);
+    if (!writer || port === 0 || settings?.backend === 'redis' || (!settings && !stubsNeedFlowStore(stubs))) return undefined;
+    try {
+      const epoch = (await writer.get(`${this.keys.prefix}flowepoch:${port}`)) ?? '0';
+      return await RedisFlowStore.open({
+        url: this.options.url,
+        poolSize: 1,
+        keyPrefix: `${this.keys.prefix}flow:${port}:${epoch}:`,
+        ttlSeconds: settings?.ttlSeconds ?? DEFAULT_TTL_SECONDS,
+      });
+    } catch (err) {
+      this.options.log.warn(`fleet: imposter ${port} keeps its flow state on this node (${errorText(err)})`);
+      return undefined;
+    }
   }
 
   /** A notice `<port> <first> <n> <node>`: records another node stored, for this node's SSE listeners. */

@@ -126,6 +126,8 @@ export interface ConfigReplica {
   status(): Promise<object>;
   /** The shared journal of the imposter about to be bound on `port` (docs/fleet.md). */
   journalOf?(port: number): SharedJournal;
+  /** The fleet-wide flow store (scenarios, spaces, flow state) of an imposter that needs one; undefined: its own. */
+  flowStoreOf?(port: number, config: Record<string, unknown>, stubs: readonly unknown[]): Promise<FlowStore | undefined>;
   close(): Promise<void>;
 }
 
@@ -602,7 +604,13 @@ export class ImposterManager {
     let store = carried;
     if (!store) {
       try {
-        store = await openRemoteFlowStore(definition.config, this.observers);
+        store =
+          (await openRemoteFlowStore(definition.config, this.observers))
+          ?? (await this.options.fleet?.flowStoreOf?.(
+            definition.port,
+            definition.config,
+            definition.stubs.map((stub) => stub.config),
+          ));
       } catch (err) {
         throw errors.badData(`cannot use _svc.flowState: ${(err as Error).message}`);
       }

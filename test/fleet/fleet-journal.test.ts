@@ -43,16 +43,18 @@ async function numberOfRequests(node: number): Promise<number> {
   return JSON.parse((await admin(node, 'GET', `/imposters/${setup.get().imposterPort}`)).body).numberOfRequests;
 }
 
+const PLAIN_STUBS = [
+  { predicates: [{ equals: { path: '/abc' } }], responses: [{ is: { body: 'A' } }, { is: { body: 'B' } }, { is: { body: 'C' } }] },
+  { responses: [{ is: { body: 'ok' } }] },
+];
+
 test('a recorded imposter created through node 1: 3,000 requests through nginx are one journal, indices 1..3000, every node present', async () => {
   const fleet = setup.get();
   const created = await admin(1, 'POST', '/imposters', {
     protocol: 'http',
     port: fleet.imposterPort,
     recordRequests: true,
-    stubs: [
-      { predicates: [{ equals: { path: '/abc' } }], responses: [{ is: { body: 'A' } }, { is: { body: 'B' } }, { is: { body: 'C' } }] },
-      { responses: [{ is: { body: 'ok' } }] },
-    ],
+    stubs: PLAIN_STUBS,
   });
   assert.is(created.status, 201, created.body);
   await until(
@@ -135,6 +137,38 @@ test('30 sequential requests to an A B C stub through nginx answer A B C ten tim
   const bodies: string[] = [];
   for (let i = 0; i < 30; i += 1) bodies.push((await http('GET', `${fleet.balancer.url}/abc`)).body);
   assert.equal(bodies, Array.from({ length: 10 }, () => ['A', 'B', 'C']).flat());
+});
+
+/** Deletes the imposter through node 2 and creates `stubs` through node 3; resolves once every node serves them. */
+async function recreate(stubs: object[]): Promise<void> {
+  const fleet = setup.get();
+  assert.is((await admin(2, 'DELETE', `/imposters/${fleet.imposterPort}`)).status, 200);
+  const created = await admin(3, 'POST', '/imposters', { protocol: 'http', port: fleet.imposterPort, recordRequests: true, stubs });
+  assert.is(created.status, 201, created.body);
+  await until(
+    onAll(async (node) => (await http('GET', `http://${HOSTS[node - 1]}:${fleet.imposterPort}/probe`).catch(() => undefined))?.status === 200),
+    5_000,
+  );
+}
+
+test('a scenario moved by one node is moved for all: one welcome, then welcome back from every node', async () => {
+  const fleet = setup.get();
+  const login = { predicates: [{ equals: { path: '/login' } }] };
+  await recreate([
+    { ...login, scenarioName: 'session', requiredScenarioState: 'Started', newScenarioState: 'LoggedIn', responses: [{ is: { body: 'welcome' } }] },
+    { ...login, scenarioName: 'session', requiredScenarioState: 'LoggedIn', responses: [{ is: { body: 'welcome back' } }] },
+    { responses: [{ is: { body: 'ok' } }] },
+  ]);
+  const bodies: string[] = [];
+  for (let i = 0; i < 6; i += 1) bodies.push((await http('GET', `${fleet.balancer.url}/login`)).body);
+  assert.equal(bodies, ['welcome', ...Array.from({ length: 5 }, () => 'welcome back')]);
+  const states = JSON.parse((await admin(1, 'GET', `/imposters/${fleet.imposterPort}/scenarios`)).body);
+  assert.ok(JSON.stringify(states).includes('LoggedIn'), JSON.stringify(states));
+  // A new imposter on the port starts its journal (and scenarios) over; the plain one comes back for what follows.
+  await recreate(PLAIN_STUBS);
+  const restarted = await saved(1);
+  assert.ok(Number(restarted.nextIndex) < 100, `indices start over: ${restarted.nextIndex}`);
+  assert.is(restarted.requests.length, Number(restarted.nextIndex));
 });
 
 test('DELETE savedRequests through node 2 clears every node; indices go on', async () => {
