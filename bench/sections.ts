@@ -10,6 +10,7 @@ import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';
 import type { BenchRequest } from './scenarios.js';
 import { runWrk } from './wrk.js';
+import { fleetRow } from './fleet.js';
 
 export interface SectionServers {
   svc: RunningServer;
@@ -100,6 +101,11 @@ export const sections: Section[] = [
       const verdict = poll !== undefined && plain !== undefined ? (poll <= plain ? 'met' : `missed by ${(poll / plain).toFixed(2)}x`) : '-';
       return `${table(['request', 'svc', 'mountebank'], rows)}\n  target: empty poll <= plain admin GET: ${verdict}; GET of one imposter <= WireMock's 41.5 µs (issue's figure; WireMock not run here)\n  wrk -t1 -c10, unpinned, after a 1 s warm-up`;
     },
+  },
+  {
+    id: 'fleet',
+    title: 'fleet (issue 20): a recorded static stub on two fleet nodes (one Redis) against one plain node, same run',
+    run: ({ svc }) => fleetRow(svc),
   },
   {
     id: 'memory',

@@ -180,6 +180,11 @@ export class FleetJournal implements SharedJournal {
     return (await writer.hincrby(this.cycles, key, 1)) - 1;
   }
 
+  /** Whether anyone on this node listens for records (SSE). */
+  listening(): boolean {
+    return this.owner?.listening() === true;
+  }
+
   /** Another node stored records `first`..`first + n - 1`: announced here when someone listens (SSE). */
   async foreign(first: number, n: number): Promise<void> {
     const owner = this.owner;

@@ -40,6 +40,8 @@ export interface FleetStatus {
 const CONNECT_TIMEOUT_MS = 2_000;
 const COMMAND_TIMEOUT_MS = 1_000;
 const RESYNC_RETRY_MS = 250;
+/** How soon a new SSE listener starts hearing other nodes' records. */
+const HEAR_CHECK_MS = 50;
 
 interface StoredEntry extends SharedImposter {
   version: number;
@@ -79,6 +81,8 @@ export class RedisFleet implements ConfigReplica {
   private feed: Promise<void> = Promise.resolve();
   private heartbeat: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
+  private hearing: NodeJS.Timeout | undefined;
+  private subscribedToRecords = false;
   private closed = false;
   /** Each imposter's shared journal on this node, by port (other nodes' record notices reach them). */
   private readonly journals = new Map<number, FleetJournal>();
@@ -131,7 +135,7 @@ export class RedisFleet implements ConfigReplica {
     this.subscriber = subscriber;
     try {
       await Promise.all([writer.connect(), subscriber.connect()]);
-      await subscriber.subscribe(this.keys.channel, this.keys.records);
+      await subscriber.subscribe(this.keys.channel);
       subscriber.on('message', (channel: string, message: string) => {
         if (channel === this.keys.records) this.onRecords(message);
         else this.onNotice(message);
@@ -157,6 +161,8 @@ export class RedisFleet implements ConfigReplica {
     this.beat();
     this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs ?? 1_000);
     this.heartbeat.unref();
+    this.hearing = setInterval(() => this.hearRecords(), HEAR_CHECK_MS);
+    this.hearing.unref();
   }
 
   admit(): void {
@@ -200,6 +206,25 @@ export class RedisFleet implements ConfigReplica {
       this.options.log.warn(`fleet: imposter ${port} keeps its flow state on this node (${errorText(err)})`);
       return undefined;
     }
+  }
+
+  /**
+   * Other nodes' record notices are subscribed to only while someone here listens for records (SSE):
+   * a node nobody watches pays nothing for the others' traffic.
+   */
+  private hearRecords(): void {
+    const subscriber = this.subscriber;
+    if (!subscriber || subscriber.status !== 'ready') return;
+    let want = false;
+    for (const journal of this.journals.values()) {
+      want = journal.listening();
+      break;
+    }
+    if (want === this.subscribedToRecords) return;
+    this.subscribedToRecords = want;
+    (want ? subscriber.subscribe(this.keys.records) : subscriber.unsubscribe(this.keys.records)).catch(() => {
+      this.subscribedToRecords = !want;
+    });
   }
 
   /** A notice `<port> <first> <n> <node>`: records another node stored, for this node's SSE listeners. */
@@ -409,6 +434,7 @@ export class RedisFleet implements ConfigReplica {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
+    clearInterval(this.hearing);
     clearTimeout(this.retry);
     for (const journal of this.journals.values()) journal.close();
     await this.feed.catch(() => undefined);

@@ -1,4 +1,4 @@
-/** A real nginx on loopback, round-robin in front of a fleet's nodes (installed by .ci/run). */
+/** A real nginx on loopback, round-robin in front of a fleet's nodes, passing on what a dead node cannot take (installed by .ci/run). */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,10 +30,12 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream fleet { ${backends.map((b) => `server ${b};`).join(' ')} }
+  # max_fails=0: a node refusing before its imposters exist is not set aside (round-robin stays even);
+  # a request a node cannot take (killed) goes to the next one, as a production balancer would.
+  upstream fleet { ${backends.map((b) => `server ${b} max_fails=0;`).join(' ')} }
   server {
     listen 127.0.0.1:${port};
-    location / { proxy_pass http://fleet; proxy_next_upstream off; }
+    location / { proxy_pass http://fleet; proxy_next_upstream error timeout; }
   }
 }
 `,

@@ -6,6 +6,8 @@ import { freePort } from '../helpers/servers.js';
 export interface RedisServer {
   port: number;
   url: string;
+  /** The server's process (benches read its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startRedis(port?: number, options: { dir?: string } = {}):
       return {
         port,
         url: `redis://127.0.0.1:${port}`,
+        pid: child.pid,
         async stop() {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
           await exited;
