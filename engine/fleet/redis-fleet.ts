@@ -214,7 +214,7 @@ export class RedisFleet implements ConfigReplica {
    */
   private hearRecords(): void {
     const subscriber = this.subscriber;
-    if (!subscriber || subscriber.status !== 'ready') return;
+    if (subscriber?.status !== 'ready') return;
     let want = false;
     for (const journal of this.journals.values()) {
       want = journal.listening();
