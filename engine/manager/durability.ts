@@ -1,6 +1,7 @@
 import type { Logger } from '../log/index.js';
 import type { Imposter, LiveStub } from './imposter.js';
 import type { PersistenceHooks } from './options.js';
+import { errorText } from '../model/index.js';
 
 /** The manager's durable copy of the imposter set (a data directory), when it has one: changes reach it before they answer. */
 export class Durability {
@@ -53,7 +54,7 @@ export class Durability {
     try {
       this.hooks?.persist(port, () => this.durableForm(port));
     } catch (err) {
-      this.log.error(`imposter ${port}: a recorded proxy response is served but not persisted: ${(err as Error).message}`);
+      this.log.error(`imposter ${port}: a recorded proxy response is served but not persisted: ${errorText(err)}`);
     }
   }
 

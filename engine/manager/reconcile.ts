@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { errorEntries, errors, isSvcError, SvcError, type ErrorEntry } from '../model/index.js';
+import { errorEntries, errors, isSvcError, SvcError, type ErrorEntry, errorText } from '../model/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { flowStateOf, NoopFlowStore, type FlowStore } from '../state/index.js';
 import { checkBindable } from '../transport/index.js';
@@ -135,7 +135,7 @@ export class Reconciler {
           flowStore: new NoopFlowStore(),
         });
       } catch (err) {
-        problems.push(errorEntries.badData(`imposter on port ${definition.port} cannot be built: ${(err as Error).message}`));
+        problems.push(errorEntries.badData(`imposter on port ${definition.port} cannot be built: ${errorText(err)}`));
         continue;
       }
       const held = this.running.has(definition.port);
@@ -170,7 +170,7 @@ export class Reconciler {
         const imposter = await this.reconcileOne(withStubIds(definition, this.running.get(definition.port), generateIds), report, persist);
         if (imposter) result.push(imposter);
       } catch (err) {
-        report.failed.push({ port: definition.port, error: (err as Error).message });
+        report.failed.push({ port: definition.port, error: errorText(err) });
       }
     }
     for (const definition of definitions.filter((d) => d.port === 0)) {
@@ -181,7 +181,7 @@ export class Reconciler {
         this.observers.onLifecycle('created', imposter.port);
         result.push(imposter);
       } catch (err) {
-        report.failed.push({ port: 0, error: (err as Error).message });
+        report.failed.push({ port: 0, error: errorText(err) });
       }
     }
     return { report, imposters: result.sort((a, b) => a.port - b.port) };
@@ -250,9 +250,7 @@ export class Reconciler {
       this.observers.onLifecycle('replaced', restored.port);
       return restored;
     } catch (err) {
-      this.deps.log.error(
-        `imposter ${previous.port}: replacement failed (${failure.message}) and the previous one could not be restarted: ${(err as Error).message}`,
-      );
+      this.deps.log.error(`imposter ${previous.port}: replacement failed (${failure.message}) and the previous one could not be restarted: ${errorText(err)}`);
       report.failed.push({ port: previous.port, error: failure.message, restored: false });
       report.deleted.push(previous.port);
       this.observers.onLifecycle('deleted', previous.port);

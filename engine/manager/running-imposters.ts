@@ -1,5 +1,5 @@
 import { constants as osConstants } from 'node:os';
-import { errors, isSvcError, type ListenFailure } from '../model/index.js';
+import { errors, isSvcError, type ListenFailure, errorText } from '../model/index.js';
 import type { ImposterDefinition } from '../validate/index.js';
 import {
   createListener,
@@ -144,7 +144,7 @@ export class RunningImposters {
       try {
         store = await openRemoteFlowStore(definition.config, this.observers);
       } catch (err) {
-        throw errors.badData(`cannot use _svc.flowState: ${(err as Error).message}`);
+        throw errors.badData(`cannot use _svc.flowState: ${errorText(err)}`);
       }
     }
     try {
@@ -185,7 +185,7 @@ export class RunningImposters {
     if (code === 'EADDRINUSE') return errors.portInUse(port, definition && this.listenFailure(definition, err as NodeJS.ErrnoException));
     if (code === 'EACCES') return errors.insufficientAccess();
     if (isSvcError(err)) return err;
-    return errors.badData(`cannot start imposter on port ${port}: ${(err as Error).message}`);
+    return errors.badData(`cannot start imposter on port ${port}: ${errorText(err)}`);
   }
 
   /**
@@ -210,9 +210,7 @@ export class RunningImposters {
     this.scriptHost?.forget(imposter.port);
     await imposter.listener?.close();
     if (!keepFlowStore)
-      await imposter.flowStore
-        .close()
-        .catch((err: unknown) => this.options.log.warn(`imposter ${imposter.port}: closing its flow store: ${(err as Error).message}`));
+      await imposter.flowStore.close().catch((err: unknown) => this.options.log.warn(`imposter ${imposter.port}: closing its flow store: ${errorText(err)}`));
     this.observers.onListenerClosed(imposter.port);
     this.options.log.info(`${imposter.protocol}:${imposter.port} Ciao for now`);
   }
