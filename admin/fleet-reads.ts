@@ -3,7 +3,7 @@ import type { ImposterManager } from '../engine/manager/index.js';
 const IMPOSTER_PATH = /^\/imposters(?:\/(\d+))?(?:\/|$)/;
 
 /**
- * A fleet (docs/fleet.md): before an admin call reads an imposter, its journal and numberOfRequests
+ * A fleet (docs/runtime.md): before an admin call reads an imposter, its journal and numberOfRequests
  * are brought up to what every node recorded, so a request any node answered is seen here.
  */
 export async function freshJournals(manager: ImposterManager, path: string): Promise<void> {

@@ -40,7 +40,7 @@ function entryOf([id, fields]: StreamEntry): JournalEntry<RecordedRequest> {
 }
 
 /**
- * One imposter's journal in a fleet (issue 20, docs/fleet.md): its records in one Redis Stream with
+ * One imposter's journal in a fleet (issue 20, docs/runtime.md): its records in one Redis Stream with
  * fleet-wide indices, written before the response is sent, batched per event-loop turn (one script
  * call stores every record answered in that turn). The imposter's ring is a mirror brought up to date
  * before each admin read. Redis away: records are counted as lost, reads say so (degraded).

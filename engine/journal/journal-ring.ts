@@ -11,7 +11,7 @@ export interface JournalPage<T> {
   entries: Array<JournalEntry<T>>;
   /**
    * Cursor for the next `since`: the tip, i.e. the highest index recorded (0 when nothing ever was), even for a `since` past it.
-   * Undefined for a degraded read (a fleet journal missing records it could not store, docs/fleet.md).
+   * Undefined for a degraded read (a fleet journal missing records it could not store, docs/runtime.md).
    */
   nextIndex: number | undefined;
   /** True when entries newer than the cursor were evicted before being read. */

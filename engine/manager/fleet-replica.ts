@@ -18,7 +18,7 @@ export interface ConfigReplica {
   attach(manager: ReplicaTarget): Promise<void>;
   /** `GET /fleet`: the nodes and the versions they run. */
   status(): Promise<object>;
-  /** The shared journal of the imposter about to be bound on `port` (docs/fleet.md). */
+  /** The shared journal of the imposter about to be bound on `port` (docs/runtime.md). */
   journalOf?(port: number): SharedJournal;
   /** The fleet-wide flow store (scenarios, spaces, flow state) of an imposter that needs one; undefined: its own. */
   flowStoreOf?(port: number, config: Record<string, unknown>, stubs: readonly unknown[]): Promise<FlowStore | undefined>;

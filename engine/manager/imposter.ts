@@ -102,7 +102,7 @@ export interface ImposterOptions {
   /** Makes a stub list changed by a proxy recording durable (the data directory); it logs its own failures. */
   persistRecorded?: () => void;
   /**
-   * A fleet (docs/fleet.md): the journal, numberOfRequests and multi-response cycles are shared through
+   * A fleet (docs/runtime.md): the journal, numberOfRequests and multi-response cycles are shared through
    * it; this imposter's ring mirrors the shared journal.
    */
   journal?: SharedJournal;

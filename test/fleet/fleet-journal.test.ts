@@ -7,19 +7,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { http } from '../helpers/servers.js';
 import { SseClient, eventJson } from '../helpers/sse-client.js';
-import { startRedis, SuiteSetup } from '../state/redis-server.js';
-import { admin as adminOf, HOSTS, load, onAll, startFleet, stopFleet, until, type Fleet } from './three-nodes.js';
+import { startRedis } from '../state/redis-server.js';
+import { admin as adminOf, HOSTS, load, onAll, fleetFor, until } from './three-nodes.js';
 
 const test = suite('fleet journal: one journal, one cycle, across three nodes');
 
-let fleet: Fleet | undefined;
-const setup = new SuiteSetup<Fleet>(async () => {
-  fleet = await startFleet('journal:');
-  return fleet;
-});
-
-test.before(setup.run);
-test.after(() => stopFleet(fleet));
+const setup = fleetFor(test, 'journal:');
 
 const admin = (node: number, method: string, path: string, body?: unknown) => adminOf(setup.get(), node, method, path, body);
 

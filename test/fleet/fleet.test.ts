@@ -6,19 +6,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { http } from '../helpers/servers.js';
-import { startRedis, SuiteSetup } from '../state/redis-server.js';
-import { admin as adminOf, HOSTS, imposterOn as imposterOf, onAll, startFleet, stopFleet, until, type Fleet } from './three-nodes.js';
+import { startRedis } from '../state/redis-server.js';
+import { admin as adminOf, HOSTS, imposterOn as imposterOf, onAll, fleetFor, until } from './three-nodes.js';
 
 const test = suite('fleet: three nodes, one redis, nginx in front');
 
-let fleet: Fleet | undefined;
-const setup = new SuiteSetup<Fleet>(async () => {
-  fleet = await startFleet('e2e:');
-  return fleet;
-});
-
-test.before(setup.run);
-test.after(() => stopFleet(fleet));
+const setup = fleetFor(test, 'e2e:');
 
 const admin = (node: number, method: string, path: string, body?: unknown) => adminOf(setup.get(), node, method, path, body);
 const imposterOn = (node: number, path = '/') => imposterOf(setup.get(), node, path);

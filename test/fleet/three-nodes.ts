@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, http, startSvc, type HttpResponse, type RunningServer } from '../helpers/servers.js';
-import { startRedis, type RedisServer } from '../state/redis-server.js';
+import type { Test } from 'uvu';
+import { startRedis, SuiteSetup, type RedisServer } from '../state/redis-server.js';
 import { startNginx, type Balancer } from './nginx.js';
 
 export const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
@@ -50,6 +51,21 @@ export async function stopFleet(fleet: Fleet | undefined): Promise<void> {
   for (const node of fleet.nodes) await node.stop();
   await fleet.redis.stop();
   rmSync(fleet.redisDir, { recursive: true, force: true });
+}
+
+/**
+ * A suite's fleet: started before its first test (a failure fails every test), stopped after the last;
+ * `get()` is the running fleet.
+ */
+export function fleetFor(test: Test, prefix: string): SuiteSetup<Fleet> {
+  let fleet: Fleet | undefined;
+  const setup = new SuiteSetup<Fleet>(async () => {
+    fleet = await startFleet(prefix);
+    return fleet;
+  });
+  test.before(setup.run);
+  test.after(() => stopFleet(fleet));
+  return setup;
 }
 
 /** An admin call to node 1, 2 or 3. */
