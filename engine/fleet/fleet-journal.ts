@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { JournalEntry } from '../journal/index.js';
 import type { JournalOwner, RecordedRequest, SharedJournal } from '../manager/index.js';
 import type { Logger } from '../log/index.js';
-import { errorText } from '../model/index.js';
+import { errors, errorText } from '../model/index.js';
 
 /** docs/limits.md: the journal keeps 10,000 records per imposter, fleet-wide as on one node. */
 export const JOURNAL_CAP = 10_000;
@@ -164,14 +164,18 @@ export class FleetJournal implements SharedJournal {
   }
 
   async clear(indices?: number[]): Promise<void> {
+    if (indices !== undefined && indices.length === 0) return;
     const writer = this.options.writer();
-    if (!writer) throw new Error('redis is unreachable');
+    try {
+      if (!writer) throw new Error('redis is unreachable');
+      await writer.svcJournalClear(this.stream, this.meta, ...(indices ?? []));
+    } catch (err) {
+      throw errors.serviceUnavailable(`fleet: the journal was not cleared on any node (${errorText(err)})`);
+    }
     if (indices === undefined) {
       this.unsharedCount = 0;
       this.unsharedLost = 0;
     }
-    if (indices !== undefined && indices.length === 0) return;
-    await writer.svcJournalClear(this.stream, this.meta, ...(indices ?? []));
   }
 
   async position(key: string): Promise<number> {

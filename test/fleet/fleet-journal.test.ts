@@ -202,6 +202,8 @@ test('redis stopped 5 s under load: traffic goes on, admin writes 503 and change
   );
   const edit = await admin(2, 'PUT', `/imposters/${fleet.imposterPort}/stubs`, { stubs: [{ responses: [{ is: { body: 'lost' } }] }] });
   assert.is(edit.status, 503, edit.body);
+  const cleared = await admin(3, 'DELETE', `/imposters/${fleet.imposterPort}/savedRequests`);
+  assert.is(cleared.status, 503, cleared.body);
   const degraded = await saved(1);
   assert.ok(degraded.truncated, 'a degraded read says so');
   assert.is(degraded.nextIndex, undefined, 'and gives no cursor');
