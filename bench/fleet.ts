@@ -5,8 +5,8 @@
  * response is sent).
  */
 import { join } from 'node:path';
-import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/helpers/servers.js';
-import { startRedis } from '../test/state/redis-server.js';
+import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/support/servers.js';
+import { startRedis } from '../test/support/redis-server.js';
 import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';
 import type { BenchRequest } from './scenarios.js';
