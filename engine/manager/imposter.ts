@@ -14,7 +14,9 @@ import {
   runOrFail,
   type CompiledScript,
   newCycleSlot,
+  ownerRecorder,
   type ImposterScope,
+  type ProxyRecorder,
   type IsFields,
   type PreparedResponse,
   weakProxyCertificates,
@@ -38,7 +40,7 @@ import {
   type FlowStore,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
-import { runFlowCall, ThreadCounter, type ObserverEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
+import { ProxyOwner, runFlowCall, ThreadCounter, type ObserverEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
 import {
   compileLiveStub,
   debugOutcomeOf,
@@ -164,6 +166,13 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
   private predicateScripts!: WeakMap<object, { script: CompiledScript; ruleId: string }>;
   private readonly pipeline: RequestPipeline;
+  /** Where proxy recordings go: straight into this imposter's stubs. */
+  readonly proxyRecorder: ProxyRecorder = ownerRecorder(this);
+  /** Per-core: each stub's key in plans (engine threads name the stub a recording belongs to by it), by its cycle. */
+  private readonly stubKeys = new WeakMap<object, number>();
+  private nextStubKey = 1;
+  /** Per-core: applies engine threads' proxy recordings, made on first use. */
+  private proxyOwner: ProxyOwner | undefined;
 
   constructor(options: ImposterOptions) {
     const { definition, port, log, observers, scriptHost, svcRunner } = options;
@@ -455,10 +464,6 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     for (let i = 0; i < times; i += 1) this.observers.onRequest(this.port, method, status);
   }
 
-  get stubStore(): this {
-    return this;
-  }
-
   get proxyObserver(): ObserverSet {
     return this.observers;
   }
@@ -476,10 +481,33 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       config: this.config,
       enabled: this.enabled,
       options: this.options,
-      stubs: this.stubList.map((stub) => ({ config: stub.config, cycle: stub.cycle.slot! })),
+      stubs: this.stubList.map((stub) => ({ config: stub.config, cycle: stub.cycle.slot!, key: this.stubKey(stub) })),
       count: this.sharedCount.buffer,
       faultDraws: this.sharedDraws,
     };
+  }
+
+  private stubKey(stub: LiveStub): number {
+    let key = this.stubKeys.get(stub.cycle);
+    if (key === undefined) {
+      key = this.nextStubKey++;
+      this.stubKeys.set(stub.cycle, key);
+    }
+    return key;
+  }
+
+  /** A proxy recording step an engine thread asks of this imposter (the stubs' owner). */
+  proxyCall(op: string, args: unknown[], slot: number): Promise<unknown> {
+    this.proxyOwner ??= new ProxyOwner(
+      this.proxyRecorder,
+      this,
+      (at) => this.stubList.find((stub) => this.stubKeys.get(stub.cycle) === at.stub)?.cycle.responses[at.response],
+    );
+    return this.proxyOwner.call(op, args, slot);
+  }
+
+  threadLost(slot: number): void {
+    this.proxyOwner?.threadLost(slot);
   }
 
   onPlanChange(changed: () => void): void {
@@ -506,6 +534,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (event.name === 'onFault') o.onFault(event.args[0], event.args[1], event.args[2]);
     else if (event.name === 'onLatencyInjected') o.onLatencyInjected(event.args[0], event.args[1]);
     else if (event.name === 'onErrorStatus') o.onErrorStatus(event.args[0], event.args[1]);
+    else if (event.name === 'onUpstream') o.onUpstream(event.args[0], event.args[1], event.args[2]);
+    else if (event.name === 'onProxy') o.onProxy(event.args[0], event.args[1], event.args[2]);
     else o.onFlowStateOp(event.args[0], event.args[1]);
   }
 }

@@ -37,6 +37,10 @@ export interface PlanSource {
   observed(event: ObserverEvent): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
+  /** A proxy recording step engine thread `slot` asks of the stubs' owner (ProxyOwner). */
+  proxyCall(op: string, args: unknown[], slot: number): Promise<unknown>;
+  /** Engine thread `slot` died or hung: what it was doing for others (a proxyOnce recording) is given up. */
+  threadLost(slot: number): void;
 }
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
@@ -166,6 +170,7 @@ class EngineThread {
   /** The thread died or hung (ThreadHost logged it): what it counted is in shared memory still, and its descriptors died with it. */
   private lostThread(): void {
     this.runtime.collect();
+    for (const shared of this.runtime.current()) shared.source?.threadLost(this.slot);
     for (const ack of this.closing.values()) ack.resolve();
     this.closing.clear();
   }
@@ -228,12 +233,18 @@ class EngineThread {
         }
         return;
       }
-      case 'flow': {
-        const { c } = message;
+      case 'flow':
+      case 'proxy': {
+        const { c, op, args } = message;
         const source = this.runtime.source(message.id);
-        (source ? source.flowCall(message.op, message.args) : Promise.reject(new Error('listener closed'))).then(
-          (value) => this.answer({ t: 'flowDone', c, value }),
-          (err: unknown) => this.answer({ t: 'flowDone', c, error: (err as Error)?.message ?? String(err) }),
+        const call = !source
+          ? Promise.reject(new Error('listener closed'))
+          : message.t === 'flow'
+            ? source.flowCall(op, args)
+            : source.proxyCall(op, args, this.slot);
+        call.then(
+          (value) => this.answer({ t: 'done', c, value }),
+          (err: unknown) => this.answer({ t: 'done', c, error: (err as Error)?.message ?? String(err) }),
         );
         return;
       }
