@@ -1,5 +1,5 @@
 export { PerCoreRuntime, type PlanSource } from './per-core.js';
-export type { ObserverEvent, ImposterPlan } from './protocol.js';
+export type { ObserverEvent, ImposterPlan, ProxyRecording } from './protocol.js';
 export { exactBytes } from './intern.js';
 export { ThreadCounter } from './thread-counter.js';
 export { runFlowCall } from './remote-flow-store.js';

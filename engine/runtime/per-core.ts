@@ -7,6 +7,7 @@ import {
   type ImposterPlan,
   type PlanMessage,
   type PortableListenerOptions,
+  type ProxyRecording,
   type ThreadReport,
   type ToThread,
 } from './protocol.js';
@@ -35,6 +36,8 @@ export interface PlanSource {
   recorded(record: RecordedRequest, notify: boolean): void;
   /** A fault metric an engine thread reported. */
   observed(event: ObserverEvent): void;
+  /** A proxyAlways recording an engine thread posted (before its response was written), in the order main receives them. */
+  proxyRecorded(recording: ProxyRecording): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
   /** A proxy recording step engine thread `slot` asks of the stubs' owner (ProxyOwner). */
@@ -158,6 +161,7 @@ class EngineThread {
   private report(report: ThreadReport): void {
     if (report.t === 'key') this.counts.learn(report.key);
     else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
+    else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
     else this.runtime.source(report.id)?.observed(report.event);
   }
 

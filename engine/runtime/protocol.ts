@@ -1,6 +1,6 @@
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
-import type { FaultObserver, ProxyObserver, SharedFaultDraws } from '../respond/index.js';
+import type { FaultObserver, ProxyMode, ProxyObserver, SharedFaultDraws } from '../respond/index.js';
 import type { FlowStoreMetrics } from '../state/index.js';
 import type { RecordedRequest, ServeOptions } from '../serve/index.js';
 
@@ -26,6 +26,8 @@ export interface ImposterPlan {
   count: SharedArrayBuffer;
   /** The imposter's fault draws (the seeded stream stays one across threads). */
   faultDraws: SharedFaultDraws;
+  /** proxyAlways recordings posted by engine threads and not applied yet (an Int32 the owner reads before stub reads). */
+  recordings: SharedArrayBuffer;
 }
 
 /**
@@ -56,7 +58,17 @@ export type ThreadReport =
   | { t: 'key'; key: CountKey }
   /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
   | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
-  | { t: 'event'; id: number; event: ObserverEvent };
+  | { t: 'event'; id: number; event: ObserverEvent }
+  /** A proxyAlways recording, posted before its response is written: the owner applies it in arrival order. */
+  | { t: 'recording'; id: number; recording: ProxyRecording };
+
+/** A recording as the owner stores it: which proxy response made it (ResponseAt), where its mode puts it, what. */
+export interface ProxyRecording {
+  at: { stub: number; response: number };
+  mode: ProxyMode;
+  predicates: unknown[];
+  recorded: Record<string, unknown>;
+}
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 export interface CountKey {

@@ -7,12 +7,10 @@
  * the owner's own requests, wait for that recording and replay it.
  */
 import { recordingFor, type OnceRecording, type ProxyMode, type ProxyRecorder, type StubStore } from '../respond/index.js';
+import type { ProxyRecording } from './protocol.js';
 
 /** A proxy response as engine threads name it: the owner's stub key (ImposterPlan) and its response index. */
-export interface ResponseAt {
-  stub: number;
-  response: number;
-}
+export type ResponseAt = ProxyRecording['at'];
 
 /** The owner's answer to a claim: record (ticket 0: nothing to join, the stub is gone), or replay a recording. */
 export type Claim = { ticket: number } | { replay: Record<string, unknown> };
@@ -44,6 +42,11 @@ export class ProxyOwner {
       return Promise.resolve(undefined);
     }
     return Promise.reject(new Error(`unknown proxy recorder operation '${op}'`));
+  }
+
+  /** A proxyAlways recording an engine thread posted (it did not wait: nothing joins proxyAlways requests). */
+  recorded(recording: ProxyRecording): void {
+    void this.store(recording.at, recording.mode, recording.predicates, recording.recorded, 0);
   }
 
   /** Engine thread `slot` is gone: the flights it was recording end with nothing stored (a waiter tries itself). */

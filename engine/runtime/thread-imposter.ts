@@ -122,10 +122,15 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       onUpstream: (...args) => this.observe({ name: 'onUpstream', args }),
       onProxy: (...args) => this.observe({ name: 'onProxy', args }),
     };
+    const pending = new Int32Array(plan.recordings);
     this.proxyRecorder = new ThreadProxyRecorder(
       this.stubs,
       plan.stubs.map((stub) => stub.key),
       links.proxyCall,
+      (recording) => {
+        Atomics.add(pending, 0, 1);
+        links.report({ t: 'recording', id: links.id, recording });
+      },
     );
     this.scope = {
       port: plan.port,

@@ -8,6 +8,7 @@ import { canonicalJson } from '../model/index.js';
 import { recordOnce, type OnceOutcome, type OnceRecording, type ProxyMode, type ProxyRecorder } from '../respond/index.js';
 import type { LiveStub } from '../serve/index.js';
 import type { Claim, ResponseAt } from './proxy-owner.js';
+import type { ProxyRecording } from './protocol.js';
 
 /** One call to the owner's ProxyOwner (engine-thread.ts posts it and settles it with main's answer). */
 export type ProxyCaller = (op: string, args: unknown[]) => Promise<unknown>;
@@ -21,12 +22,20 @@ export class ThreadProxyRecorder implements ProxyRecorder {
     /** The owner's key of each stub, in plan order. */
     private readonly keys: readonly number[],
     private readonly call: ProxyCaller,
+    /** Posts a proxyAlways recording to the owner at once (before the response is written). */
+    private readonly post: (recording: ProxyRecording) => void,
   ) {}
 
   async store(source: object, mode: ProxyMode, predicates: unknown[], recorded: Record<string, unknown>): Promise<boolean> {
     const at = this.at(source);
     const ticket = this.take(source, predicates);
     if (!at) return false;
+    // proxyAlways adds after the proxy's stub, where no request that reaches the proxy looks: this
+    // thread answers without waiting (even while main is busy); admin reads take pending recordings first.
+    if (mode === 'proxyAlways') {
+      this.post({ at, mode, predicates, recorded });
+      return true;
+    }
     return (await this.call('store', [at, mode, predicates, recorded, ticket])) === true;
   }
 
