@@ -162,6 +162,7 @@ class EngineThread {
     if (report.t === 'key') this.counts.learn(report.key);
     else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
     else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
+    else if (report.t === 'events') for (const event of report.events) this.runtime.source(report.id)?.observed(event);
     else this.runtime.source(report.id)?.observed(report.event);
   }
 

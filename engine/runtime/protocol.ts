@@ -59,6 +59,8 @@ export type ThreadReport =
   /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
   | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
   | { t: 'event'; id: number; event: ObserverEvent }
+  /** A proxied request's upstream calls and its own event, in one message. */
+  | { t: 'events'; id: number; events: ObserverEvent[] }
   /** A proxyAlways recording, posted before its response is written: the owner applies it in arrival order. */
   | { t: 'recording'; id: number; recording: ProxyRecording };
 

@@ -93,6 +93,8 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly proxyRecorder: ThreadProxyRecorder;
   readonly proxyObserver: ProxyObserver;
   private readonly flowIdSource: FlowIdSource;
+  /** Upstream calls reported since the last proxied request's own event. */
+  private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
   private readonly pipeline: RequestPipeline;
 
@@ -119,8 +121,14 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       onErrorStatus: (...args) => this.observe({ name: 'onErrorStatus', args }),
     };
     this.proxyObserver = {
-      onUpstream: (...args) => this.observe({ name: 'onUpstream', args }),
-      onProxy: (...args) => this.observe({ name: 'onProxy', args }),
+      // Held for the proxied request's own event, which follows it before the response is written: one message for both.
+      onUpstream: (...args) => this.upstreamEvents.push({ name: 'onUpstream', args }),
+      onProxy: (...args) => {
+        const events = this.upstreamEvents;
+        this.upstreamEvents = [];
+        events.push({ name: 'onProxy', args });
+        links.report({ t: 'events', id: links.id, events });
+      },
     };
     const pending = new Int32Array(plan.recordings);
     this.proxyRecorder = new ThreadProxyRecorder(
