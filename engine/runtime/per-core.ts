@@ -18,6 +18,7 @@ import { ThreadHost, workerSpawner } from '../threads/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
 import { Interner } from './intern.js';
+import { errorText } from '../model/index.js';
 
 /**
  * What serves a listener's requests (an imposter), for engine threads to answer them themselves
@@ -233,7 +234,7 @@ class EngineThread {
         try {
           shared.handler(message.wire, sink);
         } catch (err) {
-          this.runtime.log.error(`runtime per-core: request failed: ${(err as Error).message}`);
+          this.runtime.log.error(`runtime per-core: request failed: ${errorText(err)}`);
           sink.reset();
         }
         return;
@@ -249,7 +250,7 @@ class EngineThread {
             : source.proxyCall(op, args, this.slot);
         call.then(
           (value) => this.answer({ t: 'done', c, value }),
-          (err: unknown) => this.answer({ t: 'done', c, error: (err as Error)?.message ?? String(err) }),
+          (err: unknown) => this.answer({ t: 'done', c, error: errorText(err) }),
         );
         return;
       }
