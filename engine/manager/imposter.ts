@@ -186,7 +186,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (options.sharedState) {
       this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
       this.sharedDraws = sharedFaultDraws();
-      this.pendingRecordings = new Int32Array(new SharedArrayBuffer(4));
+      this.pendingRecordings = new Int32Array(new SharedArrayBuffer(8));
     }
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };

@@ -26,7 +26,10 @@ export interface ImposterPlan {
   count: SharedArrayBuffer;
   /** The imposter's fault draws (the seeded stream stays one across threads). */
   faultDraws: SharedFaultDraws;
-  /** proxyAlways recordings posted by engine threads and not applied yet (an Int32 the owner reads before stub reads). */
+  /**
+   * Two Int32s: [0] proxyAlways recordings posted by engine threads and not received yet (the owner
+   * drains them before stub reads); [1] the next recording's sequence number (its order across threads).
+   */
   recordings: SharedArrayBuffer;
 }
 
@@ -66,6 +69,8 @@ export type ThreadReport =
 
 /** A recording as the owner stores it: which proxy response made it (ResponseAt), where its mode puts it, what. */
 export interface ProxyRecording {
+  /** Made in this order across threads (ImposterPlan.recordings); the owner applies them in it. */
+  seq: number;
   at: { stub: number; response: number };
   mode: ProxyMode;
   predicates: unknown[];

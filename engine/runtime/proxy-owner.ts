@@ -44,9 +44,21 @@ export class ProxyOwner {
     return Promise.reject(new Error(`unknown proxy recorder operation '${op}'`));
   }
 
-  /** A proxyAlways recording an engine thread posted (it did not wait: nothing joins proxyAlways requests). */
+  /** proxyAlways recordings received ahead of an earlier one (another thread's, still on its way), by sequence number. */
+  private readonly early = new Map<number, ProxyRecording>();
+  private nextSeq = 0;
+
+  /**
+   * A proxyAlways recording an engine thread posted (it did not wait: nothing joins proxyAlways
+   * requests), applied in the order the threads made them.
+   */
   recorded(recording: ProxyRecording): void {
-    void this.store(recording.at, recording.mode, recording.predicates, recording.recorded, 0);
+    this.early.set(recording.seq, recording);
+    for (let next = this.early.get(this.nextSeq); next; next = this.early.get(this.nextSeq)) {
+      this.early.delete(this.nextSeq);
+      this.nextSeq += 1;
+      void this.store(next.at, next.mode, next.predicates, next.recorded, 0);
+    }
   }
 
   /** Engine thread `slot` is gone: the flights it was recording end with nothing stored (a waiter tries itself). */

@@ -137,7 +137,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       links.proxyCall,
       (recording) => {
         Atomics.add(pending, 0, 1);
-        links.report({ t: 'recording', id: links.id, recording });
+        links.report({ t: 'recording', id: links.id, recording: { ...recording, seq: Atomics.add(pending, 1, 1) } });
       },
     );
     this.scope = {

@@ -23,7 +23,7 @@ export class ThreadProxyRecorder implements ProxyRecorder {
     private readonly keys: readonly number[],
     private readonly call: ProxyCaller,
     /** Posts a proxyAlways recording to the owner at once (before the response is written). */
-    private readonly post: (recording: ProxyRecording) => void,
+    private readonly post: (recording: Omit<ProxyRecording, 'seq'>) => void,
   ) {}
 
   async store(source: object, mode: ProxyMode, predicates: unknown[], recorded: Record<string, unknown>): Promise<boolean> {
