@@ -305,11 +305,15 @@ export class ImposterManager {
   private readonly observers = new ObserverSet();
   /** The JavaScript sandbox shared by all imposters (worker threads), started by the first script. */
   private scriptHost: JsScriptHost | undefined;
-  private readonly scripts = (): JsScriptHost => (this.scriptHost ??= createJsScriptHost({ log: this.options.log }));
+  private readonly scripts = (): JsScriptHost => (this.scriptHost ??= createJsScriptHost({ log: this.options.log, links: this.runtime?.links }));
   /** The `_svc.script` workers, started by the first script run. */
   private svcRunner: SvcScriptRunner | undefined;
   private readonly svcScripts = (): SvcScriptRunner =>
-    (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`), javascript: this.scripts }));
+    (this.svcRunner ??= new SvcScriptRunner({
+      log: (level, message) => this.options.log[level](`svc::script ${message}`),
+      javascript: this.scripts,
+      links: this.runtime?.links,
+    }));
 
   /** Shared by every imposter port and the front door: new bodies beyond it are answered 503. */
   readonly bodyBudget: BodyBudget;

@@ -1,6 +1,6 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, hasFlowGate, isObject, plainRequest } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, plainRequest, predicatesAreScripted } from '../model/index.js';
 import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
@@ -12,12 +12,14 @@ import {
   stubsUseTcpFault,
   stubPredicateScripts,
   runOrFail,
+  observeScript,
   type CompiledScript,
   newCycleSlot,
   type ImposterScope,
   type IsFields,
   type PreparedResponse,
   weakProxyCertificates,
+  servesFromConfig,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -45,6 +47,7 @@ import {
   debugReportOf,
   RequestPipeline,
   servesAnywhere,
+  stubsUseJavaScript,
   recordOf,
   type ImposterState,
   type LiveStub as ServedStub,
@@ -198,10 +201,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
         runner: svcRunner,
         store: () => this.store,
         flowIdOf: (request) => this.flowIdOf(request),
-        observe: (ruleId, outcome, ms) => {
-          observers.onScript(ruleId, outcome.ok ? 'ok' : outcome.errorType === 'timeout' ? 'timeout' : 'error', ms);
-          if (!outcome.ok) observers.onScriptError(ruleId, outcome.errorType);
-        },
+        observe: (ruleId, outcome, ms) => observeScript(observers, ruleId, outcome, ms),
       };
     }
     this.matchContext = {
@@ -479,7 +479,23 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       stubs: this.stubList.map((stub) => ({ config: stub.config, cycle: stub.cycle.slot! })),
       count: this.sharedCount.buffer,
       faultDraws: this.sharedDraws,
+      scripts: this.scriptsPlan(),
     };
+  }
+
+  /**
+   * What engine threads need to run this imposter's scripts themselves: the settings, the JavaScript
+   * sandbox worker that holds its `state` (placed now), and the `_svc.script` workers started (their links).
+   */
+  private scriptsPlan(): ImposterPlan['scripts'] {
+    const responses = this.stubList.flatMap((stub) => stub.cycle.responses);
+    const scripted =
+      this.stubList.some((stub) => stub.traits.scripts.length > 0 || predicatesAreScripted(stub.config.predicates))
+      || responses.some((response) => !servesFromConfig(response));
+    if (!scripted) return undefined;
+    if (this.scope.svc) this.scope.svc.runner();
+    const js = stubsUseJavaScript(this.stubList, (stub) => (stub as LiveStub).traits.scripts);
+    return { settings: this.scriptSettings, ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}) };
   }
 
   onPlanChange(changed: () => void): void {
@@ -506,6 +522,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (event.name === 'onFault') o.onFault(event.args[0], event.args[1], event.args[2]);
     else if (event.name === 'onLatencyInjected') o.onLatencyInjected(event.args[0], event.args[1]);
     else if (event.name === 'onErrorStatus') o.onErrorStatus(event.args[0], event.args[1]);
-    else o.onFlowStateOp(event.args[0], event.args[1]);
+    else if (event.name === 'onFlowStateOp') o.onFlowStateOp(event.args[0], event.args[1]);
+    else if (event.name === 'onScript') o.onScript(event.args[0], event.args[1], event.args[2]);
+    else o.onScriptError(event.args[0], event.args[1]);
   }
 }

@@ -1,6 +1,6 @@
 import { prepareResponse, type IsFields, type PreparedResponse } from './is-response.js';
 import { isObject } from '../model/index.js';
-import { behaviorsRunAnywhere, compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
+import { behaviorsRunAnywhere, behaviorsRunOnThreads, compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
 import { compileProxy, type CompiledProxy } from './proxy/index.js';
 import { compileScript, type CompiledScript } from './svc-script.js';
 import type { ScriptSettings } from '../script/svc/index.js';
@@ -72,4 +72,16 @@ export function servesFromConfig(compiled: CompiledResponse): boolean {
   const svc = compiled.config._svc;
   if (isObject(svc) && svc.script !== undefined) return false;
   return behaviorsRunAnywhere(compiled.config);
+}
+
+/**
+ * True when the response runs scripts an engine thread sends straight to the script workers (per-core):
+ * `inject`, a `_svc.script` response, or an `is`/`fault` with decorate or a function wait. Kept apart from
+ * servesFromConfig: a proxy, shellTransform or a predicateGenerators injection still needs the main thread.
+ */
+export function servesWithScripts(compiled: CompiledResponse): boolean {
+  const svc = compiled.config._svc;
+  const scripted = isObject(svc) && svc.script !== undefined;
+  if (compiled.type === 'inject' || (compiled.type === '_svc' && scripted)) return behaviorsRunOnThreads(compiled.config);
+  return (compiled.type === 'is' || compiled.type === 'fault') && !scripted && behaviorsRunOnThreads(compiled.config);
 }

@@ -1,8 +1,11 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
 import type { FaultObserver, SharedFaultDraws } from '../respond/index.js';
 import type { FlowStoreMetrics } from '../state/index.js';
 import type { RecordedRequest, ServeOptions } from '../serve/index.js';
+import type { ScriptSettings } from '../script/svc/index.js';
+import type { LinkOffer } from '../threads/index.js';
 
 /**
  * A whole imposter as engine threads serve it (servesAnywhere): its validated config, from which each
@@ -24,6 +27,15 @@ export interface ImposterPlan {
   count: SharedArrayBuffer;
   /** The imposter's fault draws (the seeded stream stays one across threads). */
   faultDraws: SharedFaultDraws;
+  /** Present when its stubs run scripts: their settings, and the sandbox worker main placed it on (JavaScript). */
+  scripts?: { settings: ScriptSettings; jsWorker?: number };
+}
+
+/** Main thread to engine thread on the control channel: a direct link to a script worker (engine/threads/links.ts). */
+export interface ScriptLinkMessage {
+  t: 'scriptLink';
+  offer: LinkOffer;
+  port: MessagePort;
 }
 
 /**
@@ -41,7 +53,9 @@ export type ObserverEvent =
   | { name: 'onFault'; args: Parameters<FaultObserver['onFault']> }
   | { name: 'onLatencyInjected'; args: Parameters<FaultObserver['onLatencyInjected']> }
   | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> }
-  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> };
+  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> }
+  | { name: 'onScript'; args: [ruleId: string, result: string, durationMs: number] }
+  | { name: 'onScriptError'; args: [ruleId: string, errorType: string] };
 
 /**
  * Engine thread to main thread on the control channel, which main drains synchronously (before a
@@ -98,7 +112,9 @@ export type FromThread =
   | { t: 'req'; id: number; r: number; protocol: 'http1' | 'h2'; wire: WireRequest }
   /** A flow store operation on listener `id`'s imposter store, owned by main (RemoteFlowStore). */
   | { t: 'flow'; id: number; c: number; op: string; args: unknown[] }
-  | { t: 'log'; level: 'warn' | 'error'; message: string };
+  | { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
+  /** A script worker ignored a deadline past its grace on this thread's link (main replaces it). */
+  | { t: 'scriptStuck'; pool: string; worker: number; generation: number };
 
 /** A Buffer again after structured cloning (which delivers a Uint8Array). */
 export function asBuffer(bytes: Uint8Array): Buffer {

@@ -23,7 +23,7 @@ import type { FlowStore } from '../../state/index.js';
 import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
-import { ThreadHost, workerSpawner } from '../../threads/index.js';
+import { ThreadHost, workerSpawner, type LinkBoard } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import type { LogLevel } from '../ctx.js';
 import { StateChannel } from '../state-bridge.js';
@@ -55,6 +55,26 @@ export interface SvcScriptRunnerOptions {
   maxWorkers?: number;
   /** The JavaScript sandbox host, for engine `javascript` (its own workers and deadline machinery). */
   javascript?: () => JsScriptHost;
+  /** Per-core: engine threads reach the workers directly through these links (LinkedSvcRunner). */
+  links?: LinkBoard;
+}
+
+/** What runs `_svc.script`s for an imposter: this runner on main, a LinkedSvcRunner on an engine thread. */
+export interface ScriptRunner {
+  run(run: ScriptRun): Promise<RunOutcome>;
+}
+
+/** A `_svc.script` with the JavaScript engine, on `host`'s sandbox for the imposter (never rejects). */
+export async function runJavaScript(host: JsScriptHost | undefined, run: ScriptRun): Promise<RunOutcome> {
+  if (!host) return { ok: false, errorType: 'host', message: 'the javascript engine is not available' };
+  try {
+    const value = await host.svc(run.scope, run.source, run, { timeoutMs: run.timeoutMs });
+    return jsOutcomeOf(run.placement, value);
+  } catch (err) {
+    if (err instanceof ScriptTimeoutError) return { ok: false, errorType: 'timeout', message: err.message };
+    if (err instanceof ScriptError) return { ok: false, errorType: JS_ERRORS[err.kind], message: err.message };
+    return { ok: false, errorType: 'host', message: errorText(err) };
+  }
 }
 
 const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
@@ -81,6 +101,10 @@ interface Pending {
 
 /** One worker thread of the pool (its lifecycle, heartbeat and restarts: ThreadHost) and the run it holds. */
 class Slot {
+  /** The next thread takes over runs engine threads still wait for (a stuck or grown thread was replaced, not a crashed one). */
+  retryNext = false;
+  /** A run from an engine thread grew the worker past its memory bound: replaced once main's run is done. */
+  grownByLink = false;
   /** The run in progress. */
   current: Pending | undefined;
   /** `ctx.state` answers for the current thread (a new channel per thread). */
@@ -90,12 +114,14 @@ class Slot {
   readonly thread: ThreadHost<RunMessage>;
 
   constructor(
+    readonly id: number,
     spawn: (options: WorkerOptions) => Worker,
     log: (message: string) => void,
-    onMessage: (slot: Slot, message: WorkerMessage) => void,
+    onMessage: (slot: Slot, message: WorkerMessage | { type: 'grown' }) => void,
     onReady: () => void,
     onLost: (slot: Slot, reason: string) => void,
     onGiveUp: () => void,
+    onStart: (slot: Slot, worker: Worker, generation: number) => void,
   ) {
     this.thread = new ThreadHost<RunMessage>({
       name: 'script worker',
@@ -106,8 +132,9 @@ class Slot {
         this.state = new StateChannel((message) => log(message));
         return { workerData: { ...this.state.wiring }, transferList: this.state.transferList };
       },
+      onStart: (generation, worker) => onStart(this, worker, generation),
       log,
-      receive: (message) => onMessage(this, message as WorkerMessage),
+      receive: (message) => onMessage(this, message as WorkerMessage | { type: 'grown' }),
       onReady,
       onLost: (reason) => onLost(this, reason),
       onGiveUp,
@@ -137,6 +164,7 @@ class Slot {
 
   /** Replaces a worker stuck past a deadline (logged), or one that grew past its memory bound (routine, not logged). */
   restart(reason: string, logged = true): void {
+    this.grownByLink = false;
     this.thread.restart(reason, logged);
   }
 
@@ -167,8 +195,10 @@ export class SvcScriptRunner {
     const log = (message: string): void => options.log('error', message);
     this.baseWorkers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.maxWorkers = Math.max(this.baseWorkers, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
+    let slotId = 0;
     this.newSlot = () =>
       new Slot(
+        slotId++,
         spawn,
         log,
         (slot, m) => this.received(slot, m),
@@ -176,6 +206,7 @@ export class SvcScriptRunner {
         () => this.queue.length > 0 && this.dispatch(),
         (slot, reason) => this.lost(slot, reason),
         () => this.broken(),
+        (slot, worker, generation) => this.announce(slot, worker, generation),
       );
     for (let i = 0; i < this.baseWorkers; i++) this.slots.push(this.newSlot());
   }
@@ -204,16 +235,25 @@ export class SvcScriptRunner {
     });
   }
 
-  private async runJavaScript(run: ScriptRun): Promise<RunOutcome> {
-    if (!this.options.javascript) return { ok: false, errorType: 'host', message: 'the javascript engine is not available' };
-    try {
-      const value = await this.options.javascript().svc(run.scope, run.source, run, { timeoutMs: run.timeoutMs });
-      return jsOutcomeOf(run.placement, value);
-    } catch (err) {
-      if (err instanceof ScriptTimeoutError) return { ok: false, errorType: 'timeout', message: err.message };
-      if (err instanceof ScriptError) return { ok: false, errorType: JS_ERRORS[err.kind], message: err.message };
-      return { ok: false, errorType: 'host', message: errorText(err) };
-    }
+  private runJavaScript(run: ScriptRun): Promise<RunOutcome> {
+    return runJavaScript(this.options.javascript?.(), run);
+  }
+
+  /** A worker started: engine threads get links to it (per-core). */
+  private announce(slot: Slot, worker: Worker, generation: number): void {
+    const links = this.options.links;
+    if (!links) return;
+    const offer = { pool: 'rhai', worker: slot.id, generation, retry: slot.retryNext };
+    slot.retryNext = false;
+    links.provide(
+      offer,
+      (port) => worker.postMessage({ link: port }, [port]),
+      (reported) => {
+        if (reported !== slot.thread.generation || !slot.ready) return;
+        slot.retryNext = true;
+        slot.restart('unresponsive past a deadline');
+      },
+    );
   }
 
   /** Starts queued runs on idle workers, oldest first, skipping imposters already at their share. */
@@ -271,6 +311,7 @@ export class SvcScriptRunner {
   private retire(slot: Slot): void {
     if (slot.current !== undefined || this.closed) return;
     this.slots.splice(this.slots.indexOf(slot), 1);
+    this.options.links?.withdraw('rhai', slot.id);
     void slot.stop();
   }
 
@@ -290,8 +331,12 @@ export class SvcScriptRunner {
     pending.timer = setTimeout(() => {
       const slot = pending.slot;
       if (slot?.current !== pending) return;
-      if (slot.ready) slot.restart('unresponsive past a deadline');
-      else this.watchReleased(pending);
+      if (!slot.ready) {
+        this.watchReleased(pending);
+        return;
+      }
+      slot.retryNext = true;
+      slot.restart('unresponsive past a deadline');
     }, GRACE_MS);
     pending.timer.unref();
   }
@@ -305,8 +350,11 @@ export class SvcScriptRunner {
     }
   }
 
-  private received(slot: Slot, message: WorkerMessage): void {
-    if (message.type === 'state') {
+  private received(slot: Slot, message: WorkerMessage | { type: 'grown' }): void {
+    if (message.type === 'grown') {
+      slot.grownByLink = true;
+      if (slot.current === undefined) this.replaceGrown(slot);
+    } else if (message.type === 'state') {
       this.state(slot, message);
     } else {
       this.done(slot, message);
@@ -319,13 +367,19 @@ export class SvcScriptRunner {
     if (pending?.id !== id) return;
     clearTimeout(pending.timer);
     if (!pending.released) pending.resolve(outcome);
-    if (grown) {
+    if (grown || slot.grownByLink) {
       // A grown heap is only given back to the system with its thread: the next run gets a fresh one
       // (the slot holds no run while it is replaced, so nothing fails).
       slot.settled();
-      slot.restart('grew past its memory bound', false);
+      this.replaceGrown(slot);
     }
     this.freed(slot, pending);
+  }
+
+  /** Engine threads' runs still owed by the grown thread go to its successor. */
+  private replaceGrown(slot: Slot): void {
+    slot.retryNext = true;
+    slot.restart('grew past its memory bound', false);
   }
 
   private state(slot: Slot, message: StateMessage): void {

@@ -5,7 +5,7 @@
  * and every wait for the store.
  */
 import { platform, setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
 import { buildCtx, type LogLevel, type StateCall } from '../ctx.js';
 import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
@@ -21,9 +21,7 @@ const SCRIPT_NICENESS = 5;
 /** Compiled sources kept; the oldest go first when stubs churn through many scripts. */
 const MAX_PROGRAMS = 1024;
 
-const port = parentPort;
-if (!port) throw new Error('engine/script/svc/worker must run as a worker thread');
-const bridge = new StateBridge((message) => port.postMessage(message), workerData as StateWiring);
+const port = parentPort!;
 if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
 
 let logs: Array<[LogLevel, string]> = [];
@@ -60,7 +58,7 @@ function errorTypeOf(err: RhaiError, backendFailed: boolean): ScriptErrorType {
   return backendFailed ? 'backend' : 'runtime';
 }
 
-function run(message: RunMessage): RunOutcome {
+function run(message: RunMessage, bridge: StateBridge): RunOutcome {
   const program = programOf(message.source);
   if (program instanceof RhaiError) return failure('compile', program.message);
   let backendFailed = false;
@@ -88,17 +86,39 @@ function run(message: RunMessage): RunOutcome {
   }
 }
 
-// A batch from the host (one run at a time, in practice).
-port.on('message', (batch: RunMessage[]) => {
+/** Runs a batch from one sender; answers go back to it, and `ctx.state` questions through its bridge. */
+function runBatch(batch: RunMessage[], post: (message: unknown) => void, bridge: StateBridge): boolean {
+  let grown = false;
   for (const message of batch) {
     logs = [];
     let outcome: RunOutcome;
     try {
-      outcome = run(message);
+      outcome = run(message, bridge);
     } catch (err) {
       outcome = failure('host', `script worker failure: ${errorText(err)}`);
     }
-    port.postMessage({ type: 'done', id: message.id, outcome, logs, grown: footprint.grown() });
+    grown = footprint.grown();
+    post({ type: 'done', id: message.id, outcome, logs, grown });
   }
+  return grown;
+}
+
+const hostBridge = new StateBridge((message) => port.postMessage(message), workerData as StateWiring);
+
+/** An engine thread's direct link (engine/threads/links.ts): its state wiring first, then batches as from the host. */
+function link(linkPort: MessagePort): void {
+  let bridge: StateBridge | undefined;
+  const post = (message: unknown) => linkPort.postMessage(message);
+  linkPort.on('message', (message: RunMessage[] | { state: StateWiring }) => {
+    if (!Array.isArray(message)) bridge = new StateBridge(post, message.state);
+    // The host replaces a grown worker: it hears of growth from a linked run here.
+    else if (bridge && runBatch(message, post, bridge)) port.postMessage({ type: 'grown' });
+  });
+}
+
+// A batch from the host (one run at a time, in practice), or a link to an engine thread.
+port.on('message', (batch: RunMessage[] | { link: MessagePort }) => {
+  if (Array.isArray(batch)) runBatch(batch, (message) => port.postMessage(message), hostBridge);
+  else link(batch.link);
 });
 hostedThread().ready();
