@@ -167,9 +167,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
   private predicateScripts!: WeakMap<object, { script: CompiledScript; ruleId: string }>;
   private readonly pipeline: RequestPipeline;
+  /** The `_svc.script` runner (started on first use). */
+  private readonly svcRunner: (() => SvcScriptRunner) | undefined;
 
   constructor(options: ImposterOptions) {
     const { definition, port, log, observers, scriptHost, svcRunner } = options;
+    this.svcRunner = svcRunner;
     this.log = log;
     this.observers = observers;
     this.port = port;
@@ -493,9 +496,13 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       this.stubList.some((stub) => stub.traits.scripts.length > 0 || predicatesAreScripted(stub.config.predicates))
       || responses.some((response) => !servesFromConfig(response));
     if (!scripted) return undefined;
-    if (this.scope.svc) this.scope.svc.runner();
     const js = stubsUseJavaScript(this.stubList, (stub) => (stub as LiveStub).traits.scripts);
-    return { settings: this.scriptSettings, ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}) };
+    return {
+      settings: this.scriptSettings,
+      ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}),
+      // Starting the runner starts its workers, and with them the engine threads' links to them.
+      ...(this.svcRunner ? { share: this.svcRunner().shareOf(this.port) } : {}),
+    };
   }
 
   onPlanChange(changed: () => void): void {

@@ -68,7 +68,12 @@ const scriptLog = {
   error: (m: string) => log('error', m),
 };
 const js = new LinkedJsHost({ log: scriptLog, stuck: stuck('js') });
-const svc = new LinkedSvcRunner({ log: (level, message) => log(level, `svc::script ${message}`), javascript: () => js, stuck: stuck('rhai') });
+const svc = new LinkedSvcRunner({
+  log: (level, message) => log(level, `svc::script ${message}`),
+  javascript: () => js,
+  stuck: stuck('rhai'),
+  stalled: () => post({ t: 'scriptStall', pool: 'rhai' }),
+});
 const scriptLinks = { js, svc };
 const scripts = () => scriptLinks;
 

@@ -270,6 +270,9 @@ class EngineThread {
         return;
       case 'scriptStuck':
         this.runtime.links.stuck(message.pool, message.worker, message.generation);
+        return;
+      case 'scriptStall':
+        this.runtime.links.stalled(message.pool);
     }
   }
 

@@ -28,7 +28,12 @@ export interface ImposterPlan {
   /** The imposter's fault draws (the seeded stream stays one across threads). */
   faultDraws: SharedFaultDraws;
   /** Present when its stubs run scripts: their settings, and the sandbox worker main placed it on (JavaScript). */
-  scripts?: { settings: ScriptSettings; jsWorker?: number };
+  scripts?: {
+    settings: ScriptSettings;
+    jsWorker?: number;
+    /** Its running `_svc.script` count on every thread, and the most it may run at once (the rhai runner's share). */
+    share?: { count: SharedArrayBuffer; limit: number };
+  };
 }
 
 /** Main thread to engine thread on the control channel: a direct link to a script worker (engine/threads/links.ts). */
@@ -114,7 +119,9 @@ export type FromThread =
   | { t: 'flow'; id: number; c: number; op: string; args: unknown[] }
   | { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
   /** A script worker ignored a deadline past its grace on this thread's link (main replaces it). */
-  | { t: 'scriptStuck'; pool: string; worker: number; generation: number };
+  | { t: 'scriptStuck'; pool: string; worker: number; generation: number }
+  /** This thread's script runs wait behind busy workers of `pool` (main may grow it). */
+  | { t: 'scriptStall'; pool: string };
 
 /** A Buffer again after structured cloning (which delivers a Uint8Array). */
 export function asBuffer(bytes: Uint8Array): Buffer {

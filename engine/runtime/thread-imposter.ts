@@ -126,7 +126,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       scripts: { host: () => links.scripts().js, timeoutMs: scriptTimeoutOf(plan.config) },
     };
     this.matchContext = {};
-    if (plan.scripts) this.serveScripts(plan.scripts.settings, plan.scripts.jsWorker);
+    if (plan.scripts) this.serveScripts(plan.scripts);
     this.flowIdSource = flowIdSourceFor(plan.config);
     this.count = new ThreadCounter(plan.count);
     this.pipeline = new RequestPipeline(this, this);
@@ -136,9 +136,10 @@ export class ThreadImposter implements ServedImposter, ImposterState {
    * Scripts go from this thread to the script workers on its own links: JavaScript to the sandbox worker
    * main placed the imposter on (it holds `state`), `_svc.script` Rhai to any script worker.
    */
-  private serveScripts(settings: NonNullable<SvcScripts['settings']>, jsWorker: number | undefined): void {
+  private serveScripts({ settings, jsWorker, share }: NonNullable<ImposterPlan['scripts']>): void {
     const { port, scope, links } = this;
     if (jsWorker !== undefined) links.scripts().js.placeAt(port, jsWorker);
+    if (share) links.scripts().svc.shareAt(port, share);
     const timeoutMs = scope.scripts.timeoutMs;
     const observer = {
       onScript: (...args: [string, string, number]) => this.event({ name: 'onScript', args }),

@@ -10,7 +10,7 @@
  * host's fault (it crashed), exactly as the pool's own calls on main.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { PerTurn, type LinkOffer, type Outbox } from '../threads/index.js';
+import { PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '../threads/index.js';
 import type { FlowStore } from '../state/index.js';
 import { StateChannel } from './state-bridge.js';
 import type { StateMessage } from './protocol.js';
@@ -31,6 +31,8 @@ export interface LinkedCall<Item> {
   expire(): void;
   /** The worker is gone: answer the caller with the host's failure. */
   fail(reason: string): void;
+  /** The worker owes it no more (it answered, or it is gone): after `expire` too. */
+  done?(): void;
 }
 
 /** A reply from a worker: the call it answers and how. */
@@ -62,6 +64,9 @@ class Link<Item, Call extends LinkedCall<Item>> {
   private state: StateChannel | undefined;
   private port: MessagePort | undefined;
   generation = 0;
+  /** What the worker owes every thread (the pool's count, from its offer). */
+  owed: SharedCount | undefined;
+  private quiet: SharedQuiet | undefined;
 
   constructor(
     readonly worker: number,
@@ -86,6 +91,8 @@ class Link<Item, Call extends LinkedCall<Item>> {
     this.pending.clear();
     this.detach();
     this.generation = offer.generation;
+    this.owed = new SharedCount(offer.owed);
+    this.quiet = new SharedQuiet(offer.quiet);
     this.port = port;
     this.outbox = this.options.outbox();
     this.state = new StateChannel(this.options.stateFailed);
@@ -103,6 +110,7 @@ class Link<Item, Call extends LinkedCall<Item>> {
       else {
         clearTimeout(held.timer);
         held.call.fail('script worker was replaced');
+        held.call.done?.();
       }
     }
   }
@@ -113,6 +121,8 @@ class Link<Item, Call extends LinkedCall<Item>> {
   }
 
   private send(held: Held<Call>): void {
+    // The worker may be silent while it runs this call: its host must not take that for a hang.
+    this.quiet?.extend(held.call.deadline + LINK_GRACE_MS);
     this.pending.set(held.call.id, held);
     this.outbox.add(held.call.item);
     this.batching.schedule();
@@ -143,6 +153,7 @@ class Link<Item, Call extends LinkedCall<Item>> {
       this.pending.delete(reply.id);
       clearTimeout(held.timer);
       if (!held.released) reply.apply(held.call);
+      held.call.done?.();
     }
     if (this.pending.size === 0) this.port?.unref();
   }
@@ -151,6 +162,7 @@ class Link<Item, Call extends LinkedCall<Item>> {
     for (const held of this.pending.values()) {
       clearTimeout(held.timer);
       if (!held.released) held.call.fail(reason);
+      held.call.done?.();
     }
     this.pending.clear();
   }
@@ -193,11 +205,17 @@ export class WorkerLinks<Item, Call extends LinkedCall<Item>> {
     link.call(call);
   }
 
-  /** The connected worker this thread owes the fewest answers to (pools whose workers serve any imposter). */
-  leastBusy(): number | undefined {
-    let best: Link<Item, Call> | undefined;
-    for (const link of this.links.values()) if (link.connected && (!best || link.pending.size < best.pending.size)) best = link;
-    return best?.worker;
+  /** Claims a connected worker that owes no thread anything (one script at a time per worker); undefined when all are busy. */
+  claimIdle(): { worker: number; owed: SharedCount } | undefined {
+    for (const link of this.links.values()) {
+      if (link.connected && link.owed?.tryClaim(1)) return { worker: link.worker, owed: link.owed };
+    }
+    return undefined;
+  }
+
+  /** What `worker` owes every thread (undefined before its first link arrived). */
+  owedBy(worker: number): SharedCount | undefined {
+    return this.links.get(worker)?.owed;
   }
 
   close(reason: string): void {

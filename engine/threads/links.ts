@@ -14,6 +14,10 @@ export interface LinkOffer {
   generation: number;
   /** The previous generation was replaced with nothing lost (stuck or grown): calls it owed go to this one. */
   retry: boolean;
+  /** The worker's SharedCount of calls it owes, claimed by every thread that calls it (the pool places and dispatches by it). */
+  owed: SharedArrayBuffer;
+  /** The worker's SharedQuiet: callers extend it to their deadlines (plus grace), so its silence meanwhile is not a hang. */
+  quiet: SharedArrayBuffer;
 }
 
 interface Provider {
@@ -29,6 +33,17 @@ type Consumer = (offer: LinkOffer, port: MessagePort) => void;
 export class LinkBoard {
   private readonly providers = new Map<string, Provider>();
   private readonly consumers = new Set<Consumer>();
+  private readonly stallHandlers = new Map<string, () => void>();
+
+  /** What a pool does when a consumer's calls wait behind its busy workers (grow, say). */
+  onStall(pool: string, handler: () => void): void {
+    this.stallHandlers.set(pool, handler);
+  }
+
+  /** A consumer's report that its calls to `pool` wait behind busy workers. */
+  stalled(pool: string): void {
+    this.stallHandlers.get(pool)?.();
+  }
 
   /** A worker (re)started: every consumer gets a channel to it. */
   provide(offer: LinkOffer, attach: Provider['attach'], stuck: Provider['stuck']): void {

@@ -17,7 +17,7 @@
 import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
-import { ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
+import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import { StateChannel } from '../state-bridge.js';
 import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
@@ -179,6 +179,10 @@ class WorkerSlot {
   scopes = 0;
   /** The next thread takes over calls engine threads still wait for (a stuck or grown thread was replaced, not a crashed one). */
   retryNext = false;
+  /** Calls engine threads made on their links and wait for (per-core). */
+  readonly linkedCalls = new SharedCount();
+  /** Until when engine threads' calls may keep the worker silent. */
+  readonly linkedQuiet = new SharedQuiet();
   /** `_svc.script` ctx.state answers for the current thread (a new channel per thread). */
   private state: StateChannel | undefined;
   /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
@@ -229,7 +233,7 @@ class WorkerSlot {
       onLost: (reason) => onLost(this, `script worker ${reason}`),
       // Calls may run until their deadlines (the host's grace watch covers them); the sandbox beats at interrupt polls too.
       quietUntil: () => {
-        let until = 0;
+        let until = this.linkedQuiet.value;
         for (const call of this.pending.values()) until = Math.max(until, call.message.deadline + GRACE_MS);
         return until;
       },
@@ -329,7 +333,7 @@ class WorkerScriptHost implements JsScriptHost {
   private announce(slot: WorkerSlot, worker: Worker, generation: number): void {
     const links = this.options.links;
     if (!links) return;
-    const offer = { pool: 'js', worker: slot.id, generation, retry: slot.retryNext };
+    const offer = { pool: 'js', worker: slot.id, generation, retry: slot.retryNext, owed: slot.linkedCalls.buffer, quiet: slot.linkedQuiet.buffer };
     slot.retryNext = false;
     links.provide(
       offer,
@@ -355,7 +359,7 @@ class WorkerScriptHost implements JsScriptHost {
   private slotFor(scope: number): WorkerSlot {
     let slot = this.assigned.get(scope);
     if (!slot) {
-      let candidates = this.slots.filter((s) => s.pending.size === 0);
+      let candidates = this.slots.filter((s) => s.pending.size === 0 && s.linkedCalls.value === 0);
       if (candidates.length === 0 && this.slots.length < this.maxWorkers) {
         const added = this.newSlot();
         this.slots.push(added);

@@ -122,6 +122,9 @@ export class LinkedJsHost implements JsScriptHost {
     const message: RunMessage = { id, scope, kind, source, timeoutMs, request: JSON.stringify(request), deadline };
     if (response !== undefined) message.response = JSON.stringify(response);
     if (svc) message.meta = svc.meta;
+    // Counted in the worker's shared count: main places new imposters on idle workers by it.
+    const owed = this.links.owedBy(worker);
+    owed?.add();
     return new Promise((resolve, reject) => {
       this.links.call(worker, {
         id,
@@ -133,6 +136,7 @@ export class LinkedJsHost implements JsScriptHost {
         reject,
         expire: () => reject(new ScriptTimeoutError(timeoutMs)),
         fail: (reason) => reject(new ScriptError(reason, 'host')),
+        done: () => owed?.release(),
       });
     });
   }

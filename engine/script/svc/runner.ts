@@ -23,7 +23,7 @@ import type { FlowStore } from '../../state/index.js';
 import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
-import { ThreadHost, workerSpawner, type LinkBoard } from '../../threads/index.js';
+import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
 import type { LogLevel } from '../ctx.js';
 import { StateChannel } from '../state-bridge.js';
@@ -37,6 +37,8 @@ const STALL_MS = 50;
 const IDLE_MS = 30_000;
 /** The pool's growth bound when `maxWorkers` is not given. */
 const DEFAULT_MAX_WORKERS = 8;
+/** How often waiting runs look again for a worker engine threads may have freed (per-core). */
+const POLL_MS = 5;
 
 export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
@@ -105,7 +107,14 @@ class Slot {
   retryNext = false;
   /** A run from an engine thread grew the worker past its memory bound: replaced once main's run is done. */
   grownByLink = false;
-  /** The run in progress. */
+  /**
+   * 1 while a run is posted to it, from this runner or an engine thread's link (claimed with tryClaim(1) by
+   * whichever thread posts): a worker runs one script at a time, and every thread dispatches by it.
+   */
+  readonly busy = new SharedCount();
+  /** Until when engine threads' runs may keep the worker silent. */
+  readonly linkedQuiet = new SharedQuiet();
+  /** This runner's run in progress. */
   current: Pending | undefined;
   /** `ctx.state` answers for the current thread (a new channel per thread). */
   state!: StateChannel;
@@ -139,7 +148,7 @@ class Slot {
       onLost: (reason) => onLost(this, reason),
       onGiveUp,
       // A script may run (or wait for the store) until its deadline; the runner's grace watch covers it.
-      quietUntil: () => (this.current ? this.current.message.deadline + GRACE_MS : 0),
+      quietUntil: () => Math.max(this.linkedQuiet.value, this.current ? this.current.message.deadline + GRACE_MS : 0),
     });
   }
 
@@ -179,8 +188,10 @@ export class SvcScriptRunner {
   private readonly slots: Slot[] = [];
   /** Runs waiting for a worker, in arrival order. */
   private readonly queue: Pending[] = [];
-  /** Scripts running per imposter. */
-  private readonly running = new Map<number, number>();
+  /** Scripts running per imposter, on every thread (engine threads claim from the same counts). */
+  private readonly running = new Map<number, SharedCount>();
+  /** A dispatch retry while runs wait for workers engine threads hold (they free them without telling main). */
+  private pollTimer: NodeJS.Timeout | undefined;
   private readonly baseWorkers: number;
   private readonly maxWorkers: number;
   private readonly newSlot: () => Slot;
@@ -209,6 +220,7 @@ export class SvcScriptRunner {
         (slot, worker, generation) => this.announce(slot, worker, generation),
       );
     for (let i = 0; i < this.baseWorkers; i++) this.slots.push(this.newSlot());
+    options.links?.onStall('rhai', () => this.stalled());
   }
 
   /** Runs a script; resolves with its outcome (never rejects): a timeout at the deadline at the latest. */
@@ -243,7 +255,7 @@ export class SvcScriptRunner {
   private announce(slot: Slot, worker: Worker, generation: number): void {
     const links = this.options.links;
     if (!links) return;
-    const offer = { pool: 'rhai', worker: slot.id, generation, retry: slot.retryNext };
+    const offer = { pool: 'rhai', worker: slot.id, generation, retry: slot.retryNext, owed: slot.busy.buffer, quiet: slot.linkedQuiet.buffer };
     slot.retryNext = false;
     links.provide(
       offer,
@@ -256,39 +268,78 @@ export class SvcScriptRunner {
     );
   }
 
+  /** An imposter's running-scripts count, shared with the engine threads that run its scripts (its plan carries it). */
+  shareOf(scope: number): { count: SharedArrayBuffer; limit: number } {
+    return { count: this.runningOf(scope).buffer, limit: this.baseWorkers };
+  }
+
+  private runningOf(scope: number): SharedCount {
+    let count = this.running.get(scope);
+    if (!count) {
+      count = new SharedCount();
+      this.running.set(scope, count);
+    }
+    return count;
+  }
+
   /** Starts queued runs on idle workers, oldest first, skipping imposters already at their share. */
   private dispatch(): void {
     let waiting = false;
+    let held = false;
     for (let i = 0; i < this.queue.length; ) {
       const pending = this.queue[i]!;
-      const scope = pending.run.scope;
-      const busy = this.running.get(scope) ?? 0;
-      if (busy >= this.baseWorkers) {
+      const running = this.runningOf(pending.run.scope);
+      if (running.value >= this.baseWorkers) {
+        held = true;
         i++;
         continue;
       }
-      const slot = this.slots.find((s) => s.current === undefined && !s.thread.down);
+      const slot = this.slots.find((s) => !s.thread.down && s.busy.tryClaim(1));
       if (!slot) {
         waiting = true;
         break;
       }
+      if (!running.tryClaim(this.baseWorkers)) {
+        slot.busy.release();
+        held = true;
+        i++;
+        continue;
+      }
       this.queue.splice(i, 1);
-      this.running.set(scope, busy + 1);
       slot.post(pending);
     }
     if (waiting) this.growSoon();
+    if ((waiting || held) && this.links) this.pollSoon();
+  }
+
+  private get links(): LinkBoard | undefined {
+    return this.options.links;
+  }
+
+  /** Engine threads free workers and shares without telling main: look again shortly while runs wait. */
+  private pollSoon(): void {
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      this.dispatch();
+    }, POLL_MS);
+  }
+
+  /** An engine thread's runs wait behind busy workers (per-core): grow as for this runner's own. */
+  stalled(): void {
+    this.growSoon(true);
   }
 
   /**
    * Every worker is busy while a run could start: unless one frees up within STALL_MS, add one.
    * Workers still starting do not count as stalled (a burst at startup must not spawn a crowd).
    */
-  private growSoon(): void {
+  private growSoon(elsewhere = false): void {
     if (this.growTimer || this.slots.length >= this.maxWorkers) return;
     this.growTimer = setTimeout(() => {
       this.growTimer = undefined;
-      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.current === undefined || !s.ready)) return;
-      if (!this.queue.some((p) => (this.running.get(p.run.scope) ?? 0) < this.baseWorkers)) return;
+      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.busy.value === 0 || !s.ready)) return;
+      if (!elsewhere && !this.queue.some((p) => this.runningOf(p.run.scope).value < this.baseWorkers)) return;
       this.slots.push(this.newSlot());
       this.dispatch();
     }, STALL_MS);
@@ -298,9 +349,8 @@ export class SvcScriptRunner {
   /** A worker finished a run: the next one starts, or a grown worker that stays idle is stopped. */
   private freed(slot: Slot, pending: Pending): void {
     slot.settled();
-    const busy = (this.running.get(pending.run.scope) ?? 1) - 1;
-    if (busy > 0) this.running.set(pending.run.scope, busy);
-    else this.running.delete(pending.run.scope);
+    slot.busy.release();
+    this.runningOf(pending.run.scope).release();
     this.dispatch();
     if (slot.current === undefined && this.slots.indexOf(slot) >= this.baseWorkers) {
       slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_MS);
@@ -309,7 +359,8 @@ export class SvcScriptRunner {
   }
 
   private retire(slot: Slot): void {
-    if (slot.current !== undefined || this.closed) return;
+    // Claimed for good: no thread posts to a worker that is going.
+    if (this.closed || !slot.busy.tryClaim(1)) return;
     this.slots.splice(this.slots.indexOf(slot), 1);
     this.options.links?.withdraw('rhai', slot.id);
     void slot.stop();
@@ -353,7 +404,11 @@ export class SvcScriptRunner {
   private received(slot: Slot, message: WorkerMessage | { type: 'grown' }): void {
     if (message.type === 'grown') {
       slot.grownByLink = true;
-      if (slot.current === undefined) this.replaceGrown(slot);
+      // Only while no thread has a run posted to it; else at this runner's next run there.
+      if (slot.busy.tryClaim(1)) {
+        this.replaceGrown(slot);
+        slot.busy.release();
+      }
     } else if (message.type === 'state') {
       this.state(slot, message);
     } else {
@@ -399,6 +454,7 @@ export class SvcScriptRunner {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.growTimer);
+    clearTimeout(this.pollTimer);
     for (const pending of this.queue.splice(0)) {
       clearTimeout(pending.timer);
       if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });
