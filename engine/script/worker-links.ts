@@ -1,8 +1,8 @@
 /**
  * An engine thread's side of its direct links to one script pool's workers (engine/threads/links.ts):
  * calls batched per event-loop turn on the worker's link, answered on it, each released at its
- * deadline by a timer here as the pool's host does on main. `ctx.state` questions of a run come back
- * on the same link and are answered from the run's flow store through a StateChannel of this thread's own.
+ * deadline by a timer here as the pool's host does on main. A run's `ctx.state` questions go from the
+ * worker to main, which owns every imposter's store (they name the imposter).
  *
  * When a worker ignores a deadline by more than GRACE_MS, this thread cannot replace it (main owns
  * it): it reports it, and main replaces it. A replaced worker's link is superseded by the next
@@ -11,9 +11,6 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '../threads/index.js';
-import type { FlowStore } from '../state/index.js';
-import { StateChannel } from './state-bridge.js';
-import type { StateMessage } from './protocol.js';
 
 /** How long past a released call's deadline a silent worker is given before it is reported stuck. */
 export const LINK_GRACE_MS = 1000;
@@ -25,8 +22,6 @@ export interface LinkedCall<Item> {
   readonly deadline: number;
   /** What is posted to the worker (again on a retry). */
   readonly item: Item;
-  /** The flow store this run's `ctx.state` calls reach. */
-  readonly store?: FlowStore;
   /** The deadline passed: answer the caller now; a late reply is ignored. */
   expire(): void;
   /** The worker is gone: answer the caller with the host's failure. */
@@ -43,12 +38,10 @@ export interface LinkReply<Call> {
 
 export interface WorkerLinksOptions<Item, Call> {
   outbox: () => Outbox<Item>;
-  /** The replies in a message from a worker (a `ctx.state` question is handled here, not passed on). */
+  /** The replies in a message from a worker. */
   replies(message: unknown): Array<LinkReply<Call>>;
   /** The worker of `generation` ignored a deadline past its grace: main should replace it. */
   stuck(worker: number, generation: number): void;
-  /** A flow store failure of a `ctx.state` call (logged, and a script error for the script). */
-  stateFailed(message: string): void;
 }
 
 interface Held<Call> {
@@ -61,7 +54,6 @@ class Link<Item, Call extends LinkedCall<Item>> {
   readonly pending = new Map<number, Held<Call>>();
   private outbox: Outbox<Item>;
   private readonly batching: PerTurn;
-  private state: StateChannel | undefined;
   private port: MessagePort | undefined;
   generation = 0;
   /** What the worker owes every thread (the pool's count, from its offer). */
@@ -95,8 +87,6 @@ class Link<Item, Call extends LinkedCall<Item>> {
     this.quiet = new SharedQuiet(offer.quiet);
     this.port = port;
     this.outbox = this.options.outbox();
-    this.state = new StateChannel(this.options.stateFailed);
-    port.postMessage({ state: this.state.wiring }, this.state.transferList);
     port.on('message', (message: unknown) => this.received(message));
     // The worker is gone with no successor yet (it crashed, or keeps dying at start): what it owed fails now.
     port.on('close', () => {
@@ -141,12 +131,6 @@ class Link<Item, Call extends LinkedCall<Item>> {
   }
 
   private received(message: unknown): void {
-    if (typeof message === 'object' && message !== null && (message as StateMessage).type === 'state') {
-      const question = message as StateMessage;
-      const held = this.pending.get(question.id);
-      this.state?.serve(held && !held.released ? held.call.store : undefined, question);
-      return;
-    }
     for (const reply of this.options.replies(message)) {
       const held = this.pending.get(reply.id);
       if (!held) continue;
@@ -170,8 +154,6 @@ class Link<Item, Call extends LinkedCall<Item>> {
   private detach(): void {
     this.port?.close();
     this.port = undefined;
-    this.state?.close();
-    this.state = undefined;
   }
 
   close(reason: string): void {

@@ -52,6 +52,8 @@ export interface JsScriptHostOptions {
   memoryLimitBytes?: number;
   /** Per-core: engine threads reach the workers directly through these links (LinkedJsHost). */
   links?: LinkBoard;
+  /** An imposter's flow store, for `ctx.state` of the runs engine threads post on their links. */
+  storeOf?: (scope: number) => FlowStore | undefined;
 }
 
 export interface ScriptCallOptions {
@@ -198,6 +200,7 @@ class WorkerSlot {
     onLost: (slot: WorkerSlot, reason: string) => void,
     onGrown: (slot: WorkerSlot) => void,
     onStart: (slot: WorkerSlot, worker: Worker, generation: number) => void,
+    storeOf: (scope: number) => FlowStore | undefined,
   ) {
     this.thread = new ThreadHost<SandboxItem>({
       name: 'script worker',
@@ -223,8 +226,8 @@ class WorkerSlot {
         }
         if (typeof batch !== 'string') {
           const message = batch as StateMessage;
-          const call = this.pending.get(message.id);
-          this.state?.serve(call && !call.released ? call.store : undefined, message);
+          const call = message.scope === undefined ? this.pending.get(message.id) : undefined;
+          this.state?.serve(message.scope !== undefined ? storeOf(message.scope) : call && !call.released ? call.store : undefined, message);
           return;
         }
         for (const reply of readReplies(batch)) onReply(this, reply);
@@ -281,7 +284,8 @@ class WorkerScriptHost implements JsScriptHost {
     const onLost = (slot: WorkerSlot, reason: string) => this.lost(slot, reason);
     const onStart = (slot: WorkerSlot, worker: Worker, generation: number) => this.announce(slot, worker, generation);
     let slotId = 0;
-    this.newSlot = () => new WorkerSlot(slotId++, spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot), onStart);
+    const storeOf = (scope: number) => options.storeOf?.(scope);
+    this.newSlot = () => new WorkerSlot(slotId++, spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot), onStart, storeOf);
     this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.slots = Array.from({ length: count }, this.newSlot);
   }

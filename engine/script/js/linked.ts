@@ -6,7 +6,6 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { LinkOffer } from '../../threads/index.js';
-import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { WorkerLinks, type LinkedCall } from '../worker-links.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
@@ -55,7 +54,6 @@ export class LinkedJsHost implements JsScriptHost {
         });
       },
       stuck: options.stuck,
-      stateFailed: (message) => options.log.error(`svc::script ${message}`),
     });
   }
 
@@ -88,10 +86,7 @@ export class LinkedJsHost implements JsScriptHost {
   svc(scope: number, code: string, call: SvcJsCall, options?: ScriptCallOptions): Promise<unknown> {
     const meta = JSON.stringify({ placement: call.placement, flowId: call.flowId, stub: call.stub });
     const request = call.request as unknown as ScriptRequest;
-    return this.run(scope, 'svc', svcFunctionSource(code, call.placement), request, call.response as unknown as ScriptResponse, options, {
-      meta,
-      store: call.store,
-    });
+    return this.run(scope, 'svc', svcFunctionSource(code, call.placement), request, call.response as unknown as ScriptResponse, options, meta);
   }
 
   /** Main forgets imposters (it owns their placement). */
@@ -112,7 +107,7 @@ export class LinkedJsHost implements JsScriptHost {
     request: ScriptRequest,
     response: ScriptResponse | undefined,
     options: ScriptCallOptions | undefined,
-    svc?: { meta: string; store: FlowStore },
+    meta?: string,
   ): Promise<unknown> {
     const worker = this.placed.get(scope);
     if (worker === undefined) return Promise.reject(new ScriptError('no script worker placed for this imposter', 'host'));
@@ -121,7 +116,7 @@ export class LinkedJsHost implements JsScriptHost {
     const id = nextId++;
     const message: RunMessage = { id, scope, kind, source, timeoutMs, request: JSON.stringify(request), deadline };
     if (response !== undefined) message.response = JSON.stringify(response);
-    if (svc) message.meta = svc.meta;
+    if (meta !== undefined) message.meta = meta;
     // Counted in the worker's shared count: main places new imposters on idle workers by it.
     const owed = this.links.owedBy(worker);
     owed?.add();
@@ -130,7 +125,6 @@ export class LinkedJsHost implements JsScriptHost {
         id,
         deadline,
         item: { run: message },
-        store: svc?.store,
         timeoutMs,
         resolve,
         reject,

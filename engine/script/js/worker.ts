@@ -27,25 +27,25 @@ const hosted = hostedThread();
 
 /**
  * Where a batch came from and where its answers go: the host (the parent port), or an engine thread's
- * direct link (engine/threads/links.ts). Each sender numbers its own sources and has its own
- * `ctx.state` channel (the store its runs belong to is on its side).
+ * direct link (engine/threads/links.ts); each sender numbers its own sources. `ctx.state` questions
+ * always go to the host (main owns every imposter's store); a linked run's carry its imposter.
  */
 interface Origin {
   post(message: unknown): void;
   readonly replies: ReplyBatch;
-  bridge: StateBridge | undefined;
+  readonly linked: boolean;
   read(batch: string): void;
 }
 
 const origins = new Set<Origin>();
-/** The origin of the batch being run: its runs' `ctx.state` calls go back to it. */
+/** The origin of the batch being run. */
 let current: Origin | undefined;
 
-function originOn(post: (message: unknown) => void, state: StateWiring | undefined): Origin {
+function originOn(post: (message: unknown) => void, linked: boolean): Origin {
   const origin: Origin = {
     post,
     replies: new ReplyBatch(),
-    bridge: state && new StateBridge(post, state),
+    linked,
     read: createWireReader({ run: (message) => run(message, origin), forget: (scope) => sandboxes.forget(scope) }),
   };
   origins.add(origin);
@@ -60,11 +60,11 @@ const poll = (): void => {
   hosted.beat();
   flush();
 };
-// `_svc.script` ctx.state: the same handle as the Rhai engine's, blocking on the caller's flow store.
+// `_svc.script` ctx.state: the same handle as the Rhai engine's, blocking on the host's flow store.
+const bridge = new StateBridge((message) => port.postMessage(message), state);
 const sandboxes = await SandboxSet.create(memoryLimitBytes, poll, (message, flowId, method, args) => {
-  const bridge = current?.bridge;
-  if (!bridge) throw new Error('ctx.state is not available here');
-  const handle = stateHandle(flowId, (f, op, a) => bridge.call(message.id, message.deadline, f, op, a));
+  const scope = current?.linked ? message.scope : undefined;
+  const handle = stateHandle(flowId, (f, op, a) => bridge.call(message.id, message.deadline, f, op, a, scope));
   const call = handle[method];
   if (!call) throw new Error(`ctx.state.${method} is not a function`);
   return call(...args);
@@ -102,18 +102,13 @@ function receive(origin: Origin, batch: string): void {
   }
 }
 
-const host = originOn((message) => port.postMessage(message), state);
+const host = originOn((message) => port.postMessage(message), false);
 
-/** An engine thread's link: its state wiring comes first, then batches as from the host. */
+/** An engine thread's link: batches as from the host, answered on the link. */
 function link(linkPort: MessagePort): void {
-  let origin: Origin | undefined;
-  linkPort.on('message', (message: string | { state: StateWiring }) => {
-    if (typeof message !== 'string') origin = originOn((m) => linkPort.postMessage(m), message.state);
-    else if (origin) receive(origin, message);
-  });
-  linkPort.on('close', () => {
-    if (origin) origins.delete(origin);
-  });
+  const origin = originOn((m) => linkPort.postMessage(m), true);
+  linkPort.on('message', (batch: string) => receive(origin, batch));
+  linkPort.on('close', () => origins.delete(origin));
 }
 
 port.on('message', (batch: string | { link: MessagePort }) => {

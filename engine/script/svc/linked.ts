@@ -1,8 +1,8 @@
 /**
  * `_svc.script` as an engine thread runs it (per-core): a Rhai run goes straight to a script worker on
  * this thread's link to it, a JavaScript run to the imposter's sandbox worker (LinkedJsHost). Any worker
- * may run any imposter's Rhai script: state lives in the flow store, which the run's `ctx.state` calls
- * reach through this thread (its store: the owner's in-memory one by message, or redis).
+ * may run any imposter's Rhai script: state lives in the imposter's flow store, which the run's
+ * `ctx.state` calls reach on main (its owner) straight from the worker.
  *
  * Dispatch follows the runner's rules on main, through counts every thread shares: a worker runs one
  * script at a time (its busy count, claimed by whichever thread posts), an imposter runs at most its
@@ -64,7 +64,6 @@ export class LinkedSvcRunner implements ScriptRunner {
         return [{ id: done.id, apply: (call: Call) => call.resolve(done.outcome) }];
       },
       stuck: options.stuck,
-      stateFailed: (message) => options.log('error', message),
     });
   }
 
@@ -92,6 +91,7 @@ export class LinkedSvcRunner implements ScriptRunner {
       flowId: run.flowId,
       stub: run.stub,
       deadline,
+      scope: run.scope,
     };
     if (run.response) message.response = run.response;
     return new Promise((resolve) => {
@@ -99,7 +99,6 @@ export class LinkedSvcRunner implements ScriptRunner {
         id,
         deadline,
         item: message,
-        store: run.store,
         resolve,
         expire: () => resolve({ ok: false, errorType: 'timeout', message: `script exceeded its ${run.timeoutMs} ms deadline` }),
         fail: (reason) => resolve({ ok: false, errorType: 'host', message: reason }),

@@ -59,6 +59,8 @@ export interface SvcScriptRunnerOptions {
   javascript?: () => JsScriptHost;
   /** Per-core: engine threads reach the workers directly through these links (LinkedSvcRunner). */
   links?: LinkBoard;
+  /** An imposter's flow store, for `ctx.state` of the runs engine threads post on their links. */
+  storeOf?: (scope: number) => FlowStore | undefined;
 }
 
 /** What runs `_svc.script`s for an imposter: this runner on main, a LinkedSvcRunner on an engine thread. */
@@ -438,6 +440,10 @@ export class SvcScriptRunner {
   }
 
   private state(slot: Slot, message: StateMessage): void {
+    if (message.scope !== undefined) {
+      slot.state.serve(this.options.storeOf?.(message.scope), message);
+      return;
+    }
     const pending = slot.current?.id === message.id ? slot.current : undefined;
     slot.state.serve(pending && !pending.released ? pending.run.store : undefined, message);
   }

@@ -22,6 +22,8 @@ const SCRIPT_NICENESS = 5;
 const MAX_PROGRAMS = 1024;
 
 const port = parentPort!;
+// ctx.state: every question goes to the host, which owns the stores (a linked run's names its imposter).
+const bridge = new StateBridge((message) => port.postMessage(message), workerData as StateWiring);
 if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
 
 let logs: Array<[LogLevel, string]> = [];
@@ -58,14 +60,14 @@ function errorTypeOf(err: RhaiError, backendFailed: boolean): ScriptErrorType {
   return backendFailed ? 'backend' : 'runtime';
 }
 
-function run(message: RunMessage, bridge: StateBridge): RunOutcome {
+function run(message: RunMessage): RunOutcome {
   const program = programOf(message.source);
   if (program instanceof RhaiError) return failure('compile', program.message);
   let backendFailed = false;
   let stateTimedOut = false;
   const state: StateCall = (flowId, op, args) => {
     try {
-      return bridge.call(message.id, message.deadline, flowId, op, args);
+      return bridge.call(message.id, message.deadline, flowId, op, args, message.scope);
     } catch (err) {
       if (err instanceof StateTimeout) stateTimedOut = true;
       if (err instanceof BackendFailure) backendFailed = true;
@@ -86,14 +88,14 @@ function run(message: RunMessage, bridge: StateBridge): RunOutcome {
   }
 }
 
-/** Runs a batch from one sender; answers go back to it, and `ctx.state` questions through its bridge. */
-function runBatch(batch: RunMessage[], post: (message: unknown) => void, bridge: StateBridge): boolean {
+/** Runs a batch from one sender (the host, or an engine thread's link); answers go back to it. */
+function runBatch(batch: RunMessage[], post: (message: unknown) => void): boolean {
   let grown = false;
   for (const message of batch) {
     logs = [];
     let outcome: RunOutcome;
     try {
-      outcome = run(message, bridge);
+      outcome = run(message);
     } catch (err) {
       outcome = failure('host', `script worker failure: ${errorText(err)}`);
     }
@@ -103,22 +105,18 @@ function runBatch(batch: RunMessage[], post: (message: unknown) => void, bridge:
   return grown;
 }
 
-const hostBridge = new StateBridge((message) => port.postMessage(message), workerData as StateWiring);
-
-/** An engine thread's direct link (engine/threads/links.ts): its state wiring first, then batches as from the host. */
+/** An engine thread's direct link (engine/threads/links.ts): batches as from the host, answered on the link. */
 function link(linkPort: MessagePort): void {
-  let bridge: StateBridge | undefined;
   const post = (message: unknown) => linkPort.postMessage(message);
-  linkPort.on('message', (message: RunMessage[] | { state: StateWiring }) => {
-    if (!Array.isArray(message)) bridge = new StateBridge(post, message.state);
-    // The host replaces a grown worker: it hears of growth from a linked run here.
-    else if (bridge && runBatch(message, post, bridge)) port.postMessage({ type: 'grown' });
+  // The host replaces a grown worker: it hears of growth from a linked run here.
+  linkPort.on('message', (batch: RunMessage[]) => {
+    if (runBatch(batch, post)) port.postMessage({ type: 'grown' });
   });
 }
 
 // A batch from the host (one run at a time, in practice), or a link to an engine thread.
 port.on('message', (batch: RunMessage[] | { link: MessagePort }) => {
-  if (Array.isArray(batch)) runBatch(batch, (message) => port.postMessage(message), hostBridge);
+  if (Array.isArray(batch)) runBatch(batch, (message) => port.postMessage(message));
   else link(batch.link);
 });
 hostedThread().ready();
