@@ -1,21 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { servesAnywhere } from '../../../engine/serve/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 
 // What the per-core runtime asks before engine threads serve an imposter's requests themselves.
 const test = suite('imposter: servesAnywhere');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true });
 
 const is = { is: { statusCode: 200, body: 'hello' } };
 
