@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot, startSvc, type RunningServer } from '../helpers/servers.js';
-import { childEnv } from '../helpers/child-env.js';
-import { svcCli } from '../helpers/svc-cli.js';
+import { freePort, repoRoot, startSvc, type RunningServer } from '../support/servers.js';
+import { childEnv } from '../support/child-env.js';
+import { svcCli } from '../support/svc-cli.js';
 
 interface Block {
   lang: string;
