@@ -49,6 +49,7 @@ test('anything needing the main thread does not', async () => {
     ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
     ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
     ['proxy decorate', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' }, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
+    ['proxy addDecorateBehavior', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', addDecorateBehavior: 'function (req, res) {}' } }] }] }],
     [
       'proxy inject generator',
       { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ inject: 'function (config) { return []; }' }] } }] }] },
