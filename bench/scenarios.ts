@@ -188,4 +188,29 @@ export const scenarios: Scenario[] = [
     expectBody: 'waited',
     perCore: true,
   },
+  {
+    // Issue 18's rows: mountebank ignores `_svc` and answers the plain `is` (no latency).
+    id: 'l',
+    title: '_svc.fault latency 1 ms, probability 0.5',
+    imposter: { protocol: 'http', stubs: [{ responses: [{ ...is('maybe late'), _svc: { fault: { latency: { probability: 0.5, ms: 1 } } } }] }] },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'maybe late',
+    perCore: true,
+  },
+  {
+    // Every request moves the scenario (in-memory store) between two states; mountebank ignores the
+    // scenario fields and answers the first stub.
+    id: 's',
+    title: 'two-state scenario, in-memory store',
+    imposter: {
+      protocol: 'http',
+      stubs: [
+        { scenarioName: 'flip', requiredScenarioState: 'Started', newScenarioState: 'Other', responses: [is('flipped')] },
+        { scenarioName: 'flip', requiredScenarioState: 'Other', newScenarioState: 'Started', responses: [is('flipped')] },
+      ],
+    },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'flipped',
+    perCore: true,
+  },
 ];

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { permissiveCiphers } from '../../engine/transport/index.js';
 import forge from 'node-forge';
+import { errorText } from '../../engine/model/index.js';
 
 const { asn1, pki } = forge;
 
@@ -161,12 +162,12 @@ export class CertificateAuthority {
     try {
       certificate = new X509Certificate(material.certPem);
     } catch (err) {
-      throw new Error(`CA certificate is not a PEM certificate: ${(err as Error).message}`);
+      throw new Error(`CA certificate is not a PEM certificate: ${errorText(err)}`);
     }
     try {
       this.key = createPrivateKey(material.keyPem);
     } catch (err) {
-      throw new Error(`CA key is not a PEM private key: ${(err as Error).message}`);
+      throw new Error(`CA key is not a PEM private key: ${errorText(err)}`);
     }
     if (!certificate.ca) throw new Error('CA certificate is not a CA (basicConstraints CA:TRUE is missing)');
     if (!certificate.checkPrivateKey(this.key)) throw new Error('CA key does not belong to the CA certificate');

@@ -16,6 +16,7 @@ import { parseStartOptions, type CaSource } from './options.js';
 import { InterceptProxy, type OriginProtocol } from './proxy.js';
 import { renderRule, RuleStore } from './rules.js';
 import { DEFAULT_TRUSTSTORE_PASSWORD, type TruststoreFormat } from './truststore-format.js';
+import { errorText } from '../../engine/model/index.js';
 
 export interface InterceptControlOptions {
   log?: Logger;
@@ -66,13 +67,13 @@ async function loadCa(source: CaSource): Promise<CertificateAuthority> {
     try {
       material = { certPem: await readFile(source.certPath, 'utf8'), keyPem: await readFile(source.keyPath, 'utf8') };
     } catch (err) {
-      throw interceptErrors.badCa(`cannot read the CA: ${(err as Error).message}`);
+      throw interceptErrors.badCa(`cannot read the CA: ${errorText(err)}`);
     }
   }
   try {
     return await CertificateAuthority.load(material);
   } catch (err) {
-    throw interceptErrors.badCa((err as Error).message);
+    throw interceptErrors.badCa(errorText(err));
   }
 }
 
@@ -125,7 +126,7 @@ export class InterceptControl {
         scripts: () => (this.scripts ??= createJsScriptHost({ log: this.log })),
       });
     } catch (err) {
-      throw interceptErrors.bindFailed(`cannot bind the intercept proxy to ${options.host}:${options.port}: ${(err as Error).message}`);
+      throw interceptErrors.bindFailed(`cannot bind the intercept proxy to ${options.host}:${options.port}: ${errorText(err)}`);
     }
     const address = addressOf(proxy);
     this.session = { proxy, ca, rules, address };
@@ -197,7 +198,7 @@ export class InterceptControl {
       bytes = truststore(format, ca.certPem, password);
       if (outPath !== undefined) writeFileDurably(outPath, bytes);
     } catch (err) {
-      throw interceptErrors.exportFailed(`cannot export the ${format} truststore: ${(err as Error).message}`);
+      throw interceptErrors.exportFailed(`cannot export the ${format} truststore: ${errorText(err)}`);
     }
     return bytes;
   }

@@ -10,7 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Logger } from '../../engine/log/index.js';
-import { errorBody, statusOf, type ErrorSlug } from '../../engine/model/index.js';
+import { errorBody, statusOf, type ErrorSlug, errorText } from '../../engine/model/index.js';
 import type { JsScriptHost } from '../../engine/script/js/index.js';
 import type { CertificateAuthority } from './certificates.js';
 import { runInjectRule } from './inject.js';
@@ -210,7 +210,7 @@ export class InterceptProxy {
         ALPNProtocols: ['http/1.1'],
       });
     } catch (err) {
-      this.deps.log.warn(`intercept: cannot present a certificate for ${connectHost}: ${(err as Error).message}`);
+      this.deps.log.warn(`intercept: cannot present a certificate for ${connectHost}: ${errorText(err)}`);
       socket.destroy();
       return;
     }
@@ -286,7 +286,7 @@ export class InterceptProxy {
     } catch (err) {
       // An answer node refuses to write (an illegal header from the script) is the server's 500.
       response.removeHeader('Content-Type');
-      sendError(response, 'internal_error', (err as Error).message);
+      sendError(response, 'internal_error', errorText(err));
     }
   }
 

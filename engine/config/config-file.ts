@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type * as Yaml from 'yaml';
-import { isObject, jsonNestingPath, MAX_JSON_DEPTH, SvcFailure } from '../model/index.js';
+import { isObject, jsonNestingPath, MAX_JSON_DEPTH, SvcFailure, errorText } from '../model/index.js';
 import { jsonErrorLocation } from './json-location.js';
 import { renderTemplateFile, TemplateError } from './template.js';
 
@@ -32,7 +32,7 @@ export function readConfigFile(path: string, options: ReadConfigOptions): Config
     text = options.noParse ? readFileSync(path, 'utf8') : renderTemplateFile(path);
   } catch (err) {
     if (err instanceof TemplateError) throw new ConfigFileError(err.message);
-    throw new ConfigFileError(`${path}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigFileError(`${path}: cannot read: ${(err as NodeJS.ErrnoException).code ?? errorText(err)}`);
   }
   const extension = extname(path).toLowerCase();
   if (extension === '.yaml' || extension === '.yml') return fromYaml(path, text);
@@ -50,7 +50,7 @@ function fromJson(path: string, text: string): ConfigDocument {
     const yaml = tryYaml(text);
     if (Array.isArray(yaml)) return { imposters: yaml };
     // V8's message without its offset or its echo of the text: the location says where.
-    const reason = (jsonError as Error).message
+    const reason = errorText(jsonError)
       .replace(/ in JSON at position \d+.*$/s, '')
       .replace(/, ".*" is not valid JSON$/s, '')
       .replace(/\n/g, '\\n');
@@ -72,7 +72,7 @@ function fromYaml(path: string, text: string): ConfigDocument {
   try {
     doc = parseYaml(text);
   } catch (err) {
-    throw new ConfigFileError(`${path}: not valid YAML: ${(err as Error).message}`);
+    throw new ConfigFileError(`${path}: not valid YAML: ${errorText(err)}`);
   }
   if (Array.isArray(doc)) return { imposters: doc };
   if (isObject(doc) && 'imposters' in doc) return wrapper(path, doc);

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../model/index.js';
+import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH, errorText } from '../model/index.js';
 import type { ImposterManager, LifecycleAction, PersistenceHooks } from '../manager/index.js';
 import { writeFileDurably } from './durable-file.js';
 import type { Logger } from '../log/index.js';
@@ -60,7 +60,7 @@ function readEntry(file: string, namedPort: number): DataDirEntry | SkippedFile 
     body = JSON.parse(text);
   } catch (err) {
     const at = text === undefined ? '' : ` at ${jsonErrorLocation(text)}`;
-    return { file, reason: `not readable as JSON${at} (${(err as Error).message})` };
+    return { file, reason: `not readable as JSON${at} (${errorText(err)})` };
   }
   if (!isObject(body)) return { file, reason: 'not an imposter object' };
   if (body.port === undefined) return { file, reason: 'declares no port' };
@@ -148,5 +148,5 @@ export class DataDirStore implements PersistenceHooks {
 
 /** The error as Node words it: the errno code first (`ENOSPC: no space left on device, open ...`). */
 function causeOf(err: unknown): string {
-  return (err as Error).message ?? String(err);
+  return errorText(err);
 }

@@ -1,4 +1,4 @@
-import { errorEntries, errorEntry, isObject, isSvcError, StartupFailure, SvcError, type ErrorEntry } from '../model/index.js';
+import { errorEntries, errorEntry, isObject, isSvcError, StartupFailure, SvcError, type ErrorEntry, errorText } from '../model/index.js';
 import type { ApplyReport, ImposterManager } from '../manager/index.js';
 import { readConfigFile, ConfigFileError } from './config-file.js';
 import { scanDataDir, type DataDirStore, type SkippedFile } from './datadir.js';
@@ -56,7 +56,7 @@ function describe(candidate: Candidate): string {
 
 function problems(err: unknown): ErrorEntry[] {
   if (isSvcError(err)) return err.entries;
-  return [errorEntries.badData((err as Error).message)];
+  return [errorEntries.badData(errorText(err))];
 }
 
 /** `stubs[1].predicates[0]: message`, or the message alone when the entry has no path. */
@@ -172,7 +172,7 @@ export class ConfigSources {
     try {
       loaded = this.read();
     } catch (err) {
-      throw new StartupFailure(err instanceof ConfigFileError ? err.message : `cannot read the data directory: ${(err as Error).message}`);
+      throw new StartupFailure(err instanceof ConfigFileError ? err.message : `cannot read the data directory: ${errorText(err)}`);
     }
     const routes = this.prepareRoutes(loaded.routes);
     const configProblems = [...loaded.config.flatMap((c) => this.invalid(c)), ...routes.invalid];
@@ -229,7 +229,7 @@ export class ConfigSources {
     try {
       loaded = this.read();
     } catch (err) {
-      throw sourceError([errorEntry('config_source_unreadable', (err as Error).message)]);
+      throw sourceError([errorEntry('config_source_unreadable', errorText(err))]);
     }
     this.options.store?.leaveAlone(loaded.skipped.map((s) => s.file));
     if (loaded.skipped.length > 0) {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
-import { SvcFailure } from '../model/index.js';
+import { SvcFailure, errorText } from '../model/index.js';
 
 /**
  * The embedded-template step of config files (mountebank renders them with EJS). Only the two tags
@@ -37,7 +37,7 @@ function renderFile(file: string, stack: string[]): string {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const from = stack.length > 0 ? stack[stack.length - 1] : file;
-    throw new TemplateError(from, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new TemplateError(from, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? errorText(err)}`);
   }
   return renderText(text, file, [...stack, file]);
 }

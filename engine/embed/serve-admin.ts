@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigSources } from '../config/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { ImposterManager } from '../manager/index.js';
-import { errors, isObject, StartupFailure } from '../model/index.js';
+import { errors, isObject, StartupFailure, errorText } from '../model/index.js';
 import { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js';
 
 /** `svc_serve_admin` options (docs/c-abi.md), validated. */
@@ -122,7 +122,7 @@ export async function serveAdmin(manager: ImposterManager, options: ServeAdminOp
       metricsHost: options.host,
     });
     if (planes.metricsError !== undefined) {
-      throw errors.badData(`cannot bind metrics port ${options.metricsPort}: ${(planes.metricsError as Error).message}`);
+      throw errors.badData(`cannot bind metrics port ${options.metricsPort}: ${errorText(planes.metricsError)}`);
     }
     if (sources) await sources.loadAtStartup();
     if (options.config) {

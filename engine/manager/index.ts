@@ -1,24 +1,22 @@
-export {
-  ImposterManager,
-  type ConfigReplica,
-  type SharedImposter,
-  type ApplyShared,
-  type ManagerOptions,
-  type PersistenceHooks,
-  type ApplyReport,
-  type StubRef,
-  type SavedRequestsQuery,
-  type SavedRequestsPage,
-  type CallOptions,
-  type StubEditOptions,
-  type CreateOptions,
-  type ParseOptions,
-  type AddStubOptions,
-  type ApplyOptions,
-  type VerifyOptions,
-  type LinkOptions,
-  type ClearRequestsOptions,
-} from './imposter-manager.js';
+export { ImposterManager } from './imposter-manager.js';
+export type { ConfigReplica, SharedImposter, ApplyShared, ReplicaTarget } from './fleet-replica.js';
+export type {
+  ManagerOptions,
+  PersistenceHooks,
+  ApplyReport,
+  StubRef,
+  SavedRequestsQuery,
+  SavedRequestsPage,
+  CallOptions,
+  StubEditOptions,
+  CreateOptions,
+  ParseOptions,
+  AddStubOptions,
+  ApplyOptions,
+  VerifyOptions,
+  LinkOptions,
+  ClearRequestsOptions,
+} from './options.js';
 export { Imposter } from './imposter.js';
 export type { EngineObserver, LifecycleAction, FaultType } from './observer.js';
 export type { Compat, RenderOptions } from './imposter-json.js';

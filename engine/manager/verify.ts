@@ -1,6 +1,6 @@
 import { compilePredicate, type CompiledPredicate, type MatchContext } from '../match/index.js';
 import type { MockRequest } from '../model/index.js';
-import { isObject } from '../model/index.js';
+import { errorEntries, errors, injectionMessages, isObject, predicatesAreScripted } from '../model/index.js';
 import type { Imposter } from './imposter.js';
 import { requestOfRecord, type RecordedRequest } from './recorded-request.js';
 
@@ -40,6 +40,16 @@ async function passes(predicate: CompiledPredicate, request: MockRequest, contex
 }
 
 /** POST /imposters/{port}/verify (docs/recording-and-verify.md). */
+/** POST /imposters/{port}/verify: the body checked (scripted predicates only where injection is admitted), then verified. */
+export function verifyBody(imposter: Imposter, body: unknown, admitsInjection: boolean): Promise<VerifyResult> {
+  if (!isObject(body)) throw errors.badData('request body must be a JSON object');
+  if (!Array.isArray(body.predicates)) throw errors.badData("'predicates' must be an array");
+  if (!admitsInjection && predicatesAreScripted(body.predicates)) {
+    throw errors.validation([errorEntries.invalidInjection(injectionMessages.javascript)]);
+  }
+  return verifyRequests(imposter, body);
+}
+
 export async function verifyRequests(imposter: Imposter, body: Record<string, unknown>): Promise<VerifyResult> {
   const predicates = body.predicates as unknown[];
   const compiled = predicates.map((p) => compilePredicate(p));

@@ -11,6 +11,7 @@ import { operatorOf, settingsFor, type PredicateObject } from './options.js';
 import { REQUEST_FIELDS, RequestView, resolveField, type RequestField } from './request-view.js';
 import { selectJsonPath, xpathValueSelector } from './selectors.js';
 import type { Eligibility, MatchContext } from './types.js';
+import { errorText } from '../model/index.js';
 
 export interface PredicateVerdict {
   predicate: unknown;
@@ -253,7 +254,7 @@ export async function checkPredicates(predicates: ReadonlyArray<unknown>, reques
       const { holds, mismatches } = await mismatchesOf(predicates[index], view, ctx);
       checks.push({ index, passed: holds, mismatches });
     } catch (err) {
-      checks.push({ index, passed: false, mismatches: [], error: (err as Error)?.message ?? String(err) });
+      checks.push({ index, passed: false, mismatches: [], error: errorText(err) });
     }
   }
   return checks;

@@ -4,7 +4,7 @@
  * as strings; endsWith with a non-string expectation degrades to contains; indexOf on a JSON
  * number throws).
  */
-import { compileUserPattern, type UserPattern } from '../model/index.js';
+import { compileUserPattern, type UserPattern, errorText } from '../model/index.js';
 import { PredicateError } from './errors.js';
 import { jsString } from './values.js';
 
@@ -43,7 +43,7 @@ export function compilePattern(pattern: unknown, flags: string): UserPattern | P
   try {
     return compileUserPattern(source, flags);
   } catch (error) {
-    return new PredicateError((error as Error).message, source);
+    return new PredicateError(errorText(error), source);
   }
 }
 

@@ -2,7 +2,7 @@
  * How a predicate's parameters shape normalisation. Shared by the compiler and the stub index so
  * both read `caseSensitive`/`keyCaseSensitive`/`except` identically.
  */
-import { compileUserPattern, type UserPattern } from '../model/index.js';
+import { compileUserPattern, type UserPattern, errorText } from '../model/index.js';
 import { PredicateError } from './errors.js';
 import type { ValueConfig } from './normalise.js';
 
@@ -57,7 +57,7 @@ export function settingsFor(operator: string, predicate: PredicateObject): Predi
     try {
       except = compileUserPattern(String(predicate.except), matches || caseSensitive ? 'g' : 'gi');
     } catch (error) {
-      return new PredicateError((error as Error).message, predicate.except);
+      return new PredicateError(errorText(error), predicate.except);
     }
   }
   const actual: ValueConfig = { lower: !matches && !caseSensitive, keyLower, except };

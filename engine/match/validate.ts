@@ -7,6 +7,7 @@
 import type { MockRequest } from '../model/index.js';
 import { compileNode } from './compile-predicate.js';
 import { RequestView } from './request-view.js';
+import { errorText } from '../model/index.js';
 
 /** mountebank's HTTP testRequest (no `ip`, an empty `form`). */
 const DRY_RUN_REQUEST = {
@@ -31,7 +32,7 @@ export function validatePredicates(predicates: unknown): string | null {
     try {
       compileNode(predicate).evaluate(view, {});
     } catch (error) {
-      return (error as Error).message;
+      return errorText(error);
     }
   }
   return null;

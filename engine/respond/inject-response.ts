@@ -4,7 +4,7 @@
  * an error is a 400 `invalid injection`, the deadline a 504 `injection timeout`; an `inject`
  * predicate fails the same way with its own codes.
  */
-import { isObject, plainRequest } from '../model/index.js';
+import { isObject, plainRequest, errorText } from '../model/index.js';
 import { ScriptError, ScriptTimeoutError } from '../script/js/index.js';
 import type { CompiledResponse } from './compile-response.js';
 import { errorResponse } from './error-response.js';
@@ -28,7 +28,7 @@ export async function runInject(compiled: CompiledResponse, ctx: ResolveContext,
   } catch (err) {
     const response = scriptFailure(err, 'response');
     if (!response) throw err;
-    log?.(`injection X=> ${(err as Error).message}`);
+    log?.(`injection X=> ${errorText(err)}`);
     return { failure: { kind: 'http', response } };
   }
 }

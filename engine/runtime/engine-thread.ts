@@ -14,6 +14,7 @@ import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
 import { RecordBatch } from './record-batch.js';
 import { CountTables } from './counts.js';
 import { hostedThread, PerTurn } from '../threads/index.js';
+import { errorText } from '../model/index.js';
 
 const port = parentPort!;
 /** Messages of one event-loop turn go as one batch: a message's fixed cost is paid once for all of them. */
@@ -79,7 +80,7 @@ function applyPlan(message: PlanMessage): void {
       message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id), redisStores });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
-    post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${(err as Error).message}` });
+    post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${errorText(err)}` });
   }
   plans.set(message.id, { version: message.version, local });
 }
@@ -140,7 +141,7 @@ async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void
     } catch {
       // Already closed by the failed server.
     }
-    post({ t: 'listenFailed', id, message: (err as Error).message, code: (err as NodeJS.ErrnoException).code });
+    post({ t: 'listenFailed', id, message: errorText(err), code: (err as NodeJS.ErrnoException).code });
   }
 }
 
@@ -165,7 +166,7 @@ function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { 
     else if (message.t === 'empty') sink.closeEmpty();
     else sink.writeRawAndClose(asBuffer(message.body));
   } catch (err) {
-    post({ t: 'log', level: 'error', message: `engine thread: cannot write response: ${(err as Error).message}` });
+    post({ t: 'log', level: 'error', message: `engine thread: cannot write response: ${errorText(err)}` });
     sink.reset();
   }
 }

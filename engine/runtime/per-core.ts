@@ -17,6 +17,7 @@ import { ThreadHost, workerSpawner } from '../threads/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
 import { Interner } from './intern.js';
+import { errorText } from '../model/index.js';
 
 /**
  * What serves a listener's requests (an imposter), for engine threads to answer them themselves
@@ -223,7 +224,7 @@ class EngineThread {
         try {
           shared.handler(message.wire, sink);
         } catch (err) {
-          this.runtime.log.error(`runtime per-core: request failed: ${(err as Error).message}`);
+          this.runtime.log.error(`runtime per-core: request failed: ${errorText(err)}`);
           sink.reset();
         }
         return;
@@ -233,7 +234,7 @@ class EngineThread {
         const source = this.runtime.source(message.id);
         (source ? source.flowCall(message.op, message.args) : Promise.reject(new Error('listener closed'))).then(
           (value) => this.answer({ t: 'flowDone', c, value }),
-          (err: unknown) => this.answer({ t: 'flowDone', c, error: (err as Error)?.message ?? String(err) }),
+          (err: unknown) => this.answer({ t: 'flowDone', c, error: errorText(err) }),
         );
         return;
       }

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { errorText } from '../model/index.js';
 
 export type RuntimeMode = 'single' | 'per-core';
 
@@ -35,12 +36,12 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv, warn: (message: string) =
   try {
     if (env.SVC_RUNTIME) settings.mode = parseRuntimeMode(env.SVC_RUNTIME, 'SVC_RUNTIME');
   } catch (err) {
-    warn(`${(err as Error).message}; ignored`);
+    warn(`${errorText(err)}; ignored`);
   }
   try {
     if (env.SVC_WORKERS) settings.workers = parseWorkers(env.SVC_WORKERS, 'SVC_WORKERS');
   } catch (err) {
-    warn(`${(err as Error).message}; ignored`);
+    warn(`${errorText(err)}; ignored`);
   }
   return settings;
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { MockRequest, WireRequest } from '../model/index.js';
-import { cloneJson, isObject, PatternTimeout, toMockRequest } from '../model/index.js';
+import { cloneJson, isObject, PatternTimeout, toMockRequest, errorText } from '../model/index.js';
 import { PredicateError, type MatchContext, type TriedEntry as MatchTried } from '../match/index.js';
 import {
   applyTransportFault,
@@ -59,7 +59,7 @@ export class RequestPipeline {
       request = toMockRequest(wire);
     } catch (err) {
       // No exchange yet: an unreadable request is neither counted nor recorded.
-      imposter.log.error(`imposter ${imposter.port}: cannot read request: ${(err as Error).message}`);
+      imposter.log.error(`imposter ${imposter.port}: cannot read request: ${errorText(err)}`);
       this.write(given, errorResponse('bad_request', 'Malformed request'));
       return;
     }
@@ -148,7 +148,7 @@ export class RequestPipeline {
 
   /** docs/errors.md: the flow store failing while reading or moving scenario state is a 503. */
   private failFlowStore(ex: Exchange, err: unknown): void {
-    const message = `flow store unavailable: ${(err as Error)?.message ?? String(err)}`;
+    const message = `flow store unavailable: ${errorText(err)}`;
     this.answer(ex, errorResponse('service_unavailable', message), message);
   }
 
@@ -164,7 +164,7 @@ export class RequestPipeline {
       const response = timedOut
         ? errorResponse('debug_timeout', 'Debug matching timed out', { headers: TIMEOUT_HEADERS })
         : errorResponse('internal_error', 'Debug matching failed');
-      this.answer(ex, response, `debug matching failed: ${(err as Error)?.message ?? String(err)}`);
+      this.answer(ex, response, `debug matching failed: ${errorText(err)}`);
     };
     const report = (outcome: DebugOutcome): void => {
       let body: Buffer;
@@ -203,7 +203,7 @@ export class RequestPipeline {
       this.failFlowStore(ex, err);
       return;
     }
-    const message = (err as Error)?.message ?? String(err);
+    const message = errorText(err);
     if (err instanceof PatternTimeout) {
       const { imposter } = this;
       imposter.log.warn(`imposter ${imposter.port}: ${stubsWithPattern(imposter.stubs, err.source)}: ${message}; the request is answered with a 500`);
@@ -288,7 +288,7 @@ export class RequestPipeline {
         if (configIndex >= 0) recordMatch(stub, configIndex, ex.request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
       },
       (err: unknown) => {
-        const message = (err as Error)?.message ?? String(err);
+        const message = errorText(err);
         this.answer(ex, errorResponse('internal_error', message), `response failed: ${(err as Error)?.stack ?? String(err)}`);
       },
     );
@@ -296,7 +296,7 @@ export class RequestPipeline {
 
   /** docs/responses.md: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
   private failStateOps(ex: Exchange, err: unknown): void {
-    const message = `_svc.stateOps failed: ${(err as Error)?.message ?? String(err)}`;
+    const message = `_svc.stateOps failed: ${errorText(err)}`;
     this.answer(ex, errorResponse('flow_state_error', message), message);
   }
 
@@ -355,7 +355,7 @@ export class RequestPipeline {
     try {
       sink.send(response.statusCode, response.headers, response.body);
     } catch (err) {
-      this.imposter.log.error(`imposter ${this.imposter.port}: cannot write response: ${(err as Error).message}`);
+      this.imposter.log.error(`imposter ${this.imposter.port}: cannot write response: ${errorText(err)}`);
       sink.reset();
     }
   }

@@ -3,7 +3,7 @@
  * scenario state, and which move a scenario when they serve. Built when stubs change; an imposter
  * whose stubs carry none of these fields has no gates and pays nothing per request.
  */
-import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf, SvcFailure } from '../model/index.js';
+import { hasFlowGate, newStateOf, requiredStateOf, scenarioNameOf, spaceOf, SvcFailure, errorText } from '../model/index.js';
 import type { Eligibility, MatchContext } from '../match/index.js';
 import type { FlowStore } from './flow-store.js';
 import type { MemoryFlowStore } from './memory-flow-store.js';
@@ -15,7 +15,7 @@ import { readScenarioStateNow, scenarioKey, scenarioStateOf, syncStore } from '.
  */
 export class FlowStoreUnavailable extends SvcFailure {
   constructor(readonly cause: unknown) {
-    super((cause as Error)?.message ?? String(cause));
+    super(errorText(cause));
   }
 }
 

@@ -1,6 +1,6 @@
 import { readConfigFile, ConfigFileError, type ConfigDocument } from '../../engine/config/index.js';
 import { parseRoutes, type Route } from '../../admin/front-door/index.js';
-import { isObject, isSvcError } from '../../engine/model/index.js';
+import { isObject, isSvcError, errorText } from '../../engine/model/index.js';
 import { parseImposter } from '../../engine/validate/index.js';
 import { DEFAULT_TTL_SECONDS, needsImplicitFlowStore } from '../../engine/state/index.js';
 import { ignoredConfigKeys } from '../../engine/analysis/index.js';
@@ -21,7 +21,7 @@ export function validateCommand(options: CliOptions, file: string): number {
   try {
     doc = readConfigFile(file, { noParse: options.noParse });
   } catch (err) {
-    process.stderr.write(`${err instanceof ConfigFileError ? err.message : `${file}: ${(err as Error).message}`}\n`);
+    process.stderr.write(`${err instanceof ConfigFileError ? err.message : `${file}: ${errorText(err)}`}\n`);
     return 1;
   }
   const { imposters } = doc;
@@ -47,9 +47,7 @@ export function validateCommand(options: CliOptions, file: string): number {
         );
       }
     } catch (err) {
-      const messages = isSvcError(err)
-        ? err.entries.map((e) => `${e.path === undefined ? '' : `${e.path}: `}${e.code}: ${e.message}`)
-        : [(err as Error).message];
+      const messages = isSvcError(err) ? err.entries.map((e) => `${e.path === undefined ? '' : `${e.path}: `}${e.code}: ${e.message}`) : [errorText(err)];
       for (const message of messages) problems.push(`${file}: ${label(body, index)}: ${message}`);
     }
   });
@@ -57,7 +55,7 @@ export function validateCommand(options: CliOptions, file: string): number {
   try {
     routes = parseRoutes(doc.routes);
   } catch (err) {
-    const messages = isSvcError(err) ? err.entries.map((e) => e.message) : [(err as Error).message];
+    const messages = isSvcError(err) ? err.entries.map((e) => e.message) : [errorText(err)];
     for (const message of messages) problems.push(`${file}: ${message}`);
   }
   if (warnings.length > 0) process.stderr.write(`${warnings.join('\n')}\n`);

@@ -9,7 +9,7 @@
  * the body of `function (ctx)` as in a served `_svc.script`: it `return`s its value or defines `respond`.
  */
 import { readFile } from 'node:fs/promises';
-import { UsageError } from '../../engine/model/index.js';
+import { UsageError, errorText } from '../../engine/model/index.js';
 import { RhaiEngine, RhaiError, formatJson, type RhaiValue } from '../../engine/script/rhai/index.js';
 import { registerResults, scriptEngineNamed, scriptEngineOfFile } from '../../engine/script/svc/index.js';
 import { cliCtx, memoryState, type RequestFile } from './ctx.js';
@@ -60,7 +60,7 @@ export async function scriptCommand(argv: string[]): Promise<number> {
   try {
     args = parseArgs(rest);
   } catch (e) {
-    process.stderr.write(`svc script: ${(e as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`svc script: ${errorText(e)}\n${USAGE}\n`);
     return 2;
   }
   const engineName = scriptEngineNamed(args.engine);
@@ -75,7 +75,7 @@ export async function scriptCommand(argv: string[]): Promise<number> {
     source = await readFile(args.file, 'utf8');
     if (args.request !== undefined) request = JSON.parse(await readFile(args.request, 'utf8')) as RequestFile;
   } catch (e) {
-    process.stderr.write(`svc script: ${(e as Error).message}\n`);
+    process.stderr.write(`svc script: ${errorText(e)}\n`);
     return 2;
   }
 

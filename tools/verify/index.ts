@@ -1,5 +1,6 @@
 import { ConfigFileError, readConfigFile } from '../../engine/config/index.js';
 import { verifyImposters, type DynamicMode } from './run.js';
+import { errorText } from '../../engine/model/index.js';
 
 const USAGE = 'usage: svc verify <configfile> [--skip-dynamic] [--verify-dynamic] [--no-parse]\n';
 
@@ -37,7 +38,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   try {
     imposters = readConfigFile(files[0], { noParse }).imposters;
   } catch (err) {
-    process.stderr.write(`svc verify: ${err instanceof ConfigFileError ? err.message : (err as Error).message}\n`);
+    process.stderr.write(`svc verify: ${err instanceof ConfigFileError ? err.message : errorText(err)}\n`);
     return 1;
   }
   const counts = { PASS: 0, FAIL: 0, SKIP: 0 };

@@ -110,7 +110,7 @@ export async function verifyImposters(imposters: unknown[], mode: DynamicMode, r
     try {
       steps = parseVerify(stub._verify);
     } catch (err) {
-      return { pass: false, reason: `malformed _verify: ${(err as Error).message}` };
+      return { pass: false, reason: `malformed _verify: ${errorText(err)}` };
     }
     const kinds = dynamicKinds(stub);
     if (kinds.length === 0) return steps.length > 0 ? sequence(body, steps) : { skip: 'no _verify sequence' };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PIDFILE, type CliOptions } from './server-options.js';
 import { processAlive, readPidFile } from './pidfile.js';
+import { errorText } from '../../model/index.js';
 
 const STOP_GRACE_MS = 10_000;
 const START_TIMEOUT_MS = 30_000;
@@ -25,7 +26,7 @@ export async function stopServer(pidFile: string = DEFAULT_PIDFILE, warn: (messa
   try {
     process.kill(pid, 'SIGTERM');
   } catch (err) {
-    throw new Error(`cannot signal process ${pid}: ${(err as Error).message}`);
+    throw new Error(`cannot signal process ${pid}: ${errorText(err)}`);
   }
   const deadline = Date.now() + STOP_GRACE_MS;
   while (processAlive(pid) && Date.now() < deadline) await sleep(50);
@@ -51,7 +52,7 @@ export async function stopCommand(options: CliOptions): Promise<number> {
   try {
     await stopServer(options.pidFile, warn);
   } catch (err) {
-    warn((err as Error).message);
+    warn(errorText(err));
     return 1;
   }
   return 0;
@@ -65,7 +66,7 @@ export async function restartCommand(options: CliOptions, startArgs: string[]): 
   try {
     await stopForRestart(options.pidFile, (message) => process.stderr.write(`svc restart: ${message}\n`));
   } catch (err) {
-    process.stderr.write(`svc restart: ${(err as Error).message}\n`);
+    process.stderr.write(`svc restart: ${errorText(err)}\n`);
     return 1;
   }
   const scratch = mkdtempSync(join(tmpdir(), 'svc-restart-'));

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isLogLevel, parseLogFilter, type LogLevel } from '../../log/index.js';
-import { isObject, UsageError } from '../../model/index.js';
+import { isObject, UsageError, errorText } from '../../model/index.js';
 import { parseListenAddress } from '../../transport/index.js';
 import { parseWorkers } from '../../runtime/index.js';
 import { fleetUrlProblem } from '../../fleet/index.js';
@@ -196,7 +196,7 @@ function setFromText(layer: Layer, key: Key, value: string, source: string): voi
       try {
         layer.workers = parseWorkers(value, source);
       } catch (err) {
-        throw new UsageError((err as Error).message);
+        throw new UsageError(errorText(err));
       }
       return;
     case 'compat':
@@ -309,7 +309,7 @@ function envLayer(env: NodeJS.ProcessEnv, warnings: string[]): Layer {
     try {
       setFromText(layer, key, value, name);
     } catch (err) {
-      warnings.push(`${(err as Error).message}; ${name} ignored`);
+      warnings.push(`${errorText(err)}; ${name} ignored`);
     }
   };
   read('MB_PORT', 'port');
@@ -348,7 +348,7 @@ function rcLayer(path: string, warnings: string[]): Layer {
     doc = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    warnings.push(`cannot read rcfile ${path}: ${code ?? (err as Error).message}; ignored`);
+    warnings.push(`cannot read rcfile ${path}: ${code ?? errorText(err)}; ignored`);
     return {};
   }
   if (!isObject(doc)) {

@@ -1,6 +1,7 @@
 import { writeFileDurably } from '../../config/index.js';
 import { adminBase, adminCall, describeFailure, type AdminResponse } from './admin-client.js';
 import { DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
+import { errorText } from '../../model/index.js';
 
 function fail(command: string, message: string): number {
   process.stderr.write(`svc ${command}: ${message}\n`);
@@ -35,7 +36,7 @@ export async function saveImposters(admin: AdminTarget, target: string = DEFAULT
   try {
     writeFileDurably(target, JSON.stringify(imposters, null, 2));
   } catch (err) {
-    throw new Error(`cannot write ${target}: ${(err as Error).message}`);
+    throw new Error(`cannot write ${target}: ${errorText(err)}`);
   }
 }
 
@@ -44,7 +45,7 @@ export async function saveCommand(options: CliOptions): Promise<number> {
   try {
     await saveImposters(options, options.saveFile ?? options.positionals[0] ?? DEFAULT_SAVEFILE, options.removeProxies);
   } catch (err) {
-    return fail('save', (err as Error).message);
+    return fail('save', errorText(err));
   }
   return 0;
 }

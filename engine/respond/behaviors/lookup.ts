@@ -1,4 +1,4 @@
-import { isObject } from '../../model/index.js';
+import { isObject, errorText } from '../../model/index.js';
 import { loadCsv } from './csv-table.js';
 import { compileSelector } from './select.js';
 import { columnTokenRewrite, rewriteStrings, type TextRewrite } from './replace-tokens.js';
@@ -27,7 +27,7 @@ export function compileLookup(config: Record<string, unknown>): StepRunner {
       if (!index) ctx.log(`CSV headers "${table.headers.join(',')}" do not contain keyColumn:"${String(source.keyColumn)}"`);
       row = index?.get(String(keyValue));
     } catch (err) {
-      ctx.log(`Cannot read ${String(source.path)}: ${(err as Error).message}`);
+      ctx.log(`Cannot read ${String(source.path)}: ${errorText(err)}`);
     }
     if (!row) return response;
     if (!rewrites.has(row)) rewrites.set(row, columnTokenRewrite(token, row));

@@ -13,6 +13,7 @@ import { stateHandle } from '../ctx.js';
 import { StateBridge, type StateWiring } from '../state-bridge.js';
 import { hostedThread } from '../../threads/index.js';
 import { WorkerFootprint } from '../worker-memory.js';
+import { errorText } from '../../model/index.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */
 const SCRIPT_NICENESS = 5;
@@ -53,7 +54,7 @@ function run(message: RunMessage): void {
     } catch {
       // Disposing a broken runtime may fail too; the scope is already unlinked.
     }
-    replies.add(message.id, { ok: false, timeout: false, kind: 'runtime', message: `sandbox failure: ${(err as Error).message}` }, []);
+    replies.add(message.id, { ok: false, timeout: false, kind: 'runtime', message: `sandbox failure: ${errorText(err)}` }, []);
   }
 }
 

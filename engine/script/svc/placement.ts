@@ -1,7 +1,7 @@
 /**
  * What each placement's entry point must return (docs/scripts.md table), checked where the script ran.
  */
-import { MAX_SCRIPTED_BODY_BYTES } from '../../model/index.js';
+import { MAX_SCRIPTED_BODY_BYTES, errorText } from '../../model/index.js';
 import type { Placement, RunOutcome } from './protocol.js';
 import { DelayResult, HttpResult, PassResult, ResetResult, checkedDelay, checkedStatus, resultOf } from './results.js';
 
@@ -60,6 +60,6 @@ export function jsOutcomeOf(placement: Placement, value: unknown): RunOutcome {
   try {
     return outcomeOf(placement, fromTagged(value));
   } catch (err) {
-    return { ok: false, errorType: 'runtime', message: (err as Error).message };
+    return { ok: false, errorType: 'runtime', message: errorText(err) };
   }
 }

@@ -12,7 +12,7 @@ import { Script } from 'node:vm';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { compileRhai, RhaiError } from '../rhai/index.js';
 import { scriptTimeoutOf, svcFunctionSource } from '../js/index.js';
-import { SvcFailure } from '../../model/index.js';
+import { SvcFailure, errorText } from '../../model/index.js';
 
 export type ScriptEngineName = 'rhai' | 'javascript';
 
@@ -123,7 +123,7 @@ function readScriptFile(file: string, base: ScriptBase, where: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ScriptSpecError(`${where}: cannot read script file '${file}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ScriptSpecError(`${where}: cannot read script file '${file}': ${(err as NodeJS.ErrnoException).code ?? errorText(err)}`);
   }
 }
 
