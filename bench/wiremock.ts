@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/helpers/servers.js';
+import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/support/servers.js';
 import type { Pinning } from './processes.js';
 
 export const WIREMOCK_VERSION = '3.13.2';
