@@ -3,12 +3,20 @@
  * through the same RequestPipeline as the main thread. Its ImposterState is a view of the owner's:
  * counters and cycle positions in shared memory, records and fault metrics posted to main (a record
  * before its response is written), request counts in this thread's count table, the in-memory flow
- * store reached on main by message.
+ * store and proxy recordings (the stubs' owner) reached on main by message.
  */
 import type { MockRequest, WireRequest } from '../model/index.js';
 import { isObject } from '../model/index.js';
 import { compileStubSet, type MatchContext, type StubSetMatcher } from '../match/index.js';
-import { compileDefaultResponse, sharedFaultRandom, type FaultObserver, type ImposterScope, type IsFields, type PreparedResponse } from '../respond/index.js';
+import {
+  compileDefaultResponse,
+  sharedFaultRandom,
+  type FaultObserver,
+  type ImposterScope,
+  type IsFields,
+  type PreparedResponse,
+  type ProxyObserver,
+} from '../respond/index.js';
 import { scriptTimeoutOf } from '../script/js/index.js';
 import { flowIdSourceFor, requestFlowId, StubGates, type FlowIdSource, type FlowStore } from '../state/index.js';
 import type { JournalEntry } from '../journal/index.js';
@@ -29,6 +37,7 @@ import type { ObserverEvent, ImposterPlan, ThreadReport } from './protocol.js';
 import { ThreadCounter } from './thread-counter.js';
 import { RemoteFlowStore, type FlowCaller, type ThreadRedisStores } from './remote-flow-store.js';
 import { HeldSink, type RecordBatch } from './record-batch.js';
+import { ThreadProxyRecorder, type ProxyCaller } from './thread-proxy.js';
 
 /** How an engine thread reaches main: reports drained synchronously there, logs batched. */
 export interface ThreadLinks {
@@ -42,11 +51,13 @@ export interface ThreadLinks {
   counts: CountTables;
   /** Reaches the imposter's in-memory flow store on main (its owner). */
   flowCall: FlowCaller;
+  /** Reaches the imposter's stubs on main (their owner), where proxy recordings go. */
+  proxyCall: ProxyCaller;
   /** The thread's own redis stores (an imposter with a redis flow store). */
   redisStores: ThreadRedisStores;
 }
 
-/** No script or upstream is reached here: a plan is only sent when none is needed (servesAnywhere). */
+/** No script is reached here: a plan is only sent when none is needed (servesAnywhere). */
 const NO_SCRIPTS: MatchContext = {};
 
 function unavailable(): never {
@@ -79,9 +90,11 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly options: ServeOptions;
   readonly log: Logger;
   readonly flowStore: FlowStore;
-  readonly stubStore = undefined;
-  readonly proxyObserver = undefined;
+  readonly proxyRecorder: ThreadProxyRecorder;
+  readonly proxyObserver: ProxyObserver;
   private readonly flowIdSource: FlowIdSource;
+  /** Upstream calls reported since the last proxied request's own event. */
+  private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
   private readonly pipeline: RequestPipeline;
 
@@ -103,10 +116,30 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     this.gates = StubGates.compile(configs);
     this.flowStore = links.redisStores.storeFor(links.id, plan.config) ?? new RemoteFlowStore('inmemory', links.flowCall);
     const observers: FaultObserver = {
-      onFault: (...args) => this.fault({ name: 'onFault', args }),
-      onLatencyInjected: (...args) => this.fault({ name: 'onLatencyInjected', args }),
-      onErrorStatus: (...args) => this.fault({ name: 'onErrorStatus', args }),
+      onFault: (...args) => this.observe({ name: 'onFault', args }),
+      onLatencyInjected: (...args) => this.observe({ name: 'onLatencyInjected', args }),
+      onErrorStatus: (...args) => this.observe({ name: 'onErrorStatus', args }),
     };
+    this.proxyObserver = {
+      // Held for the proxied request's own event, which follows it before the response is written: one message for both.
+      onUpstream: (...args) => this.upstreamEvents.push({ name: 'onUpstream', args }),
+      onProxy: (...args) => {
+        const events = this.upstreamEvents;
+        this.upstreamEvents = [];
+        events.push({ name: 'onProxy', args });
+        links.report({ t: 'events', id: links.id, events });
+      },
+    };
+    const pending = new Int32Array(plan.recordings);
+    this.proxyRecorder = new ThreadProxyRecorder(
+      this.stubs,
+      plan.stubs.map((stub) => stub.key),
+      links.proxyCall,
+      (recording) => {
+        Atomics.add(pending, 0, 1);
+        links.report({ t: 'recording', id: links.id, recording: { ...recording, seq: Atomics.add(pending, 1, 1) } });
+      },
+    );
     this.scope = {
       port: plan.port,
       defaults,
@@ -128,7 +161,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     return requestFlowId(this.flowIdSource, this.port, request.headers);
   }
 
-  private fault(event: ObserverEvent): void {
+  private observe(event: ObserverEvent): void {
     this.links.report({ t: 'event', id: this.links.id, event });
   }
 

@@ -48,9 +48,22 @@ test('anything needing the main thread does not', async () => {
     ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
     ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
     ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
-    ['proxy', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] }] }],
+    ['proxy decorate', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' }, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
+    [
+      'proxy inject generator',
+      { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ inject: 'function (config) { return []; }' }] } }] }] },
+    ],
   ];
   for (const [name, config] of cases) assert.not.ok(await anywhere(config), name);
+});
+
+test('proxies serve anywhere: engine threads forward themselves and the owner applies their recordings', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['proxyTransparent', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', mode: 'proxyTransparent' } }] }] }],
+    ['proxyOnce', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ matches: { path: true } }] } }] }] }],
+    ['proxyAlways with a wait', { stubs: [{ responses: [{ proxy: { to: 'https://127.0.0.1:1', mode: 'proxyAlways' }, _behaviors: { wait: 1 } }] }] }],
+  ];
+  for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
 
 test('gates and stateOps serve anywhere: every thread reaches the flow store', async () => {
