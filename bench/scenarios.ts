@@ -26,6 +26,8 @@ export interface Scenario {
   perCore?: boolean;
   /** The imposter proxies to a local origin the bench starts (a bare node:net hello-world); `{upstream}` in its JSON is that origin's URL. */
   upstream?: boolean;
+  /** mountebank cannot express it (svc-only JSON): no mountebank side. */
+  svcOnly?: boolean;
   /** The same scenario as WireMock stub mappings, where WireMock can express it (no scripts). */
   wiremock?: Array<Record<string, unknown>>;
 }
@@ -166,6 +168,7 @@ export const scenarios: Scenario[] = [
     },
     request: { method: 'GET', path: '/' },
     expectBody: 'injected GET',
+    perCore: true,
   },
   {
     id: 'g',
@@ -185,6 +188,20 @@ export const scenarios: Scenario[] = [
     },
     request: { method: 'GET', path: '/decorated' },
     expectBody: 'hello /decorated',
+    perCore: true,
+  },
+  {
+    // Issue 18's row: a Rhai `_svc.script` that reads and writes ctx.state (the implicit in-memory store).
+    id: 'v',
+    title: '_svc.script rhai using ctx.state',
+    imposter: {
+      protocol: 'http',
+      stubs: [{ responses: [{ _svc: { script: { code: 'ctx.state.incr("n"); http(200, "counted").header("Connection", "keep-alive")' } } }] }],
+    },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'counted',
+    perCore: true,
+    svcOnly: true,
   },
   {
     id: 'r',

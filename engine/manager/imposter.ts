@@ -1,6 +1,6 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, hasFlowGate, isObject, plainRequest } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, plainRequest, predicatesAreScripted } from '../model/index.js';
 import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
@@ -12,6 +12,7 @@ import {
   stubsUseTcpFault,
   stubPredicateScripts,
   runOrFail,
+  observeScript,
   type CompiledScript,
   newCycleSlot,
   ownerRecorder,
@@ -21,6 +22,7 @@ import {
   type IsFields,
   type PreparedResponse,
   weakProxyCertificates,
+  servesFromConfig,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -48,6 +50,7 @@ import {
   debugReportOf,
   RequestPipeline,
   servesAnywhere,
+  stubsUseJavaScript,
   recordOf,
   type ImposterState,
   type LiveStub as ServedStub,
@@ -194,9 +197,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   private nextStubKey = 1;
   /** Per-core: applies engine threads' proxy recordings, made on first use. */
   private proxyOwner: ProxyOwner | undefined;
+  /** The `_svc.script` runner (started on first use). */
+  private readonly svcRunner: (() => SvcScriptRunner) | undefined;
 
   constructor(options: ImposterOptions) {
     const { definition, port, log, observers, scriptHost, svcRunner } = options;
+    this.svcRunner = svcRunner;
     this.log = log;
     this.observers = observers;
     this.port = port;
@@ -229,10 +235,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
         runner: svcRunner,
         store: () => this.store,
         flowIdOf: (request) => this.flowIdOf(request),
-        observe: (ruleId, outcome, ms) => {
-          observers.onScript(ruleId, outcome.ok ? 'ok' : outcome.errorType === 'timeout' ? 'timeout' : 'error', ms);
-          if (!outcome.ok) observers.onScriptError(ruleId, outcome.errorType);
-        },
+        observe: (ruleId, outcome, ms) => observeScript(observers, ruleId, outcome, ms),
       };
     }
     this.matchContext = {
@@ -529,6 +532,26 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       count: this.sharedCount.buffer,
       faultDraws: this.sharedDraws,
       recordings: this.pendingRecordings!.buffer as SharedArrayBuffer,
+      scripts: this.scriptsPlan(),
+    };
+  }
+
+  /**
+   * What engine threads need to run this imposter's scripts themselves: the settings, the JavaScript
+   * sandbox worker that holds its `state` (placed now), and the `_svc.script` workers started (their links).
+   */
+  private scriptsPlan(): ImposterPlan['scripts'] {
+    const responses = this.stubList.flatMap((stub) => stub.cycle.responses);
+    const scripted =
+      this.stubList.some((stub) => stub.traits.scripts.length > 0 || predicatesAreScripted(stub.config.predicates))
+      || responses.some((response) => !servesFromConfig(response));
+    if (!scripted) return undefined;
+    const js = stubsUseJavaScript(this.stubList, (stub) => (stub as LiveStub).traits.scripts);
+    return {
+      settings: this.scriptSettings,
+      ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}),
+      // Starting the runner starts its workers, and with them the engine threads' links to them.
+      ...(this.svcRunner ? { share: this.svcRunner().shareOf(this.port) } : {}),
     };
   }
 
@@ -590,6 +613,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     else if (event.name === 'onErrorStatus') o.onErrorStatus(event.args[0], event.args[1]);
     else if (event.name === 'onUpstream') o.onUpstream(event.args[0], event.args[1], event.args[2]);
     else if (event.name === 'onProxy') o.onProxy(event.args[0], event.args[1], event.args[2]);
-    else o.onFlowStateOp(event.args[0], event.args[1]);
+    else if (event.name === 'onFlowStateOp') o.onFlowStateOp(event.args[0], event.args[1]);
+    else if (event.name === 'onScript') o.onScript(event.args[0], event.args[1], event.args[2]);
+    else o.onScriptError(event.args[0], event.args[1]);
   }
 }

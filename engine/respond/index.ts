@@ -5,11 +5,12 @@ export {
   compileDefaultResponse,
   responseTypeOf,
   servesFromConfig,
+  servesWithScripts,
   type CompiledResponse,
   type ResponseType,
   type ScriptCompileContext,
 } from './compile-response.js';
-export { stubPredicateScripts, runOrFail, ScriptFailure, type SvcScripts, type CompiledScript } from './svc-script.js';
+export { stubPredicateScripts, runOrFail, observeScript, ScriptFailure, type SvcScripts, type CompiledScript, type ScriptObserver } from './svc-script.js';
 export { applyTransportFault, canonicalFault } from './transport-fault.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './outcome.js';

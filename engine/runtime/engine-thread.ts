@@ -7,7 +7,10 @@
 import { closeSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
-import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type ToThread } from './protocol.js';
+import { asBuffer, type FromThread, type PlanMessage, type ScriptLinkMessage, type ThreadReport, type ToThread } from './protocol.js';
+import { LinkedJsHost } from '../script/js/index.js';
+import { LinkedSvcRunner } from '../script/svc/index.js';
+import type { LogLevel } from '../script/svc/index.js';
 import { exactBytes, Kept } from './intern.js';
 import { ThreadImposter } from './thread-imposter.js';
 import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
@@ -51,7 +54,41 @@ const redisStores = new ThreadRedisStores((id, operation, result) => report({ t:
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
 const plans = new Map<number, { version: number; local?: ThreadImposter }>();
 const counts = new CountTables((key) => report({ t: 'key', key }));
-const log = (level: 'warn' | 'error', message: string): void => post({ t: 'log', level, message });
+const log = (level: LogLevel, message: string): void => post({ t: 'log', level, message });
+/** Scripts go from here straight to the script workers, on links main hands this thread (engine/threads/links.ts). */
+const stuck =
+  (pool: string) =>
+  (worker: number, generation: number): void =>
+    post({ t: 'scriptStuck', pool, worker, generation });
+// Main's logger filters script log lines by its level.
+const scriptLog = {
+  isEnabled: () => true,
+  debug: (m: string) => log('debug', m),
+  info: (m: string) => log('info', m),
+  warn: (m: string) => log('warn', m),
+  error: (m: string) => log('error', m),
+};
+const js = new LinkedJsHost({ log: scriptLog, stuck: stuck('js') });
+const svc = new LinkedSvcRunner({
+  log: (level, message) => log(level, `svc::script ${message}`),
+  javascript: () => js,
+  stuck: stuck('rhai'),
+  stalled: () => post({ t: 'scriptStall', pool: 'rhai' }),
+});
+const scriptLinks = { js, svc };
+const scripts = () => scriptLinks;
+
+function linked(message: ScriptLinkMessage): void {
+  if (message.offer.pool === 'js') js.attach(message.offer, message.port);
+  else svc.attach(message.offer, message.port);
+}
+
+/** The control channel carries plans and script links, in the order main posted them. */
+function controlMessage(message: PlanMessage | ScriptLinkMessage): void {
+  if ('t' in message) linked(message);
+  else applyPlan(message);
+}
+
 /** Flow store and proxy recorder calls waiting for the main thread (their owner) to answer. */
 const calls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 let nextCall = 1;
@@ -89,6 +126,7 @@ function applyPlan(message: PlanMessage): void {
         flowCall: flowCall(message.id),
         proxyCall: ownerCall('proxy', message.id),
         redisStores,
+        scripts,
       });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
@@ -100,11 +138,11 @@ function applyPlan(message: PlanMessage): void {
 /** Synchronously takes every plan posted so far (a request must see every stub edit that returned before it). */
 function drainPlans(): void {
   for (let received = receiveMessageOnPort(control); received; received = receiveMessageOnPort(control)) {
-    applyPlan(received.message as PlanMessage);
+    controlMessage(received.message as PlanMessage | ScriptLinkMessage);
   }
 }
 
-control.on('message', applyPlan);
+control.on('message', controlMessage);
 
 async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
   const { id, fd, options, http2Allowed, version } = message;

@@ -8,13 +8,14 @@ import {
   type PlanMessage,
   type PortableListenerOptions,
   type ProxyRecording,
+  type ScriptLinkMessage,
   type ThreadReport,
   type ToThread,
 } from './protocol.js';
 import type { RecordedRequest } from '../serve/index.js';
 import { CountReader } from './counts.js';
 import { connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
-import { ThreadHost, workerSpawner } from '../threads/index.js';
+import { LinkBoard, ThreadHost, workerSpawner } from '../threads/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
 import { Interner } from './intern.js';
@@ -95,6 +96,12 @@ class EngineThread {
       spawn,
       starting: (generation) => this.starting(generation),
       onStart: (generation) => {
+        // Direct links to every script worker, now and as they start (the thread calls scripts on them, not through main).
+        this.unlink();
+        this.unlink = runtime.links.consume((offer, port) => {
+          const message: ScriptLinkMessage = { t: 'scriptLink', offer, port };
+          this.control.postMessage(message, [port]);
+        });
         if (generation > 1) this.listenAgain();
       },
       log: (message) => runtime.log.error(`runtime per-core: ${message}`),
@@ -110,6 +117,9 @@ class EngineThread {
   get worker(): Worker | undefined {
     return this.thread.worker;
   }
+
+  /** Stops this thread's script links from being made (its thread is gone). */
+  private unlink: () => void = () => undefined;
 
   /** Plans out; count keys, records and fault metrics in (also drained synchronously: receiveMessageOnPort). */
   private control!: MessagePort;
@@ -175,6 +185,7 @@ class EngineThread {
 
   /** The thread died or hung (ThreadHost logged it): what it counted is in shared memory still, and its descriptors died with it. */
   private lostThread(): void {
+    this.unlink();
     this.runtime.collect();
     for (const shared of this.runtime.current()) shared.source?.threadLost(this.slot);
     for (const ack of this.closing.values()) ack.resolve();
@@ -273,6 +284,12 @@ class EngineThread {
         return;
       case 'log':
         this.runtime.log[message.level](message.message);
+        return;
+      case 'scriptStuck':
+        this.runtime.links.stuck(message.pool, message.worker, message.generation);
+        return;
+      case 'scriptStall':
+        this.runtime.links.stalled(message.pool);
     }
   }
 
@@ -284,6 +301,7 @@ class EngineThread {
   }
 
   async stop(): Promise<void> {
+    this.unlink();
     await this.thread.stop();
   }
 }
@@ -326,6 +344,8 @@ export class PerCoreRuntime {
   constructor(
     readonly workers: number,
     readonly log: Logger,
+    /** Where engine threads and script workers are introduced to each other (the script pools provide). */
+    readonly links: LinkBoard = new LinkBoard(),
   ) {
     if (workers > 1) loadDup();
     log.info(`runtime per-core: ${workers} engine threads`);

@@ -1,8 +1,11 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
 import type { FaultObserver, ProxyMode, ProxyObserver, SharedFaultDraws } from '../respond/index.js';
 import type { FlowStoreMetrics } from '../state/index.js';
 import type { RecordedRequest, ServeOptions } from '../serve/index.js';
+import type { ScriptSettings } from '../script/svc/index.js';
+import type { LinkOffer } from '../threads/index.js';
 
 /**
  * A whole imposter as engine threads serve it (servesAnywhere): its validated config, from which each
@@ -31,6 +34,20 @@ export interface ImposterPlan {
    * drains them before stub reads); [1] the next recording's sequence number (its order across threads).
    */
   recordings: SharedArrayBuffer;
+  /** Present when its stubs run scripts: their settings, and the sandbox worker main placed it on (JavaScript). */
+  scripts?: {
+    settings: ScriptSettings;
+    jsWorker?: number;
+    /** Its running `_svc.script` count on every thread, and the most it may run at once (the rhai runner's share). */
+    share?: { count: SharedArrayBuffer; limit: number };
+  };
+}
+
+/** Main thread to engine thread on the control channel: a direct link to a script worker (engine/threads/links.ts). */
+export interface ScriptLinkMessage {
+  t: 'scriptLink';
+  offer: LinkOffer;
+  port: MessagePort;
 }
 
 /**
@@ -50,7 +67,9 @@ export type ObserverEvent =
   | { name: 'onProxy'; args: Parameters<ProxyObserver['onProxy']> }
   | { name: 'onLatencyInjected'; args: Parameters<FaultObserver['onLatencyInjected']> }
   | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> }
-  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> };
+  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> }
+  | { name: 'onScript'; args: [ruleId: string, result: string, durationMs: number] }
+  | { name: 'onScriptError'; args: [ruleId: string, errorType: string] };
 
 /**
  * Engine thread to main thread on the control channel, which main drains synchronously (before a
@@ -123,7 +142,11 @@ export type FromThread =
   | { t: 'flow'; id: number; c: number; op: string; args: unknown[] }
   /** A proxy recording step on listener `id`'s imposter, whose stubs main owns (ProxyOwner). */
   | { t: 'proxy'; id: number; c: number; op: string; args: unknown[] }
-  | { t: 'log'; level: 'warn' | 'error'; message: string };
+  | { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
+  /** A script worker ignored a deadline past its grace on this thread's link (main replaces it). */
+  | { t: 'scriptStuck'; pool: string; worker: number; generation: number }
+  /** This thread's script runs wait behind busy workers of `pool` (main may grow it). */
+  | { t: 'scriptStall'; pool: string };
 
 /** A Buffer again after structured cloning (which delivers a Uint8Array). */
 export function asBuffer(bytes: Uint8Array): Buffer {

@@ -6,18 +6,24 @@
  * store and proxy recordings (the stubs' owner) reached on main by message.
  */
 import type { MockRequest, WireRequest } from '../model/index.js';
-import { isObject } from '../model/index.js';
+import { isObject, plainRequest } from '../model/index.js';
 import { compileStubSet, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
+  observeScript,
+  runOrFail,
   sharedFaultRandom,
+  stubPredicateScripts,
+  type CompiledScript,
   type FaultObserver,
   type ImposterScope,
   type IsFields,
   type PreparedResponse,
   type ProxyObserver,
+  type SvcScripts,
 } from '../respond/index.js';
-import { scriptTimeoutOf } from '../script/js/index.js';
+import { scriptTimeoutOf, type LinkedJsHost } from '../script/js/index.js';
+import type { LinkedSvcRunner } from '../script/svc/index.js';
 import { flowIdSourceFor, requestFlowId, StubGates, type FlowIdSource, type FlowStore } from '../state/index.js';
 import type { JournalEntry } from '../journal/index.js';
 import type { Logger, LogEntry } from '../log/index.js';
@@ -47,7 +53,7 @@ export interface ThreadLinks {
   report(report: ThreadReport): void;
   /** Where finished records wait for the turn's message to main. */
   records: RecordBatch;
-  log(level: 'warn' | 'error', message: string): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
   counts: CountTables;
   /** Reaches the imposter's in-memory flow store on main (its owner). */
   flowCall: FlowCaller;
@@ -55,13 +61,8 @@ export interface ThreadLinks {
   proxyCall: ProxyCaller;
   /** The thread's own redis stores (an imposter with a redis flow store). */
   redisStores: ThreadRedisStores;
-}
-
-/** No script is reached here: a plan is only sent when none is needed (servesAnywhere). */
-const NO_SCRIPTS: MatchContext = {};
-
-function unavailable(): never {
-  throw new Error('scripts are served by the main thread');
+  /** This thread's links to the script workers (started on first use). */
+  scripts: () => { js: LinkedJsHost; svc: LinkedSvcRunner };
 }
 
 /** Logs go to the main thread's logger; only warnings and errors leave an engine thread (debug logging forwards the imposter). */
@@ -84,7 +85,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly stubs: readonly LiveStub[];
   readonly matcher: StubSetMatcher;
   readonly gates: StubGates | undefined;
-  readonly matchContext = NO_SCRIPTS;
+  readonly matchContext: MatchContext;
   readonly scope: ImposterScope;
   readonly defaultPrepared: PreparedResponse;
   readonly options: ServeOptions;
@@ -97,6 +98,8 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
   private readonly pipeline: RequestPipeline;
+  /** `{"_svc": {"script": S}}` predicates of the stubs, by predicate object (this thread's copy of the config). */
+  private readonly predicateScripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
 
   constructor(
     plan: ImposterPlan,
@@ -110,7 +113,8 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     this.log = threadLogger(links);
     const defaults = isObject(plan.config.defaultResponse) ? (plan.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(defaults);
-    this.stubs = plan.stubs.map((stub) => compileLiveStub(stub.config, defaults, undefined, stub.cycle));
+    const settings = plan.scripts?.settings;
+    this.stubs = plan.stubs.map((stub) => compileLiveStub(stub.config, defaults, settings && { settings, stub: stub.config }, stub.cycle));
     const configs = this.stubs.map((stub) => stub.config);
     this.matcher = compileStubSet(configs);
     this.gates = StubGates.compile(configs);
@@ -145,11 +149,49 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       defaults,
       observers,
       random: sharedFaultRandom(plan.faultDraws),
-      scripts: { host: unavailable, timeoutMs: scriptTimeoutOf(plan.config) },
+      scripts: { host: () => links.scripts().js, timeoutMs: scriptTimeoutOf(plan.config) },
     };
+    this.matchContext = {};
+    if (plan.scripts) this.serveScripts(plan.scripts);
     this.flowIdSource = flowIdSourceFor(plan.config);
     this.count = new ThreadCounter(plan.count);
     this.pipeline = new RequestPipeline(this, this);
+  }
+
+  /**
+   * Scripts go from this thread to the script workers on its own links: JavaScript to the sandbox worker
+   * main placed the imposter on (it holds `state`), `_svc.script` Rhai to any script worker.
+   */
+  private serveScripts({ settings, jsWorker, share }: NonNullable<ImposterPlan['scripts']>): void {
+    const { port, scope, links } = this;
+    if (jsWorker !== undefined) links.scripts().js.placeAt(port, jsWorker);
+    if (share) links.scripts().svc.shareAt(port, share);
+    const timeoutMs = scope.scripts.timeoutMs;
+    const observer = {
+      onScript: (...args: [string, string, number]) => this.observe({ name: 'onScript', args }),
+      onScriptError: (...args: [string, string]) => this.observe({ name: 'onScriptError', args }),
+    };
+    const svc: SvcScripts = {
+      settings,
+      scope: port,
+      runner: () => links.scripts().svc,
+      store: () => this.flowStore,
+      flowIdOf: (request) => this.flowIdOf(request),
+      observe: (ruleId, outcome, ms) => observeScript(observer, ruleId, outcome, ms),
+    };
+    scope.svc = svc;
+    this.stubs.forEach((stub, index) => {
+      const ruleId = typeof stub.config.id === 'string' ? stub.config.id : `${port}:${index}`;
+      for (const { predicate, script } of stubPredicateScripts(stub.config, settings)) this.predicateScripts.set(predicate, { script, ruleId });
+    });
+    Object.assign(this.matchContext, {
+      injectPredicate: (source: string, request: MockRequest) => links.scripts().js.predicate(port, source, plainRequest(request), { timeoutMs }),
+      scriptPredicate: async (predicate: Record<string, unknown>, request: MockRequest) => {
+        const found = this.predicateScripts.get(predicate);
+        if (!found) throw new Error('_svc.script predicate is not available');
+        return (await runOrFail(found.script, svc, { request, ruleId: found.ruleId })).value === true;
+      },
+    });
   }
 
   handle(wire: WireRequest, sink: ResponseSink): void {

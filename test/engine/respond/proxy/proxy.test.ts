@@ -4,20 +4,14 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 import { freePort } from '../../../support/servers.js';
 import { forwardingThreads, jsonHandler, startUpstream, type Upstream } from '../../../support/upstream.js';
 
 const test = suite('proxy');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 let upstream: Upstream;
 
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   upstream = await startUpstream('http', jsonHandler({ greeting: 'hello' }));
 });
