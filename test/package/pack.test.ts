@@ -11,8 +11,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, http, repoRoot, spawnServer } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
+import { freePort, http, repoRoot, spawnServer } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 const test = suite('package: npm pack, import from a consumer');
