@@ -41,13 +41,20 @@ test('what needs only the config serves anywhere: static, recorded, CORS, behavi
   for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
 
-test('anything needing the main thread does not', async () => {
+test('scripts serve anywhere: engine threads call the script workers themselves', async () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['function wait', { stubs: [{ responses: [{ ...is, _behaviors: { wait: 'function () { return 1; }' } }] }] }],
     ['decorate', { stubs: [{ responses: [{ ...is, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
-    ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
     ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
     ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
+    ['_svc.script', { stubs: [{ predicates: [{ _svc: { script: { code: 'true' } } }], responses: [{ _svc: { script: { code: 'http(200, "x")' } } }] }] }],
+  ];
+  for (const [name, config] of cases) assert.ok(await anywhere(config), name);
+});
+
+test('anything needing the main thread does not', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
     ['proxy', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] }] }],
   ];
   for (const [name, config] of cases) assert.not.ok(await anywhere(config), name);
@@ -62,11 +69,11 @@ test('gates and stateOps serve anywhere: every thread reaches the flow store', a
   for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
 
-test('follows the imposter: a scripted stub added later turns it off, replacing it turns it on', async () => {
+test('follows the imposter: a shellTransform stub added later turns it off, replacing it turns it on', async () => {
   const port = await svc.createImposter({ stubs: [{ responses: [is] }] });
   const imposter = svc.manager.get(port)!;
   assert.ok(servesAnywhere(imposter));
-  const res = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ inject: 'function () { return {}; }' }] } });
+  const res = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] } });
   assert.is(res.status, 200, JSON.stringify(res.json));
   assert.not.ok(servesAnywhere(imposter));
   await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [{ responses: [is] }] });
