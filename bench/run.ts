@@ -57,10 +57,11 @@ async function track<T extends RunningServer>(start: Promise<T>): Promise<T> {
   return server;
 }
 
-async function createImposter(server: RunningServer, scenario: Scenario): Promise<number> {
+async function createImposter(server: RunningServer, scenario: Scenario, upstream: string | undefined): Promise<number> {
+  const json = JSON.stringify(scenario.imposter);
   const res = await http('POST', `http://127.0.0.1:${server.adminPort}/imposters`, {
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(scenario.imposter),
+    body: upstream === undefined ? json : json.replaceAll('{upstream}', upstream),
   });
   if (res.status !== 201) throw new Error(`(${scenario.id}) imposter refused with ${res.status}: ${res.body.slice(0, 500)}`);
   const port = (JSON.parse(res.body) as { port?: unknown }).port;
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
   const closeCeiling = closeCeilingWanted ? await track(startCeiling(pin, 'bare-close')) : undefined;
+  // The proxies' origin runs beside wrk, so that the servers' core serves only the servers.
+  const origin = selected.some((s) => s.upstream) ? await track(startCeiling({ server: pin.wrk, wrk: pin.wrk }, 'bare-keep-alive')) : undefined;
+  const upstream = origin && `http://127.0.0.1:${origin.adminPort}`;
 
   process.stdout.write(
     [
@@ -150,7 +154,8 @@ async function main(): Promise<void> {
     const cellOf = (name: string) => sides.find((s) => s.name === name)?.cell;
     const urls: string[] = [];
     for (const side of sides) {
-      const port = side.name === 'close ceiling' ? side.server.adminPort : await createImposter(side.server, scenario);
+      const port =
+        side.name === 'close ceiling' ? side.server.adminPort : await createImposter(side.server, scenario, scenario.upstream ? upstream : undefined);
       const url = `http://127.0.0.1:${port}`;
       await check(url, scenario.request, scenario.expectBody, `(${scenario.id}) ${side.name}`);
       urls.push(url);

@@ -24,6 +24,8 @@ export interface Scenario {
   expectBody: string;
   /** Also measured on svc `--runtime per-core` (issue 13's rows). */
   perCore?: boolean;
+  /** The imposter proxies to a local origin the bench starts (a bare node:net hello-world); `{upstream}` in its JSON is that origin's URL. */
+  upstream?: boolean;
   /** mountebank cannot express it (svc-only JSON): no mountebank side. */
   svcOnly?: boolean;
 }
@@ -229,5 +231,15 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/' },
     expectBody: 'flipped',
     perCore: true,
+  },
+  {
+    id: 'p',
+    title: 'proxyTransparent to a local origin',
+    imposter: { protocol: 'http', stubs: [{ responses: [{ proxy: { to: '{upstream}', mode: 'proxyTransparent' } }] }] },
+    // The client's Connection header goes along to the origin, whose answer keeps the connection open.
+    request: { method: 'GET', path: '/', headers: keepAlive },
+    expectBody: 'hello',
+    perCore: true,
+    upstream: true,
   },
 ];

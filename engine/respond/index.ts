@@ -18,6 +18,17 @@ export { scriptFailure } from './inject-response.js';
 export { errorResponse, type ErrorResponseOptions } from './error-response.js';
 export { faultBlockErrors, faultRandom, sharedFaultDraws, sharedFaultRandom, stubsUseTcpFault, type SharedFaultDraws } from './faults/index.js';
 export type { FaultObserver } from './fault-hooks.js';
-export { isRecordedProxyResponse, type ProxyObserver, type StubStore } from './proxy/index.js';
+export {
+  isRecordedProxyResponse,
+  ownerRecorder,
+  recordingFor,
+  recordOnce,
+  type OnceOutcome,
+  type OnceRecording,
+  type ProxyMode,
+  type ProxyObserver,
+  type ProxyRecorder,
+  type StubStore,
+} from './proxy/index.js';
 export { behaviorProblems } from './behaviors/index.js';
 export { proxyProblems, weakProxyCertificates } from './proxy/index.js';

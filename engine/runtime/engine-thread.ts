@@ -88,21 +88,23 @@ function controlMessage(message: PlanMessage | ScriptLinkMessage): void {
   if ('t' in message) linked(message);
   else applyPlan(message);
 }
-/** Flow store calls waiting for the main thread (their owner) to answer. */
-const flowCalls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-let nextFlowCall = 1;
-const flowCall =
-  (id: number): FlowCaller =>
-  (op, args) =>
-    new Promise((resolve, reject) => {
-      const c = nextFlowCall++;
-      flowCalls.set(c, { resolve, reject });
-      post({ t: 'flow', id, c, op, args });
-    });
 
-function flowDone(message: Extract<ToThread, { t: 'flowDone' }>): void {
-  const call = flowCalls.get(message.c);
-  flowCalls.delete(message.c);
+/** Flow store and proxy recorder calls waiting for the main thread (their owner) to answer. */
+const calls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+let nextCall = 1;
+const ownerCall =
+  (t: 'flow' | 'proxy', id: number) =>
+  (op: string, args: unknown[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const c = nextCall++;
+      calls.set(c, { resolve, reject });
+      post({ t, id, c, op, args });
+    });
+const flowCall = (id: number): FlowCaller => ownerCall('flow', id);
+
+function done(message: Extract<ToThread, { t: 'done' }>): void {
+  const call = calls.get(message.c);
+  calls.delete(message.c);
   if (message.error !== undefined) call?.reject(new Error(message.error));
   else call?.resolve(message.value);
 }
@@ -114,7 +116,18 @@ function applyPlan(message: PlanMessage): void {
   try {
     local =
       message.plan
-      && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id), redisStores, scripts });
+      && new ThreadImposter(message.plan, {
+        slot,
+        id: message.id,
+        report,
+        records,
+        log,
+        counts,
+        flowCall: flowCall(message.id),
+        proxyCall: ownerCall('proxy', message.id),
+        redisStores,
+        scripts,
+      });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${errorText(err)}` });
@@ -192,7 +205,7 @@ async function close(id: number): Promise<void> {
 }
 
 /** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
-function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' } | { t: 'flowDone' }>): void {
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' } | { t: 'done' }>): void {
   const sink = pending.get(message.r);
   if (!sink) return;
   pending.delete(message.r);
@@ -212,7 +225,7 @@ port.on('message', (batch: ToThread[]) => {
   for (const message of batch) {
     if (message.t === 'listen') void listen(message);
     else if (message.t === 'close') void close(message.id);
-    else if (message.t === 'flowDone') flowDone(message);
+    else if (message.t === 'done') done(message);
     else if (message.t === 'forget') {
       keptHeaders.forget();
       keptBodies.forget();

@@ -7,6 +7,7 @@ import {
   type ImposterPlan,
   type PlanMessage,
   type PortableListenerOptions,
+  type ProxyRecording,
   type ScriptLinkMessage,
   type ThreadReport,
   type ToThread,
@@ -37,8 +38,14 @@ export interface PlanSource {
   recorded(record: RecordedRequest, notify: boolean): void;
   /** A fault metric an engine thread reported. */
   observed(event: ObserverEvent): void;
+  /** A proxyAlways recording an engine thread posted (before its response was written), in the order main receives them. */
+  proxyRecorded(recording: ProxyRecording): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
+  /** A proxy recording step engine thread `slot` asks of the stubs' owner (ProxyOwner). */
+  proxyCall(op: string, args: unknown[], slot: number): Promise<unknown>;
+  /** Engine thread `slot` died or hung: what it was doing for others (a proxyOnce recording) is given up. */
+  threadLost(slot: number): void;
 }
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
@@ -165,6 +172,8 @@ class EngineThread {
   private report(report: ThreadReport): void {
     if (report.t === 'key') this.counts.learn(report.key);
     else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
+    else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
+    else if (report.t === 'events') for (const event of report.events) this.runtime.source(report.id)?.observed(event);
     else this.runtime.source(report.id)?.observed(report.event);
   }
 
@@ -178,6 +187,7 @@ class EngineThread {
   private lostThread(): void {
     this.unlink();
     this.runtime.collect();
+    for (const shared of this.runtime.current()) shared.source?.threadLost(this.slot);
     for (const ack of this.closing.values()) ack.resolve();
     this.closing.clear();
   }
@@ -240,12 +250,18 @@ class EngineThread {
         }
         return;
       }
-      case 'flow': {
-        const { c } = message;
+      case 'flow':
+      case 'proxy': {
+        const { c, op, args } = message;
         const source = this.runtime.source(message.id);
-        (source ? source.flowCall(message.op, message.args) : Promise.reject(new Error('listener closed'))).then(
-          (value) => this.answer({ t: 'flowDone', c, value }),
-          (err: unknown) => this.answer({ t: 'flowDone', c, error: errorText(err) }),
+        const call = !source
+          ? Promise.reject(new Error('listener closed'))
+          : message.t === 'flow'
+            ? source.flowCall(op, args)
+            : source.proxyCall(op, args, this.slot);
+        call.then(
+          (value) => this.answer({ t: 'done', c, value }),
+          (err: unknown) => this.answer({ t: 'done', c, error: errorText(err) }),
         );
         return;
       }

@@ -3,7 +3,7 @@
  * through the same RequestPipeline as the main thread. Its ImposterState is a view of the owner's:
  * counters and cycle positions in shared memory, records and fault metrics posted to main (a record
  * before its response is written), request counts in this thread's count table, the in-memory flow
- * store reached on main by message.
+ * store and proxy recordings (the stubs' owner) reached on main by message.
  */
 import type { MockRequest, WireRequest } from '../model/index.js';
 import { isObject, plainRequest } from '../model/index.js';
@@ -19,6 +19,7 @@ import {
   type ImposterScope,
   type IsFields,
   type PreparedResponse,
+  type ProxyObserver,
   type SvcScripts,
 } from '../respond/index.js';
 import { scriptTimeoutOf, type LinkedJsHost } from '../script/js/index.js';
@@ -42,6 +43,7 @@ import type { ObserverEvent, ImposterPlan, ThreadReport } from './protocol.js';
 import { ThreadCounter } from './thread-counter.js';
 import { RemoteFlowStore, type FlowCaller, type ThreadRedisStores } from './remote-flow-store.js';
 import { HeldSink, type RecordBatch } from './record-batch.js';
+import { ThreadProxyRecorder, type ProxyCaller } from './thread-proxy.js';
 
 /** How an engine thread reaches main: reports drained synchronously there, logs batched. */
 export interface ThreadLinks {
@@ -55,6 +57,8 @@ export interface ThreadLinks {
   counts: CountTables;
   /** Reaches the imposter's in-memory flow store on main (its owner). */
   flowCall: FlowCaller;
+  /** Reaches the imposter's stubs on main (their owner), where proxy recordings go. */
+  proxyCall: ProxyCaller;
   /** The thread's own redis stores (an imposter with a redis flow store). */
   redisStores: ThreadRedisStores;
   /** This thread's links to the script workers (started on first use). */
@@ -87,9 +91,11 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly options: ServeOptions;
   readonly log: Logger;
   readonly flowStore: FlowStore;
-  readonly stubStore = undefined;
-  readonly proxyObserver = undefined;
+  readonly proxyRecorder: ThreadProxyRecorder;
+  readonly proxyObserver: ProxyObserver;
   private readonly flowIdSource: FlowIdSource;
+  /** Upstream calls reported since the last proxied request's own event. */
+  private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
   private readonly pipeline: RequestPipeline;
   /** `{"_svc": {"script": S}}` predicates of the stubs, by predicate object (this thread's copy of the config). */
@@ -114,10 +120,30 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     this.gates = StubGates.compile(configs);
     this.flowStore = links.redisStores.storeFor(links.id, plan.config) ?? new RemoteFlowStore('inmemory', links.flowCall);
     const observers: FaultObserver = {
-      onFault: (...args) => this.event({ name: 'onFault', args }),
-      onLatencyInjected: (...args) => this.event({ name: 'onLatencyInjected', args }),
-      onErrorStatus: (...args) => this.event({ name: 'onErrorStatus', args }),
+      onFault: (...args) => this.observe({ name: 'onFault', args }),
+      onLatencyInjected: (...args) => this.observe({ name: 'onLatencyInjected', args }),
+      onErrorStatus: (...args) => this.observe({ name: 'onErrorStatus', args }),
     };
+    this.proxyObserver = {
+      // Held for the proxied request's own event, which follows it before the response is written: one message for both.
+      onUpstream: (...args) => this.upstreamEvents.push({ name: 'onUpstream', args }),
+      onProxy: (...args) => {
+        const events = this.upstreamEvents;
+        this.upstreamEvents = [];
+        events.push({ name: 'onProxy', args });
+        links.report({ t: 'events', id: links.id, events });
+      },
+    };
+    const pending = new Int32Array(plan.recordings);
+    this.proxyRecorder = new ThreadProxyRecorder(
+      this.stubs,
+      plan.stubs.map((stub) => stub.key),
+      links.proxyCall,
+      (recording) => {
+        Atomics.add(pending, 0, 1);
+        links.report({ t: 'recording', id: links.id, recording: { ...recording, seq: Atomics.add(pending, 1, 1) } });
+      },
+    );
     this.scope = {
       port: plan.port,
       defaults,
@@ -142,8 +168,8 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     if (share) links.scripts().svc.shareAt(port, share);
     const timeoutMs = scope.scripts.timeoutMs;
     const observer = {
-      onScript: (...args: [string, string, number]) => this.event({ name: 'onScript', args }),
-      onScriptError: (...args: [string, string]) => this.event({ name: 'onScriptError', args }),
+      onScript: (...args: [string, string, number]) => this.observe({ name: 'onScript', args }),
+      onScriptError: (...args: [string, string]) => this.observe({ name: 'onScriptError', args }),
     };
     const svc: SvcScripts = {
       settings,
@@ -177,7 +203,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     return requestFlowId(this.flowIdSource, this.port, request.headers);
   }
 
-  private event(event: ObserverEvent): void {
+  private observe(event: ObserverEvent): void {
     this.links.report({ t: 'event', id: this.links.id, event });
   }
 

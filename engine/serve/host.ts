@@ -11,8 +11,8 @@ import {
   type IsFields,
   type PreparedResponse,
   type ProxyObserver,
+  type ProxyRecorder,
   type ScriptCompileContext,
-  type StubStore,
 } from '../respond/index.js';
 
 import { compileStateOps, type FlowStore, type StateOp, type StubGates } from '../state/index.js';
@@ -101,18 +101,19 @@ export interface ImposterState {
   /** An HTTP status is about to be written (request metrics). */
   answered(method: string, status: number): void;
   readonly flowStore: FlowStore;
-  /** Where proxy recordings go; undefined where no proxy is served. */
-  readonly stubStore: StubStore | undefined;
+  /** Where proxy recordings go (the stubs' owner, reached from an engine thread by message). */
+  readonly proxyRecorder: ProxyRecorder | undefined;
   readonly proxyObserver: ProxyObserver | undefined;
 }
 
 /**
  * True when any thread can serve every request of the imposter from its config, shared counters, a
  * journal reached by message and a flow store every thread reaches (the owner's in-memory one by
- * message, redis by its own connection) for gates and `_svc.stateOps`, and the script workers it
- * reaches on its own links (predicates included: `inject` and `_svc.script`). Not with a response
- * needing what only the main thread holds (a proxy, shellTransform), per-stub `--debug` matches or a
- * per-request debug log. Walks the stubs: ask when they change.
+ * message, redis by its own connection) for gates and `_svc.stateOps`, the script workers it reaches on
+ * its own links (predicates included: `inject` and `_svc.script`) and the upstreams of proxies (its own
+ * agents; recordings go to the stubs' owner). Not with a response needing what only the main thread
+ * holds (shellTransform, a predicateGenerators injection), per-stub `--debug` matches or a per-request
+ * debug log. Walks the stubs: ask when they change.
  */
 export function servesAnywhere(imposter: ServedImposter): boolean {
   const { debugMatches, logRequests } = imposter.options;

@@ -1,21 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { servesAnywhere } from '../../../engine/serve/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 
 // What the per-core runtime asks before engine threads serve an imposter's requests themselves.
 const test = suite('imposter: servesAnywhere');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true });
 
 const is = { is: { statusCode: 200, body: 'hello' } };
 
@@ -41,7 +31,28 @@ test('what needs only the config serves anywhere: static, recorded, CORS, behavi
   for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
 
-test('scripts serve anywhere: engine threads call the script workers themselves', async () => {
+test('anything needing the main thread does not', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
+    ['proxy decorate', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' }, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
+    [
+      'proxy inject generator',
+      { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ inject: 'function (config) { return []; }' }] } }] }] },
+    ],
+  ];
+  for (const [name, config] of cases) assert.not.ok(await anywhere(config), name);
+});
+
+test('proxies serve anywhere: engine threads forward themselves and the owner applies their recordings', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['proxyTransparent', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', mode: 'proxyTransparent' } }] }] }],
+    ['proxyOnce', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ matches: { path: true } }] } }] }] }],
+    ['proxyAlways with a wait', { stubs: [{ responses: [{ proxy: { to: 'https://127.0.0.1:1', mode: 'proxyAlways' }, _behaviors: { wait: 1 } }] }] }],
+  ];
+  for (const [name, config] of cases) assert.ok(await anywhere(config), name);
+});
+
+test('scripts serve anywhere: engine threads reach the script workers on their own links', async () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['function wait', { stubs: [{ responses: [{ ...is, _behaviors: { wait: 'function () { return 1; }' } }] }] }],
     ['decorate', { stubs: [{ responses: [{ ...is, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
@@ -50,14 +61,6 @@ test('scripts serve anywhere: engine threads call the script workers themselves'
     ['_svc.script', { stubs: [{ predicates: [{ _svc: { script: { code: 'true' } } }], responses: [{ _svc: { script: { code: 'http(200, "x")' } } }] }] }],
   ];
   for (const [name, config] of cases) assert.ok(await anywhere(config), name);
-});
-
-test('anything needing the main thread does not', async () => {
-  const cases: Array<[string, Record<string, unknown>]> = [
-    ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
-    ['proxy', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] }] }],
-  ];
-  for (const [name, config] of cases) assert.not.ok(await anywhere(config), name);
 });
 
 test('gates and stateOps serve anywhere: every thread reaches the flow store', async () => {
