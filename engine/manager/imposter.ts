@@ -51,6 +51,7 @@ import {
   RequestPipeline,
   servesAnywhere,
   stubsUseJavaScript,
+  stubsUseRhai,
   recordOf,
   type ImposterState,
   type LiveStub as ServedStub,
@@ -546,12 +547,15 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       this.stubList.some((stub) => stub.traits.scripts.length > 0 || predicatesAreScripted(stub.config.predicates))
       || responses.some((response) => !servesFromConfig(response));
     if (!scripted) return undefined;
-    const js = stubsUseJavaScript(this.stubList, (stub) => (stub as LiveStub).traits.scripts);
+    const predicateScripts = (stub: ServedStub) => (stub as LiveStub).traits.scripts;
+    const js = stubsUseJavaScript(this.stubList, predicateScripts);
+    // Only what the stubs use is started (a worker's cold start costs seconds of CPU on a loaded machine).
+    const rhai = this.svcRunner && stubsUseRhai(this.stubList, predicateScripts);
     return {
       settings: this.scriptSettings,
       ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}),
       // Starting the runner starts its workers, and with them the engine threads' links to them.
-      ...(this.svcRunner ? { share: this.svcRunner().shareOf(this.port) } : {}),
+      ...(rhai && this.svcRunner ? { share: this.svcRunner().shareOf(this.port) } : {}),
     };
   }
 
