@@ -142,6 +142,24 @@ export function stubsUseJavaScript(
   );
 }
 
+/** Any `_svc.script` that may run on the Rhai pool (a predicate, a response, or a decorate/wait behavior's). */
+export function stubsUseRhai(
+  stubs: readonly LiveStub[],
+  predicateScripts: (stub: LiveStub) => ReadonlyArray<{ script: { source: { engine: string } } }>,
+): boolean {
+  return stubs.some(
+    (stub) =>
+      predicateScripts(stub).some(({ script }) => script.source.engine !== 'javascript')
+      || stub.cycle.responses.some((response) => (response.script && response.script.source.engine !== 'javascript') || hasSvcBehavior(response.config)),
+  );
+}
+
+function hasSvcBehavior(config: Record<string, unknown>): boolean {
+  const behaviors = config._behaviors ?? config.behaviors;
+  const entries = Array.isArray(behaviors) ? behaviors : [behaviors];
+  return entries.some((entry) => isObject(entry) && [entry.decorate, entry.wait].some((step) => isObject(step) && step._svc !== undefined));
+}
+
 /** decorate or wait given as JavaScript (a `_svc.script` one may be either engine: counted as JavaScript, a worker placed for nothing at worst). */
 function hasJsBehavior(config: Record<string, unknown>): boolean {
   const behaviors = config._behaviors ?? config.behaviors;

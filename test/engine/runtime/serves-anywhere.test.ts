@@ -59,6 +59,7 @@ test('scripts serve anywhere: engine threads reach the script workers on their o
     ['decorate', { stubs: [{ responses: [{ ...is, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
     ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
     ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
+    ['_svc.script', { stubs: [{ predicates: [{ _svc: { script: { code: 'true' } } }], responses: [{ _svc: { script: { code: 'http(200, "x")' } } }] }] }],
   ];
   for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
