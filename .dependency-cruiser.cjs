@@ -10,8 +10,23 @@
  */
 const ROOT = '(?:engine|admin|ffi|tools)';
 
+/**
+ * The folder rule: no folder imports a file of a folder above it. A parent composes its sub-rooms, so a
+ * sub-room reaching back into it makes the two import each other; what sub-rooms share lives in a leaf
+ * room of its own (admin/http, engine/script/shared, engine/respond/shared). A path pattern names one
+ * ancestor, so there is one rule per depth (the deepest room is four folders down).
+ */
+const parentImportRules = [0, 1, 2, 3].map((depth) => ({
+  name: 'no-parent-import',
+  severity: 'error',
+  comment: 'A folder imports no file of a folder above it (its parent composes it); move what both need to a leaf room.',
+  from: { path: `^(${ROOT}${'/[^/]+'.repeat(depth)})/[^/]+/` },
+  to: { path: '^$1/[^/]+$' },
+}));
+
 module.exports = {
   forbidden: [
+    ...parentImportRules,
     {
       name: 'no-circular',
       severity: 'error',

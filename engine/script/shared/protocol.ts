@@ -3,7 +3,7 @@
  * engine/script/js): the request/response shapes a script sees, and the state messages a worker
  * sends to its imposter's flow store (state-bridge.ts). Neither engine reaches into the other for them.
  */
-import type { ScriptPlacement } from '../model/index.js';
+import type { ScriptPlacement } from '../../model/index.js';
 
 /** Where a script runs (docs/scripts.md), named by its entry point (engine/model lists where each sits in a stub). */
 export type Placement = ScriptPlacement;

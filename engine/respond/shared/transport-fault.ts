@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ResponseSink } from '../transport/index.js';
+import type { ResponseSink } from '../../transport/index.js';
 
 const ALIASES: Record<string, string> = {
   CONNECTION_RESET_BY_PEER: 'reset',

@@ -1,13 +1,13 @@
 /**
  * The standard library as one native registry, built once and forked per engine.
  */
-import { NativeRegistry } from '../natives.js';
-import type { Run } from '../runtime.js';
-import { registerArray } from './array.js';
-import { registerCore } from './core.js';
-import { registerMap } from './map.js';
-import { registerMath } from './math.js';
-import { registerString } from './string.js';
+import { NativeRegistry } from './natives.js';
+import type { Run } from './runtime.js';
+import { registerArray } from './stdlib-array.js';
+import { registerCore } from './stdlib-core.js';
+import { registerMap } from './stdlib-map.js';
+import { registerMath } from './stdlib-math.js';
+import { registerString } from './stdlib-string.js';
 
 let base: NativeRegistry<Run> | undefined;
 

@@ -3,11 +3,11 @@
  * Functions that Rhai defines as in-place (`trim`, `replace`, `pad`, `push`, ...) return () and hand
  * the new string back through `run.thisOut`, because JS strings are immutable.
  */
-import type { Pos } from '../errors.js';
-import type { NativeRegistry } from '../natives.js';
-import type { Run } from '../runtime.js';
-import { RChar, charAt, charSlice, chars, display, strLen, type Int, type Value } from '../values.js';
-import { fresh, freshDeep, grows } from '../memory.js';
+import type { Pos } from './errors.js';
+import type { NativeRegistry } from './natives.js';
+import type { Run } from './runtime.js';
+import { RChar, charAt, charSlice, chars, display, strLen, type Int, type Value } from './values.js';
+import { fresh, freshDeep, grows } from './memory.js';
 
 const text = (v: Value): string => (v instanceof RChar ? v.c : (v as string));
 

@@ -1,13 +1,13 @@
 /**
  * Core functions: type inspection, printing, function pointers, JSON, timestamps.
  */
-import { toJson } from '../convert.js';
-import { runtimeError } from '../errors.js';
-import type { NativeRegistry } from '../natives.js';
-import type { Run } from '../runtime.js';
-import { FnPtr, RFloat, RTimestamp, debug, display, isInt, typeName, type Value } from '../values.js';
-import { parseJson } from './json.js';
-import { fresh, freshDeep } from '../memory.js';
+import { toJson } from './convert.js';
+import { runtimeError } from './errors.js';
+import type { NativeRegistry } from './natives.js';
+import type { Run } from './runtime.js';
+import { FnPtr, RFloat, RTimestamp, debug, display, isInt, typeName, type Value } from './values.js';
+import { parseJson } from './stdlib-json.js';
+import { fresh, freshDeep } from './memory.js';
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -2,8 +2,8 @@
  * JSON text → Rhai value. A hand-written reader because JSON.parse cannot tell `1` from `1.0` and
  * loses precision on large integers; Rhai keeps integers and floats apart.
  */
-import { runtimeError, type Pos } from '../errors.js';
-import { RFloat, normBig, type RMap, type Value } from '../values.js';
+import { runtimeError, type Pos } from './errors.js';
+import { RFloat, normBig, type RMap, type Value } from './values.js';
 
 export function parseJson(text: string, pos: Pos): Value {
   const p = new JsonReader(text, pos);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors } from '../engine/model/index.js';
+import { errors } from '../../engine/model/index.js';
 
 export interface AdminRequest {
   method: string;

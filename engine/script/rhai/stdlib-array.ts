@@ -1,14 +1,14 @@
 /**
  * Array functions. Arrays are JS arrays mutated in place; callbacks take (item) or (item, index).
  */
-import { normIndex } from '../access.js';
-import { runtimeError, type Pos } from '../errors.js';
-import type { NativeRegistry } from '../natives.js';
-import { eq } from '../ops.js';
-import type { Run } from '../runtime.js';
-import { type FnPtr, compareValues, display, isInt, typeName, type Int, type Value } from '../values.js';
-import { callback } from './core.js';
-import { fresh, grows } from '../memory.js';
+import { normIndex } from './access.js';
+import { runtimeError, type Pos } from './errors.js';
+import type { NativeRegistry } from './natives.js';
+import { eq } from './ops.js';
+import type { Run } from './runtime.js';
+import { type FnPtr, compareValues, display, isInt, typeName, type Int, type Value } from './values.js';
+import { callback } from './stdlib-core.js';
+import { fresh, grows } from './memory.js';
 
 const arr = (v: Value): Value[] => v as Value[];
 

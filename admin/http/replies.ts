@@ -1,6 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import type { Compat } from '../engine/manager/index.js';
-import { errors, mountebankFormOf, type ErrorEntry, type SvcError } from '../engine/model/index.js';
+import type { Compat } from '../../engine/manager/index.js';
+import { errors, mountebankFormOf, type ErrorEntry, type SvcError } from '../../engine/model/index.js';
 import type { AdminReply } from './router.js';
 
 /** docs/errors.md: the one door without the envelope, used only when the envelope itself cannot be built. */

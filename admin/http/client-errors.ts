@@ -1,6 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorOf, type SvcError } from '../engine/model/index.js';
+import { errorOf, type SvcError } from '../../engine/model/index.js';
 import { rawErrorResponse } from './replies.js';
 
 /** The status node:http itself would answer for a parser or timeout error, with a stable `type`. */

@@ -1,6 +1,5 @@
-import type { OutgoingHeaders } from '../transport/index.js';
-import type { HeaderMap } from '../model/index.js';
-import { isObject } from '../model/index.js';
+import type { OutgoingHeaders } from '../../transport/index.js';
+import { type HeaderMap, isObject } from '../../model/index.js';
 
 /** A response ready for the wire; built once per stub response when it is static. */
 export interface PreparedResponse {

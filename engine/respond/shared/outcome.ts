@@ -1,7 +1,7 @@
-import type { MockRequest } from '../model/index.js';
+import type { MockRequest } from '../../model/index.js';
 import type { IsFields, PreparedResponse } from './is-response.js';
 import type { FaultObserver, FaultRandom } from './fault-hooks.js';
-import type { JsScriptHost } from '../script/js/index.js';
+import type { JsScriptHost } from '../../script/js/index.js';
 import type { SvcScripts } from './svc-script.js';
 
 /** What serving one request ends in: an HTTP response, or a TCP-level fault with no response. */

@@ -1,12 +1,12 @@
 /**
  * Numeric functions for i64 and f64 (Rhai's arithmetic and math packages).
  */
-import { runtimeError, type Pos } from '../errors.js';
-import type { NativeRegistry } from '../natives.js';
-import type { Run } from '../runtime.js';
-import { neg } from '../ops.js';
-import { RChar, RFloat, compareValues, normBig, type Int, type Value } from '../values.js';
-import { fresh } from '../memory.js';
+import { runtimeError, type Pos } from './errors.js';
+import type { NativeRegistry } from './natives.js';
+import type { Run } from './runtime.js';
+import { neg } from './ops.js';
+import { RChar, RFloat, compareValues, normBig, type Int, type Value } from './values.js';
+import { fresh } from './memory.js';
 
 const f = (v: Value): number => (v instanceof RFloat ? v.v : Number(v as Int));
 

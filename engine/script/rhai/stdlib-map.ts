@@ -1,11 +1,11 @@
 /**
  * Object map functions. Maps iterate in key order, as Rhai's BTreeMap-backed maps do.
  */
-import { runtimeError, type Pos } from '../errors.js';
-import type { NativeRegistry } from '../natives.js';
-import type { Run } from '../runtime.js';
-import { type FnPtr, RChar, sortedKeys, typeName, type RMap, type Value } from '../values.js';
-import { fresh, grows } from '../memory.js';
+import { runtimeError, type Pos } from './errors.js';
+import type { NativeRegistry } from './natives.js';
+import type { Run } from './runtime.js';
+import { type FnPtr, RChar, sortedKeys, typeName, type RMap, type Value } from './values.js';
+import { fresh, grows } from './memory.js';
 
 const map = (v: Value): RMap => v as RMap;
 const key = (v: Value): string => (v instanceof RChar ? v.c : (v as string));

@@ -1,4 +1,4 @@
-import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../engine/model/index.js';
+import { errors, isObject, jsonNestingPath, MAX_JSON_DEPTH } from '../../engine/model/index.js';
 import type { AdminRequest } from './router.js';
 
 /** mountebank's flag parsing: only the string `true` (any case) sets a flag. */

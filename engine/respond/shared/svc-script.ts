@@ -6,8 +6,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorText, requiredStateOf, scenarioNameOf, SvcFailure, type MockRequest } from '../model/index.js';
-import type { FlowStore } from '../state/index.js';
+import { errorText, requiredStateOf, scenarioNameOf, SvcFailure, type MockRequest } from '../../model/index.js';
+import type { FlowStore } from '../../state/index.js';
 import {
   compileRoutePattern,
   resolveScript,
@@ -21,7 +21,7 @@ import {
   type ScriptSource,
   type StubInfo,
   type SvcScriptRunner,
-} from '../script/svc/index.js';
+} from '../../script/svc/index.js';
 import { errorResponse } from './error-response.js';
 import type { PreparedResponse } from './is-response.js';
 

@@ -8,9 +8,9 @@
  * the port pair and answers from whichever FlowStore the asking run belongs to.
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
-import type { FlowStore } from '../state/index.js';
+import type { FlowStore } from '../../state/index.js';
 import type { StateAnswer, StateMessage, StateOp } from './protocol.js';
-import { errorText, SvcFailure } from '../model/index.js';
+import { errorText, SvcFailure } from '../../model/index.js';
 
 /** The deadline passed while waiting for the store. */
 export class StateTimeout extends SvcFailure {}

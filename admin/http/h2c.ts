@@ -9,7 +9,7 @@ import {
   serveHttp2,
   sniffHttp2Preface,
   type ConnectionTimeouts,
-} from '../engine/transport/index.js';
+} from '../../engine/transport/index.js';
 
 const SILENT_CLIENT_MS = 60_000;
 

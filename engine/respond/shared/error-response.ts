@@ -1,5 +1,5 @@
-import { errorBody, statusOf, type ErrorSlug } from '../model/index.js';
-import type { OutgoingHeaders } from '../transport/index.js';
+import { errorBody, statusOf, type ErrorSlug } from '../../model/index.js';
+import type { OutgoingHeaders } from '../../transport/index.js';
 import type { PreparedResponse } from './is-response.js';
 
 const JSON_TYPE: Array<[string, string]> = [['Content-Type', 'application/json']];
