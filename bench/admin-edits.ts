@@ -4,7 +4,7 @@
  * sequential POSTs, divided by `edits`; each POST appends a distinct path stub, as a contract suite
  * adding a stub per test does.
  */
-import { http, type RunningServer } from '../test/helpers/servers.js';
+import { http, type RunningServer } from '../test/support/servers.js';
 import { cpuTime } from './cpu.js';
 
 /** Stub counts of the curve and the issue's targets (CPU ms per POST) where it sets one. */

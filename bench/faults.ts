@@ -14,7 +14,7 @@
  * Env: BENCH_DURATION (seconds per measurement, default 5), BENCH_RUNS (default 3, medians printed),
  * BENCH_SVC_CMD (see processes.ts).
  */
-import { http, type RunningServer } from '../test/helpers/servers.js';
+import { http, type RunningServer } from '../test/support/servers.js';
 import { pinning, startSvcServer } from './processes.js';
 import type { BenchRequest } from './scenarios.js';
 import { summarize, type Cell } from './table.js';

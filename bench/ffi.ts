@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../test/helpers/servers.js';
+import { repoRoot } from '../test/support/servers.js';
 import { envInteger } from './env.js';
 
 const calls = envInteger('BENCH_CALLS', 10000);

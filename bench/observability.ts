@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createAdminServer, listenAdmin, startMetricsServer, SvcMetrics } from '../admin/index.js';
 import { createLogger } from '../engine/log/index.js';
 import { ImposterManager } from '../engine/manager/index.js';
-import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/helpers/servers.js';
+import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/support/servers.js';
 import { pinning } from './processes.js';
 import type { BenchRequest } from './scenarios.js';
 import { summarize, type Cell } from './table.js';

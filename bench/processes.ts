@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, repoRoot, spawnServer, startMountebank, type RunningServer } from '../test/helpers/servers.js';
+import { freePort, repoRoot, spawnServer, startMountebank, type RunningServer } from '../test/support/servers.js';
 
 export interface Pinning {
   server: string[];

@@ -10,8 +10,8 @@
  * Runs are interleaved (each scenario: svc, per-core, mountebank, svc, ...) so drift from other load
  * on the machine hits every side alike.
  */
-import { http, type RunningServer } from '../test/helpers/servers.js';
-import { parseExposition } from '../test/helpers/prom-text.js';
+import { http, type RunningServer } from '../test/support/servers.js';
+import { parseExposition } from '../test/support/prom-text.js';
 import { cpuTime } from './cpu.js';
 import { pinning, startCeiling, startMountebankServer, startSvcServer } from './processes.js';
 import { scenarios, type BenchRequest, type Scenario } from './scenarios.js';

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { http, repoRoot, type RunningServer } from '../test/helpers/servers.js';
+import { http, repoRoot, type RunningServer } from '../test/support/servers.js';
 import { cpuMsPerPost, EDIT_SIZES, EDIT_TARGETS } from './admin-edits.js';
 import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';

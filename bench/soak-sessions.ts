@@ -10,7 +10,7 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { OPENING, request } from '../test/helpers/h2-frames.js';
+import { OPENING, request } from '../test/support/h2-frames.js';
 
 export interface SessionTargets {
   /** h2c imposter answering small bodies. */

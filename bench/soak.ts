@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
-import { freePort, repoRoot } from '../test/helpers/servers.js';
+import { freePort, repoRoot } from '../test/support/servers.js';
 import { envInteger } from './env.js';
 import { attackIsBounded, measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
 import { soakScriptBombs } from './soak-script-bombs.js';

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot } from '../test/helpers/servers.js';
+import { freePort, repoRoot } from '../test/support/servers.js';
 import { envInteger } from './env.js';
 
 const runs = envInteger('STARTUP_RUNS', 10);

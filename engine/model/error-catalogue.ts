@@ -2,7 +2,7 @@
  * Every docs/errors.md `type` slug svc puts in an error envelope, with the status it answers with and the
  * legacy `code` beside it (frozen: clients branch on both). Envelopes are built from this table only,
  * so a slug typo fails tsc and README's "Errors" table can be checked against it
- * (test/architecture/error-catalogue.test.ts).
+ * (test/engine/model/error-catalogue.test.ts).
  */
 export interface CatalogueEntry {
   /** HTTP status of the answer in the situation `summary` describes. */

@@ -22,5 +22,23 @@ export function workerSpawner(callerUrl: string, name: string, options: WorkerOp
   }
   // The caller's own extension: .js under dist/, .mjs in the engine bundle beside libsvc_ffi (ffi/build.mjs).
   const entry = new URL(`./${name}${extname(fileURLToPath(callerUrl))}`, callerUrl);
-  return (extra = {}) => new Worker(entry, { ...options, ...extra });
+  return (extra = {}) => new Worker(entry, { execArgv: fileWorkerExecArgv(process.execArgv), ...options, ...extra });
+}
+
+/**
+ * The parent's Node options for a worker started from a file. A worker inherits them by default, and Node refuses
+ * `--input-type` for a file entry, so an embedding program run as `node --input-type=module -e ...` (or from stdin)
+ * would have every worker die at start.
+ */
+function fileWorkerExecArgv(parent: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    if (parent[i].startsWith('--input-type=')) continue;
+    if (parent[i] === '--input-type') {
+      i++;
+      continue;
+    }
+    kept.push(parent[i]);
+  }
+  return kept;
 }

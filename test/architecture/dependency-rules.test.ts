@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../helpers/servers.js';
+import { repoRoot } from '../support/servers.js';
 
 const test = suite('architecture: room import rules');
 

@@ -6,8 +6,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort, http, startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
-import { diffJson } from './docs-runner.js';
+import { freePort, http, startMountebank, startSvc, type RunningServer } from '../support/servers.js';
+import { diffJson } from '../support/mountebank/docs-runner.js';
 
 const test = suite('conformance: mountebank debugTest (--debug records stub matches)');
 let mb: RunningServer;

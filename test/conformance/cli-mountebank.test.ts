@@ -1,7 +1,7 @@
 /**
  * mountebank's CLI functional tests (mbTest/cli: configFileTest, datadirTest, saveTest, replayTest,
  * rcfileTest, hostTest) expressed against svc, driven with mountebank's own command lines
- * (cli-support.ts). Fixtures are written per run with free ports in place of mountebank's fixed ones.
+ * (test/support/mountebank/mb-cli.ts). Fixtures are written per run with free ports in place of mountebank's fixed ones.
  *
  * Kept differences (SPEC): smtp/tcp imposters are not served (docs/cli.md), so the fixtures leave out
  * email.json and the tcp/smtp host cases; `save` writes `svc.json` by default (SPEC's naming
@@ -18,9 +18,9 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { freePort, http } from '../helpers/servers.js';
-import { writeFileDeep } from '../helpers/temp-dir.js';
-import { MbStyle, get, httpsGet } from './cli-support.js';
+import { freePort, http } from '../support/servers.js';
+import { writeFileDeep } from '../support/temp-dir.js';
+import { MbStyle, get, httpsGet } from '../support/mountebank/mb-cli.js';
 
 const test = suite('conformance: mountebank CLI tests (configfile, datadir, save, replay, rcfile, host)');
 let mb: MbStyle;

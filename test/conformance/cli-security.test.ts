@@ -13,8 +13,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { freePort, http, startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
-import { startPair, type Pair } from '../helpers/pair.js';
+import { freePort, http, startMountebank, startSvc, type RunningServer } from '../support/servers.js';
+import { startPair, type Pair } from '../support/mountebank/pair.js';
 
 interface Address {
   address: string;

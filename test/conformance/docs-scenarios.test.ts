@@ -12,10 +12,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { freePort, http, mountebankCommand, repoRoot } from '../helpers/servers.js';
-import { svcCommand } from '../cli/run-svc.js';
-import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario } from './docs-parser.js';
-import { compareRuns, framingDifferences, runnable, runScenario, scenarioPorts, skipReason, startSide, unservedPorts, type Side } from './docs-runner.js';
+import { freePort, http, mountebankCommand, repoRoot } from '../support/servers.js';
+import { svcCommand } from '../support/run-svc.js';
+import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario } from '../support/mountebank/docs-parser.js';
+import {
+  compareRuns,
+  framingDifferences,
+  runnable,
+  runScenario,
+  scenarioPorts,
+  skipReason,
+  startSide,
+  unservedPorts,
+  type Side,
+} from '../support/mountebank/docs-runner.js';
 
 const scenarios = loadDocScenarios(join(repoRoot, 'node_modules/mountebank/src/views/docs'));
 const test = suite('conformance: mountebank docs scenarios');

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { admin, call, onBoth, dynamicPairForSuite, timed, view, type Protocol } from './dynamic-support.js';
+import { admin, call, onBoth, dynamicPairForSuite, timed, view, type Protocol } from '../support/mountebank/side-by-side.js';
 
 const test = suite('conformance: dynamic behaviors');
 let dir: string;

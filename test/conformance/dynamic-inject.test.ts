@@ -8,8 +8,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { svcIsMountebank } from '../helpers/pair.js';
-import { admin, call, createImposters, onBoth, dynamicPairForSuite, view, type Protocol } from './dynamic-support.js';
+import { svcIsMountebank } from '../support/mountebank/pair.js';
+import { admin, call, createImposters, onBoth, dynamicPairForSuite, view, type Protocol } from '../support/mountebank/side-by-side.js';
 
 const test = suite('conformance: dynamic inject');
 

@@ -13,9 +13,9 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { svcIsMountebank } from '../helpers/pair.js';
-import { startUpstream } from '../proxy/upstream.js';
-import { admin, call, freePorts, onBoth, dynamicPairForSuite, view, type Answer } from './dynamic-support.js';
+import { svcIsMountebank } from '../support/mountebank/pair.js';
+import { startUpstream } from '../support/upstream.js';
+import { admin, call, freePorts, onBoth, dynamicPairForSuite, view, type Answer } from '../support/mountebank/side-by-side.js';
 
 const test = suite('conformance: dynamic proxy');
 let dir: string;
@@ -72,7 +72,7 @@ function masked(value: Json, ports: number[] = []): Json {
 
 /**
  * Recorded origin headers without the framing pair: an svc origin answers with Content-Length
- * where mountebank's streams chunked (test/helpers/pair.ts), and the proxy records what it got.
+ * where mountebank's streams chunked (test/support/mountebank/pair.ts), and the proxy records what it got.
  */
 function unframed(value: Json): Json {
   if (Array.isArray(value)) return value.map(unframed);

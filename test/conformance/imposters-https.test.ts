@@ -8,9 +8,9 @@ import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { missingFrom, normalizeAdmin, pairForSuite, svcIsMountebank, type Side } from '../helpers/pair.js';
-import { makePki, type Pki } from '../transport-support.js';
-import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } from './mb-client.js';
+import { missingFrom, normalizeAdmin, pairForSuite, svcIsMountebank, type Side } from '../support/mountebank/pair.js';
+import { makePki, type Pki } from '../support/raw-http.js';
+import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } from '../support/mountebank/mb-client.js';
 
 const test = suite('conformance: https imposters');
 let pki: Pki;

@@ -5,9 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { missingFrom, normalizeAdmin, svcIsMountebank, type Side } from '../helpers/pair.js';
-import { startMountebank, startSvc, type RunningServer } from '../helpers/servers.js';
-import { freePorts, mbApi, mbClient } from './mb-client.js';
+import { missingFrom, normalizeAdmin, svcIsMountebank, type Side } from '../support/mountebank/pair.js';
+import { startMountebank, startSvc, type RunningServer } from '../support/servers.js';
+import { freePorts, mbApi, mbClient } from '../support/mountebank/mb-client.js';
 
 const test = suite('conformance: --mock');
 let servers: { mb: RunningServer; svc: RunningServer } | Error;

@@ -1,15 +1,15 @@
 /**
  * Conformance with mountebank 2.9.1's functional API tests for the imposter/stub core (imposter
  * lifecycle, imposters and home controllers, canned stubs), each case run on mountebank and on svc
- * through a mountebank-style client (test/conformance/mb-client.ts). Observations are normalised
- * (test/helpers/pair.ts) and mountebank's must be contained in svc's; where SPEC deliberately
+ * through a mountebank-style client (test/support/mountebank/mb-client.ts). Observations are normalised
+ * (test/support/mountebank/pair.ts) and mountebank's must be contained in svc's; where SPEC deliberately
  * differs the case says so and asserts SPEC's behaviour instead.
  */
 import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { missingFrom, normalizeAdmin, pairForSuite, svcIsMountebank, type Side } from '../helpers/pair.js';
-import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } from './mb-client.js';
+import { missingFrom, normalizeAdmin, pairForSuite, svcIsMountebank, type Side } from '../support/mountebank/pair.js';
+import { failureCode, freePorts, mbApi, mbClient, type MbApi, type MbClient } from '../support/mountebank/mb-client.js';
 
 const test = suite('conformance: imposters and stubs');
 const ready = pairForSuite(test);

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../helpers/in-process.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
+import { startInProcess, type InProcessSvc } from '../support/in-process.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 const test = suite('https imposters: mutualAuth, rejectUnauthorized, ca');

@@ -1,13 +1,13 @@
 /**
  * `svc --compat mountebank` vs mountebank 2.9.1: every admin answer compared here must be the same
- * JSON exactly (after normalisation of ports, hosts and per-run values, test/helpers/pair.ts), not
+ * JSON exactly (after normalisation of ports, hosts and per-run values, test/support/mountebank/pair.ts), not
  * merely contained in svc's: no `_svc`, `stubCount`, `enabled`, generated stub ids, error `type`,
  * nor recorded-request extensions.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { http, type HttpResponse } from '../helpers/servers.js';
-import { assertSameAnswers, createOnBoth, normalizeAdmin, pairForSuite, postJson, send, type SideImposters } from '../helpers/pair.js';
+import { http, type HttpResponse } from '../support/servers.js';
+import { assertSameAnswers, createOnBoth, normalizeAdmin, pairForSuite, postJson, send, type SideImposters } from '../support/mountebank/pair.js';
 
 const test = suite('differential: --compat mountebank admin plane');
 const ready = pairForSuite(test, [], ['--compat', 'mountebank']);

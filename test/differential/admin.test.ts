@@ -1,12 +1,22 @@
 /**
  * Admin plane, svc vs mountebank 2.9.1: the JSON shapes of imposter and stub routes and the error
  * statuses/codes a mountebank client branches on. Admin JSON is compared by containment after
- * normalisation (test/helpers/pair.ts): svc may add SPEC extensions, never drop or change a field.
+ * normalisation (test/support/mountebank/pair.ts): svc may add SPEC extensions, never drop or change a field.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { http, type HttpResponse } from '../helpers/servers.js';
-import { createOnBoth, missingFrom, normalizeAdmin, pairForSuite, postJson, send, svcCompat, svcIsMountebank, type SideImposters } from '../helpers/pair.js';
+import { http, type HttpResponse } from '../support/servers.js';
+import {
+  createOnBoth,
+  missingFrom,
+  normalizeAdmin,
+  pairForSuite,
+  postJson,
+  send,
+  svcCompat,
+  svcIsMountebank,
+  type SideImposters,
+} from '../support/mountebank/pair.js';
 
 const test = suite('differential: admin plane');
 const ready = pairForSuite(test);

@@ -1,6 +1,6 @@
 /**
  * Behaviors and proxies, svc vs mountebank 2.9.1 (both with --allowInjection): the same imposter
- * JSON and requests, identical observable responses (test/helpers/pair.ts), and the recorded stubs
+ * JSON and requests, identical observable responses (test/support/mountebank/pair.ts), and the recorded stubs
  * read back as the same JSON (mountebank's document contained in svc's).
  *
  * Per-run values are masked before comparing: `_proxyResponseTime` and the recorded `wait` (each
@@ -14,9 +14,9 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOnBoth, deleteAll, missingFrom, normalizeAdmin, send, startPair, view, type Pair, type SideImposters } from '../helpers/pair.js';
-import { http, type HttpOptions } from '../helpers/servers.js';
-import { jsonHandler, startUpstream, type Upstream } from '../proxy/upstream.js';
+import { createOnBoth, deleteAll, missingFrom, normalizeAdmin, send, startPair, view, type Pair, type SideImposters } from '../support/mountebank/pair.js';
+import { http, type HttpOptions } from '../support/servers.js';
+import { jsonHandler, startUpstream, type Upstream } from '../support/upstream.js';
 
 const test = suite('differential: behaviors and proxy');
 let pair: Pair | undefined;

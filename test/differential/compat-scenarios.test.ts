@@ -10,10 +10,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { freePort, http, mountebankCommand, repoRoot } from '../helpers/servers.js';
-import { svcCommand } from '../cli/run-svc.js';
-import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario, type DocStep } from '../conformance/docs-parser.js';
-import { runnable, runScenario, scenarioPorts, startSide, type Side, type StepResult } from '../conformance/docs-runner.js';
+import { freePort, http, mountebankCommand, repoRoot } from '../support/servers.js';
+import { svcCommand } from '../support/run-svc.js';
+import { DOCS_ADMIN_PORT, loadDocScenarios, type DocScenario, type DocStep } from '../support/mountebank/docs-parser.js';
+import { runnable, runScenario, scenarioPorts, startSide, type Side, type StepResult } from '../support/mountebank/docs-runner.js';
 
 const test = suite('differential: --compat mountebank admin answers over the conformance scenarios');
 

@@ -1,7 +1,7 @@
 /**
  * `inject` responses and predicates, svc vs mountebank 2.9.1 (both started with --allowInjection):
  * the same imposter JSON and requests must produce the same observable answers (status, headers,
- * body; see test/helpers/pair.ts). Scripts only use what both engines offer: no `require`, no
+ * body; see test/support/mountebank/pair.ts). Scripts only use what both engines offer: no `require`, no
  * timers (svc's sandbox has neither; mountebank evaluates in Node).
  *
  * Deliberate departures (docs/errors.md), asserted as such: a throwing response inject is 500 in
@@ -10,8 +10,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertSameAnswers, createOnBoth, pairForSuite, send, svcIsMountebank, type DiffRequest } from '../helpers/pair.js';
-import type { HttpOptions } from '../helpers/servers.js';
+import { assertSameAnswers, createOnBoth, pairForSuite, send, svcIsMountebank, type DiffRequest } from '../support/mountebank/pair.js';
+import type { HttpOptions } from '../support/servers.js';
 
 interface Case {
   name: string;

@@ -2,13 +2,13 @@
  * Imposter traffic, svc vs mountebank 2.9.1: every predicate operator and parameter, and the `is`
  * response features. Each case is one imposter plus a request sequence; both sides get the same
  * JSON and the same requests, and the observable responses must be identical (see
- * test/helpers/pair.ts for what "observable" means).
+ * test/support/mountebank/pair.ts for what "observable" means).
  *
  * `expect` on a request pins mountebank's answer body, so each case is known to exercise what its
  * name says (a predicate case has requests that hit and requests that miss).
  */
 import { suite } from 'uvu';
-import { assertSameAnswers, pairForSuite } from '../helpers/pair.js';
+import { assertSameAnswers, pairForSuite } from '../support/mountebank/pair.js';
 
 interface Req {
   method?: string;

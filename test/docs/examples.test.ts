@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot, startSvc, type RunningServer } from '../helpers/servers.js';
-import { childEnv } from '../helpers/child-env.js';
+import { freePort, repoRoot, startSvc, type RunningServer } from '../support/servers.js';
+import { childEnv } from '../support/child-env.js';
 
 interface Block {
   lang: string;

@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
-import { freePort, http } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { AbiRun, buildDir, lazyAbiProgram } from './abi-program.js';
+import { freePort, http } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
+import { AbiRun, buildDir, lazyAbiProgram } from '../support/abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-');
 const abiProgram = lazyAbiProgram(temp);

@@ -8,10 +8,10 @@ import * as assert from 'uvu/assert';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
 import { isSvcError, type ErrorEntry } from '../../engine/model/index.js';
-import { adminCaller } from '../helpers/in-process.js';
-import { freePort } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { AbiRun, lazyAbiProgram } from './abi-program.js';
+import { adminCaller } from '../support/in-process.js';
+import { freePort } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
+import { AbiRun, lazyAbiProgram } from '../support/abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-parity-');
 const abiProgram = lazyAbiProgram(temp);

@@ -3,9 +3,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { AbiRun, childrenOf, lazyAbiProgram } from './abi-program.js';
+import { freePort } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
+import { AbiRun, childrenOf, lazyAbiProgram } from '../support/abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-life-');
 const abiProgram = lazyAbiProgram(temp);

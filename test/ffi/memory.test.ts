@@ -3,9 +3,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, repoRoot } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { lazyAbiProgram, sourceHostEnv } from './abi-program.js';
+import { freePort, repoRoot } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
+import { lazyAbiProgram, sourceHostEnv } from '../support/abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-memory-');
 const abiProgram = lazyAbiProgram(temp);

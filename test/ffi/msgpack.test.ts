@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { decode, encode } from '@msgpack/msgpack';
-import { repoRoot } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
+import { repoRoot } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 import { frame, FrameReader } from '../../ffi/host/frames.js';
 
 const temp = tempDirForSuite(test, 'svc-msgpack-');

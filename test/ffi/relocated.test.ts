@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { freePort, http, repoRoot } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
-import { AbiRun, buildDir, compileAbi } from './abi-program.js';
+import { freePort, http, repoRoot } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
+import { AbiRun, buildDir, compileAbi } from '../support/abi-program.js';
 
 const temp = tempDirForSuite(test, 'svc-ffi-copy-');
 

@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { adminCase, rawCase } from './arbitraries.js';
-import { startFuzzTarget, type Finding, type FuzzTarget } from './harness.js';
+import { adminCase, rawCase } from '../support/fuzz/arbitraries.js';
+import { startFuzzTarget, type Finding, type FuzzTarget } from '../support/fuzz/harness.js';
 
 const SEED = 20_261_124;
 const ADMIN_CASES = 150;

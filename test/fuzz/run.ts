@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { parseArgs } from 'node:util';
-import { adminCase, rawCase, type AdminCase, type RawCase } from './arbitraries.js';
-import { startFuzzTarget, type Finding } from './harness.js';
+import { adminCase, rawCase, type AdminCase, type RawCase } from '../support/fuzz/arbitraries.js';
+import { startFuzzTarget, type Finding } from '../support/fuzz/harness.js';
 
 const { values } = parseArgs({
   options: {

@@ -11,8 +11,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, http, repoRoot, spawnServer } from '../helpers/servers.js';
-import { tempDirForSuite } from '../helpers/temp-dir.js';
+import { freePort, http, repoRoot, spawnServer } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 const test = suite('package: npm pack, import from a consumer');
@@ -79,6 +79,32 @@ test('the package entry and its subpaths resolve at run time', async () => {
     + "console.log([typeof svc.ServerBuilder, typeof svc.VERSION, typeof manager.ImposterManager, typeof log.createLogger].join(','));";
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
   assert.is(stdout.trim(), 'function,string,function,function');
+});
+
+test('a program run as `node --input-type=module -e` starts engine threads and script workers from the package', async () => {
+  // Workers inherit the parent's Node options, and Node refuses --input-type for a worker's file entry.
+  const probe = `import { ServerBuilder, parseCliOptions } from 'svc';
+const options = parseCliOptions(['--port', '0', '--metrics-port', '0', '--nologfile', '--loglevel', 'warn', '--runtime', 'per-core', '--workers', '2', '--allowInjection']);
+const server = await ServerBuilder.fromCli(options).start();
+try {
+  const created = await fetch('http://127.0.0.1:' + server.adminAddr().port + '/imposters', {
+    method: 'POST',
+    body: JSON.stringify({ protocol: 'http', stubs: [
+      { predicates: [{ equals: { path: '/js' } }], responses: [{ _svc: { script: { engine: 'js', code: 'return http(200, "js");' } } }] },
+      { responses: [{ is: { body: 'static' } }] },
+    ] }),
+  });
+  const { port } = await created.json();
+  const bodies = [];
+  for (const path of ['/', '/', '/', '/', '/js']) bodies.push(await (await fetch('http://127.0.0.1:' + port + path)).text());
+  console.log(bodies.join(','));
+} finally {
+  await server.shutdown();
+}`;
+  const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
+  // The last line: svc's own warn-level log lines come before it.
+  assert.is(stdout.trim().split('\n').pop(), 'static,static,static,static,js');
+  assert.not.match(stderr, /input-type|engine thread \d+ failed/);
 });
 
 /** The packed package.json's `bin.svc`, as an absolute path inside the consumer's node_modules/svc. */

@@ -1,0 +1,107 @@
+/**
+ * Issue 19 item 2: a request body is parsed once for all its jsonpath predicates and once for all its
+ * xpath predicates, however many stubs carry them; an anchored `matches` pattern's literal prefix
+ * narrows the stub index (only the stubs whose prefix fits run their regex), and the indexed scan
+ * still agrees with the linear one.
+ */
+import { createRequire } from 'node:module';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { compileStubSet } from '../../../engine/match/index.js';
+import { mockRequest } from '../../support/match-request.js';
+
+const test = suite('match: selectors parse once, regex prefixes index');
+
+/** Calls of `object[name]` while `run` runs (synchronously). */
+function counting<T extends object>(object: T, name: keyof T, run: () => void): number {
+  const original = object[name] as (...args: unknown[]) => unknown;
+  let calls = 0;
+  object[name] = function (this: unknown, ...args: unknown[]) {
+    calls += 1;
+    return original.apply(this, args);
+  } as T[keyof T];
+  try {
+    run();
+  } finally {
+    object[name] = original as T[keyof T];
+  }
+  return calls;
+}
+
+test('jsonpath: one JSON.parse of the body for 30 stubs of the same normalisation', () => {
+  const set = Array.from({ length: 30 }, (_, i) => ({ predicates: [{ equals: { body: `c${i}` }, jsonpath: { selector: '$.order.customer' } }] }));
+  const matcher = compileStubSet(set);
+  const request = mockRequest({ method: 'POST', body: JSON.stringify({ order: { customer: 'c29' } }) });
+  let found = -2;
+  const parses = counting(JSON, 'parse', () => {
+    found = matcher.firstMatch(request, {}) as number;
+  });
+  assert.is(found, 29);
+  assert.is(parses, 1);
+});
+
+test('xpath: one XML parse of the body for 30 stubs, each answering as before', () => {
+  const { DOMParser } = createRequire(import.meta.url)('@xmldom/xmldom') as { DOMParser: { prototype: { parseFromString: () => unknown } } };
+  const set = Array.from({ length: 30 }, (_, i) => ({
+    predicates: [{ equals: { body: `c${i}` }, xpath: { selector: '//b:customer', ns: { b: 'urn:b' } } }],
+  }));
+  const matcher = compileStubSet(set);
+  const body = '<order xmlns:b="urn:b"><b:customer>C29</b:customer></order>';
+  let found = -2;
+  const parses = counting(DOMParser.prototype, 'parseFromString', () => {
+    found = matcher.firstMatch(mockRequest({ method: 'POST', body }), {}) as number;
+  });
+  assert.is(found, 29);
+  assert.is(parses, 1);
+  // A fresh request is parsed again (the memo is the request's own).
+  assert.is(compileStubSet(set).firstMatch(mockRequest({ method: 'POST', body: body.replace('C29', 'C3') }), {}), 3);
+});
+
+test('anchored matches: only the stub whose literal prefix fits runs its regex', () => {
+  const set = Array.from({ length: 100 }, (_, n) => ({ predicates: [{ matches: { path: `^/re/${n}/[a-z]+/\\d+$` } }] }));
+  const matcher = compileStubSet(set);
+  let found = -2;
+  const tests = counting(RegExp.prototype, 'test', () => {
+    found = matcher.firstMatch(mockRequest({ path: '/re/99/abc/123' }), {}) as number;
+  });
+  assert.is(found, 99);
+  assert.ok(tests <= 2, `${tests} regexes ran`);
+});
+
+const pattern = fc.oneof(
+  fc.constantFrom('^/a', '^/a/', '^/ab?', '^/A', '^/a+b', '^\\/a\\.b', '^/s', '^/k', '^/a|^/b', '/a', '^/(a)', '^/a[b]', '^/a\\d', '^/a{2}', '^/ſ'),
+  fc.stringMatching(/^\^\/[abAB.\\/?*+]{0,4}$/),
+);
+const stub = fc.record({ pattern, caseSensitive: fc.boolean(), other: fc.boolean() }).map(({ pattern: p, caseSensitive, other }) => ({
+  predicates: [caseSensitive ? { matches: { path: p }, caseSensitive: true } : { matches: { path: p } }, ...(other ? [{ equals: { method: 'GET' } }] : [])],
+}));
+const path = fc.stringMatching(/^\/[abABsSkKſK./]{0,5}$/);
+
+test('indexed and linear scans agree with regex prefixes in the index (fast-check, seeded)', () => {
+  fc.assert(
+    fc.property(fc.array(stub, { minLength: 1, maxLength: 20 }), fc.array(path, { minLength: 1, maxLength: 8 }), (set, paths) => {
+      const indexed = compileStubSet(set);
+      const linear = compileStubSet(set, { index: false });
+      for (const p of paths) {
+        const request = mockRequest({ path: p });
+        const outcome = (run: () => unknown) => {
+          try {
+            return run();
+          } catch (error) {
+            return (error as Error).message;
+          }
+        };
+        assert.is(
+          outcome(() => indexed.firstMatch(request, {})),
+          outcome(() => linear.firstMatch(request, {})),
+          `${p} ${JSON.stringify(set)}`,
+        );
+      }
+      return true;
+    }),
+    { seed: 192, numRuns: 300 },
+  );
+});
+
+test.run();
