@@ -2,7 +2,7 @@
 import net from 'node:net';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { parseCliOptions, ServerBuilder, type RunningServer } from '../../engine/embed/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer } from '../../app/index.js';
 import { createLogger, type Logger } from '../../engine/log/index.js';
 import { adminCaller, type AdminCall } from './in-process.js';
 import { http } from './servers.js';

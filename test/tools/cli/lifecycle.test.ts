@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, http } from '../../support/servers.js';
 import { runSvc } from '../../support/run-svc.js';
-import { processAlive } from '../../../engine/embed/index.js';
+import { processAlive } from '../../../app/index.js';
 
 const test = suite('cli: restart, stop, healthcheck, save, replay');
 const KEY = 'lifecycle-key';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCliOptions, UsageError } from '../../../engine/embed/index.js';
+import { parseCliOptions, UsageError } from '../../../app/index.js';
 import { parseLogFilter } from '../../../engine/log/index.js';
 
 const test = suite('cli: options, rcfile and log filter');

@@ -1,5 +1,5 @@
 import type { Server } from 'node:net';
-import { classifyAcceptError } from '../../admin/index.js';
+import { classifyAcceptError } from '../admin/index.js';
 import type { PlaneLifecycle } from './lifecycle.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
-import type { Logger } from '../log/index.js';
-import type { ImposterManager } from '../manager/index.js';
+import type { Logger } from '../engine/log/index.js';
+import type { ImposterManager } from '../engine/manager/index.js';
 import {
   createAdminServer,
   listenAdmin,
@@ -11,7 +11,7 @@ import {
   type AdminServerOptions,
   type AdminSettings,
   type RunningMetrics,
-} from '../../admin/index.js';
+} from '../admin/index.js';
 
 export interface PlanesOptions {
   manager: ImposterManager;

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { ConfigSources } from '../config/index.js';
-import { createLogger, type Logger } from '../log/index.js';
-import type { ImposterManager } from '../manager/index.js';
-import { errors, isObject, StartupFailure, errorText } from '../model/index.js';
+import { ConfigSources } from '../engine/config/index.js';
+import { createLogger, type Logger } from '../engine/log/index.js';
+import type { ImposterManager } from '../engine/manager/index.js';
+import { errors, isObject, StartupFailure, errorText } from '../engine/model/index.js';
 import { servePlanes, type PlanesOptions, type RunningPlanes } from './planes.js';
 
 /** `svc_serve_admin` options (docs/c-abi.md), validated. */

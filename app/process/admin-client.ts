@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { CliOptions } from './server-options.js';
-import { errorText } from '../../model/index.js';
+import { errorText } from '../../engine/model/index.js';
 
 export interface AdminResponse {
   status: number;

@@ -3,7 +3,7 @@
  * from flags, environment and rcfile; pidfiles; stop/restart; save/replay/healthcheck over the admin
  * API. A room of its own inside embed so the CLI reaches them without loading the server.
  */
-export { UsageError } from '../../model/index.js';
+export { UsageError } from '../../engine/model/index.js';
 export { parseCliOptions, applyRcfileDefaults, KNOWN_FLAGS, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 export { stopServer, stopForRestart, stopCommand, restartCommand } from './process-control.js';
 export { saveImposters, saveCommand, replayCommand, healthcheckCommand, type AdminTarget } from './snapshot.js';

@@ -1,6 +1,6 @@
-import type { ConfigSources } from '../config/index.js';
-import { createLogger, type Logger } from '../log/index.js';
-import type { ImposterManager } from '../manager/index.js';
+import type { ConfigSources } from '../engine/config/index.js';
+import { createLogger, type Logger } from '../engine/log/index.js';
+import type { ImposterManager } from '../engine/manager/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
 import { configSourcesFor, type ConfigSource } from './config-source.js';
 import { PlaneLifecycle } from './lifecycle.js';

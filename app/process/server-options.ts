@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isLogLevel, parseLogFilter, type LogLevel } from '../../log/index.js';
-import { isObject, UsageError, errorText } from '../../model/index.js';
-import { parseListenAddress } from '../../transport/index.js';
-import { parseWorkers } from '../../runtime/index.js';
-import { fleetUrlProblem } from '../../fleet/index.js';
+import { isLogLevel, parseLogFilter, type LogLevel } from '../../engine/log/index.js';
+import { isObject, UsageError, errorText } from '../../engine/model/index.js';
+import { parseListenAddress } from '../../engine/transport/index.js';
+import { parseWorkers } from '../../engine/runtime/index.js';
+import { fleetUrlProblem } from '../../engine/fleet/index.js';
 
 /** Options of every `svc` subcommand (docs/cli.md, plus the mountebank flags CI scripts pass). */
 export interface CliOptions {

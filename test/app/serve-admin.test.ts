@@ -1,12 +1,12 @@
 /** serveAdmin (what svc_serve_admin runs, docs/c-abi.md): the admin plane over a caller's manager. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseServeAdminOptions, serveAdmin } from '../../../engine/embed/index.js';
-import { createLogger } from '../../../engine/log/index.js';
-import { ImposterManager } from '../../../engine/manager/index.js';
-import { isSvcError } from '../../../engine/model/index.js';
-import { freePort, http } from '../../support/servers.js';
-import { tempDirForSuite } from '../../support/temp-dir.js';
+import { parseServeAdminOptions, serveAdmin } from '../../app/index.js';
+import { createLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
+import { isSvcError } from '../../engine/model/index.js';
+import { freePort, http } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const test = suite('serveAdmin');
 const dir = tempDirForSuite(test, 'svc-serve-admin-');

@@ -6,9 +6,9 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startMetricsServer, type RunningMetrics } from '../../../admin/index.js';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
-import { http } from '../../support/servers.js';
+import { startMetricsServer, type RunningMetrics } from '../../admin/index.js';
+import { startInProcess, type InProcessSvc } from '../support/in-process.js';
+import { http } from '../support/servers.js';
 
 interface H2Answer {
   status: number;

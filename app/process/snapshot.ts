@@ -1,7 +1,7 @@
-import { writeFileDurably } from '../../config/index.js';
+import { writeFileDurably } from '../../engine/config/index.js';
 import { adminBase, adminCall, describeFailure, type AdminResponse } from './admin-client.js';
 import { DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
-import { errorText } from '../../model/index.js';
+import { errorText } from '../../engine/model/index.js';
 
 function fail(command: string, message: string): number {
   process.stderr.write(`svc ${command}: ${message}\n`);

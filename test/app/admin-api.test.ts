@@ -4,11 +4,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AdminApiServer, bindMetricsServer, parseListenAddr, PlaneLifecycle, runMetricsServer, watchAcceptLoop } from '../../../engine/embed/index.js';
-import { createLogger } from '../../../engine/log/index.js';
-import { ImposterManager } from '../../../engine/manager/index.js';
-import { freePort, http } from '../../support/servers.js';
-import { tempDirForSuite } from '../../support/temp-dir.js';
+import { AdminApiServer, bindMetricsServer, parseListenAddr, PlaneLifecycle, runMetricsServer, watchAcceptLoop } from '../../app/index.js';
+import { createLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
+import { freePort, http } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const log = createLogger({ level: 'error', quiet: true });
 const json = { 'Content-Type': 'application/json' };

@@ -8,7 +8,7 @@ export { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr
 export { watchAcceptLoop } from './accept-loop.js';
 export { ServerBuilder, type RunningServer } from './server-builder.js';
 // The failures an embedding host or the CLI tells apart (the model room owns the error hierarchy).
-export { StartupFailure, UsageError } from '../model/index.js';
+export { StartupFailure, UsageError } from '../engine/model/index.js';
 // Server options and process helpers: the CLI (tools/cli) maps argv onto these, embedding hosts call them directly.
 export {
   parseCliOptions,
@@ -31,6 +31,6 @@ export {
   removeOwnPidFile,
   processAlive,
 } from './process/index.js';
-export { VERSION } from '../version/index.js';
+export { VERSION } from '../engine/version/index.js';
 // A fleet (issue 20) for a manager an embedding host makes itself: `new ImposterManager({ fleet: new RedisFleet(...) })`.
-export { RedisFleet, fleetUrlProblem, DEFAULT_FLEET_PREFIX, type FleetOptions, type FleetNode, type FleetStatus } from '../fleet/index.js';
+export { RedisFleet, fleetUrlProblem, DEFAULT_FLEET_PREFIX, type FleetOptions, type FleetNode, type FleetStatus } from '../engine/fleet/index.js';

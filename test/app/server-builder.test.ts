@@ -2,11 +2,11 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, ServerBuilder, StartupFailure } from '../../../engine/embed/index.js';
-import { createLogger } from '../../../engine/log/index.js';
-import { ImposterManager } from '../../../engine/manager/index.js';
-import { freePort, http } from '../../support/servers.js';
-import { tempDirForSuite } from '../../support/temp-dir.js';
+import { parseCliOptions, ServerBuilder, StartupFailure } from '../../app/index.js';
+import { createLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
+import { freePort, http } from '../support/servers.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const log = createLogger({ level: 'error', quiet: true });
 const test = suite('ServerBuilder');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PIDFILE, type CliOptions } from './server-options.js';
 import { processAlive, readPidFile } from './pidfile.js';
-import { errorText } from '../../model/index.js';
+import { errorText } from '../../engine/model/index.js';
 
 const STOP_GRACE_MS = 10_000;
 const START_TIMEOUT_MS = 30_000;

@@ -1,4 +1,4 @@
-import { parseListenAddress } from '../transport/index.js';
+import { parseListenAddress } from '../engine/transport/index.js';
 
 /** `host:port`, `:port`, `[v6]:port`, a bare port or `{host, port}`; port 0 asks the OS. */
 export type ListenAddr = string | { host?: string; port: number };

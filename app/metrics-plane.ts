@@ -1,5 +1,5 @@
-import { startMetricsServer } from '../../admin/index.js';
-import type { ImposterManager } from '../manager/index.js';
+import { startMetricsServer } from '../admin/index.js';
+import type { ImposterManager } from '../engine/manager/index.js';
 import { watchAcceptLoop } from './accept-loop.js';
 import { PlaneLifecycle } from './lifecycle.js';
 import { parseListenAddr, type ListenAddr, type SocketAddr } from './listen-addr.js';

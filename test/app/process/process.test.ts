@@ -4,9 +4,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyRcfileDefaults, DEFAULT_PIDFILE, parseCliOptions, saveImposters, stopForRestart, stopServer } from '../../../../engine/embed/index.js';
-import { startInProcess } from '../../../support/in-process.js';
-import { tempDirForSuite } from '../../../support/temp-dir.js';
+import { applyRcfileDefaults, DEFAULT_PIDFILE, parseCliOptions, saveImposters, stopForRestart, stopServer } from '../../../app/index.js';
+import { startInProcess } from '../../support/in-process.js';
+import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('process helpers');
 const dir = tempDirForSuite(test, 'svc-embed-process-');

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { ConfigSources, DataDirStore } from '../config/index.js';
-import type { Logger } from '../log/index.js';
-import type { ImposterManager } from '../manager/index.js';
+import { ConfigSources, DataDirStore } from '../engine/config/index.js';
+import type { Logger } from '../engine/log/index.js';
+import type { ImposterManager } from '../engine/manager/index.js';
 
 /** The startup source behind `POST /admin/reload`: a config file or a data directory (docs/embedding.md). */
 export type ConfigSource = { kind: 'file'; path: string; noParse: boolean } | { kind: 'dir'; path: string };
