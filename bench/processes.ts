@@ -64,10 +64,11 @@ export function startMountebankServer(pin: Pinning): Promise<RunningServer> {
 }
 
 /**
- * A bare node:net hello-world of bench/transport-hello.ts (`bare-close`: one answer, then close);
+ * A bare node:net hello-world of bench/transport-hello.ts (`bare-close`: one answer, then close;
+ * `bare-keep-alive`: answers saying `Connection: keep-alive`, the origin proxies forward to);
  * `adminPort` is its only port.
  */
-export async function startCeiling(pin: Pinning, kind: 'bare' | 'bare-close' = 'bare'): Promise<RunningServer> {
+export async function startCeiling(pin: Pinning, kind: 'bare' | 'bare-keep-alive' | 'bare-close' = 'bare'): Promise<RunningServer> {
   const port = await freePort();
   const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', join(repoRoot, 'bench/transport-hello.ts'), kind, String(port)];
   return spawnServer({ command: command!, args, adminPort: port, readyPath: '/' });

@@ -57,10 +57,11 @@ async function track<T extends RunningServer>(start: Promise<T>): Promise<T> {
   return server;
 }
 
-async function createImposter(server: RunningServer, scenario: Scenario): Promise<number> {
+async function createImposter(server: RunningServer, scenario: Scenario, upstream: string | undefined): Promise<number> {
+  const json = JSON.stringify(scenario.imposter);
   const res = await http('POST', `http://127.0.0.1:${server.adminPort}/imposters`, {
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(scenario.imposter),
+    body: upstream === undefined ? json : json.replaceAll('{upstream}', upstream),
   });
   if (res.status !== 201) throw new Error(`(${scenario.id}) imposter refused with ${res.status}: ${res.body.slice(0, 500)}`);
   const port = (JSON.parse(res.body) as { port?: unknown }).port;
@@ -107,6 +108,9 @@ async function main(): Promise<void> {
   const mb = await track(startMountebankServer(pin));
   const ceiling = ceilingWanted ? await track(startCeiling(pin)) : undefined;
   const closeCeiling = closeCeilingWanted ? await track(startCeiling(pin, 'bare-close')) : undefined;
+  // The proxies' origin runs beside wrk, so that the servers' core serves only the servers.
+  const origin = selected.some((s) => s.upstream) ? await track(startCeiling({ server: pin.wrk, wrk: pin.wrk }, 'bare-keep-alive')) : undefined;
+  const upstream = origin && `http://127.0.0.1:${origin.adminPort}`;
 
   process.stdout.write(
     [
@@ -143,14 +147,15 @@ async function main(): Promise<void> {
     const sides = [
       { name: 'svc', server: svc.server, cell: { runs: [] } as Cell },
       ...(perCore && scenario.perCore ? [{ name: 'svc per-core', server: perCore.server, cell: { runs: [] } as Cell }] : []),
-      { name: 'mountebank', server: mb, cell: { runs: [] } as Cell },
+      ...(scenario.svcOnly ? [] : [{ name: 'mountebank', server: mb, cell: { runs: [] } as Cell }]),
       // Close mode's ceiling runs interleaved with svc and mountebank: its ratio is the target.
       ...(closeCeiling && scenario.id === 'h' ? [{ name: 'close ceiling', server: closeCeiling, cell: { runs: [] } as Cell }] : []),
     ];
     const cellOf = (name: string) => sides.find((s) => s.name === name)?.cell;
     const urls: string[] = [];
     for (const side of sides) {
-      const port = side.name === 'close ceiling' ? side.server.adminPort : await createImposter(side.server, scenario);
+      const port =
+        side.name === 'close ceiling' ? side.server.adminPort : await createImposter(side.server, scenario, scenario.upstream ? upstream : undefined);
       const url = `http://127.0.0.1:${port}`;
       await check(url, scenario.request, scenario.expectBody, `(${scenario.id}) ${side.name}`);
       urls.push(url);
@@ -244,6 +249,15 @@ function targetsFor(rows: Row[], ceilingCell: Cell | undefined, closeCeilingCell
   if (staticCpu && cpu('d')) targets.push({ label: '(d) jsonpath CPU/req vs (a)', value: cpu('d')! / staticCpu, threshold: 2, unit: 'x', atMost: true });
   if (staticCpu && cpu('c')) targets.push({ label: '(c) last regex CPU/req vs (a)', value: cpu('c')! / staticCpu, threshold: 1.25, unit: 'x', atMost: true });
   if (cpu('x')) targets.push({ label: '(x) xpath CPU/req, µs (WireMock 284 / 3)', value: cpu('x')!, threshold: 284 / 3, unit: 'µs', atMost: true });
+  // Issue 19 item 3: scripts cost at least 3x less CPU per request than mountebank's inject/decorate, with a lower p99.
+  for (const id of ['f', 'g']) {
+    const row = rows.find((r) => r.label.startsWith(`(${id})`));
+    const svc = row?.svc && summarize(row.svc);
+    const mb = row?.mb && summarize(row.mb);
+    if (!svc?.cpuMicrosPerRequest || !mb?.cpuMicrosPerRequest) continue;
+    targets.push({ label: `(${id}) mountebank CPU/req / svc's`, value: mb.cpuMicrosPerRequest / svc.cpuMicrosPerRequest, threshold: 3, unit: 'x' });
+    if (mb.p99Ms > 0) targets.push({ label: `(${id}) svc p99 / mountebank's`, value: svc.p99Ms / mb.p99Ms, threshold: 1, unit: 'x', atMost: true });
+  }
   for (const row of rows) {
     if (!row.perCore || !row.svc) continue;
     const single = summarize(row.svc).cpuMicrosPerRequest;

@@ -24,6 +24,10 @@ export interface Scenario {
   expectBody: string;
   /** Also measured on svc `--runtime per-core` (issue 13's rows). */
   perCore?: boolean;
+  /** The imposter proxies to a local origin the bench starts (a bare node:net hello-world); `{upstream}` in its JSON is that origin's URL. */
+  upstream?: boolean;
+  /** mountebank cannot express it (svc-only JSON): no mountebank side. */
+  svcOnly?: boolean;
 }
 
 const keepAlive = { Connection: 'keep-alive' };
@@ -141,6 +145,7 @@ export const scenarios: Scenario[] = [
     },
     request: { method: 'GET', path: '/' },
     expectBody: 'injected GET',
+    perCore: true,
   },
   {
     id: 'g',
@@ -160,6 +165,20 @@ export const scenarios: Scenario[] = [
     },
     request: { method: 'GET', path: '/decorated' },
     expectBody: 'hello /decorated',
+    perCore: true,
+  },
+  {
+    // Issue 18's row: a Rhai `_svc.script` that reads and writes ctx.state (the implicit in-memory store).
+    id: 'v',
+    title: '_svc.script rhai using ctx.state',
+    imposter: {
+      protocol: 'http',
+      stubs: [{ responses: [{ _svc: { script: { code: 'ctx.state.incr("n"); http(200, "counted").header("Connection", "keep-alive")' } } }] }],
+    },
+    request: { method: 'GET', path: '/' },
+    expectBody: 'counted',
+    perCore: true,
+    svcOnly: true,
   },
   {
     id: 'r',
@@ -212,5 +231,15 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/' },
     expectBody: 'flipped',
     perCore: true,
+  },
+  {
+    id: 'p',
+    title: 'proxyTransparent to a local origin',
+    imposter: { protocol: 'http', stubs: [{ responses: [{ proxy: { to: '{upstream}', mode: 'proxyTransparent' } }] }] },
+    // The client's Connection header goes along to the origin, whose answer keeps the connection open.
+    request: { method: 'GET', path: '/', headers: keepAlive },
+    expectBody: 'hello',
+    perCore: true,
+    upstream: true,
   },
 ];

@@ -20,9 +20,13 @@ const BARE_RESPONSE = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r
 const CLOSE_RESPONSE = Buffer.from(
   'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello',
 );
+/** As BARE_RESPONSE, saying keep-alive: an origin svc's proxies forward (svc, as mountebank, closes an answer without a Connection header). */
+const KEEP_ALIVE_RESPONSE = Buffer.from(
+  'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: keep-alive\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello',
+);
 const TERMINATOR = Buffer.from('\r\n\r\n');
 
-export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer> {
+export function startBareNet(port = 0, host = '127.0.0.1', response = BARE_RESPONSE): Promise<HelloServer> {
   const server = createServer({ noDelay: true }, (socket) => {
     let tail: Buffer | null = null;
     socket.on('data', (chunk: Buffer) => {
@@ -34,8 +38,8 @@ export function startBareNet(port = 0, host = '127.0.0.1'): Promise<HelloServer>
         end = at + 4;
       }
       tail = end === data.length ? null : data.subarray(Math.max(end, data.length - 3));
-      if (count === 1) socket.write(BARE_RESPONSE);
-      else if (count > 1) socket.write(Buffer.concat(Array(count).fill(BARE_RESPONSE)));
+      if (count === 1) socket.write(response);
+      else if (count > 1) socket.write(Buffer.concat(Array(count).fill(response)));
     });
     socket.on('error', () => socket.destroy());
   });
@@ -95,9 +99,18 @@ export async function startTransportHello(port = 0, host = '127.0.0.1'): Promise
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [kind, portText] = process.argv.slice(2);
-  const start = kind === 'bare' ? startBareNet : kind === 'bare-close' ? startBareNetClose : kind === 'transport' ? startTransportHello : null;
+  const start =
+    kind === 'bare'
+      ? startBareNet
+      : kind === 'bare-keep-alive'
+        ? (port: number) => startBareNet(port, '127.0.0.1', KEEP_ALIVE_RESPONSE)
+        : kind === 'bare-close'
+          ? startBareNetClose
+          : kind === 'transport'
+            ? startTransportHello
+            : null;
   if (start === null) {
-    process.stderr.write('usage: transport-hello.ts bare|bare-close|transport <port>\n');
+    process.stderr.write('usage: transport-hello.ts bare|bare-keep-alive|bare-close|transport <port>\n');
     process.exit(2);
   }
   const server = await start(Number(portText ?? 0));

@@ -1,6 +1,6 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, hasFlowGate, isObject, plainRequest } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, plainRequest, predicatesAreScripted } from '../model/index.js';
 import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
@@ -12,12 +12,17 @@ import {
   stubsUseTcpFault,
   stubPredicateScripts,
   runOrFail,
+  observeScript,
   type CompiledScript,
   newCycleSlot,
+  ownerRecorder,
   type ImposterScope,
+  type ProxyRecorder,
+  type StubStore,
   type IsFields,
   type PreparedResponse,
   weakProxyCertificates,
+  servesFromConfig,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -38,13 +43,14 @@ import {
   type FlowStore,
 } from '../state/index.js';
 import { scriptSettingsOf, type ScriptSettings, type SvcScriptRunner } from '../script/svc/index.js';
-import { runFlowCall, ThreadCounter, type ObserverEvent, type ImposterPlan, type PlanSource } from '../runtime/index.js';
+import { ProxyOwner, runFlowCall, ThreadCounter, type ObserverEvent, type ImposterPlan, type PlanSource, type ProxyRecording } from '../runtime/index.js';
 import {
   compileLiveStub,
   debugOutcomeOf,
   debugReportOf,
   RequestPipeline,
   servesAnywhere,
+  stubsUseJavaScript,
   recordOf,
   type ImposterState,
   type LiveStub as ServedStub,
@@ -164,9 +170,21 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** `{"_svc": {"script": S}}` predicates of the current stubs, by predicate object (compiled when stubs change). */
   private predicateScripts!: WeakMap<object, { script: CompiledScript; ruleId: string }>;
   private readonly pipeline: RequestPipeline;
+  /** Where proxy recordings go: straight into this imposter's stubs (the list as it is, pending recordings aside). */
+  readonly proxyRecorder: ProxyRecorder = ownerRecorder(this.ownStubs());
+  /** Per-core: proxyAlways recordings engine threads posted and main has not applied (read before the stubs are). */
+  private readonly pendingRecordings: Int32Array | undefined;
+  /** Per-core: each stub's key in plans (engine threads name the stub a recording belongs to by it), by its cycle. */
+  private readonly stubKeys = new WeakMap<object, number>();
+  private nextStubKey = 1;
+  /** Per-core: applies engine threads' proxy recordings, made on first use. */
+  private proxyOwner: ProxyOwner | undefined;
+  /** The `_svc.script` runner (started on first use). */
+  private readonly svcRunner: (() => SvcScriptRunner) | undefined;
 
   constructor(options: ImposterOptions) {
     const { definition, port, log, observers, scriptHost, svcRunner } = options;
+    this.svcRunner = svcRunner;
     this.log = log;
     this.observers = observers;
     this.port = port;
@@ -174,6 +192,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (options.sharedState) {
       this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
       this.sharedDraws = sharedFaultDraws();
+      this.pendingRecordings = new Int32Array(new SharedArrayBuffer(8));
     }
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
@@ -198,10 +217,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
         runner: svcRunner,
         store: () => this.store,
         flowIdOf: (request) => this.flowIdOf(request),
-        observe: (ruleId, outcome, ms) => {
-          observers.onScript(ruleId, outcome.ok ? 'ok' : outcome.errorType === 'timeout' ? 'timeout' : 'error', ms);
-          if (!outcome.ok) observers.onScriptError(ruleId, outcome.errorType);
-        },
+        observe: (ruleId, outcome, ms) => observeScript(observers, ruleId, outcome, ms),
       };
     }
     this.matchContext = {
@@ -251,7 +267,21 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   }
 
   get stubs(): readonly LiveStub[] {
+    // Per-core: a proxyAlways recording whose response a client has seen is in the list it reads.
+    if (this.pendingRecordings && Atomics.load(this.pendingRecordings, 0) !== 0) this.drainThreads?.();
     return this.stubList;
+  }
+
+  /** The stub list as proxy recordings find it: as it is (draining threads from here would apply later recordings first). */
+  private ownStubs(): StubStore {
+    const imposter = this;
+    return {
+      get stubs() {
+        return imposter.stubList;
+      },
+      insertStub: (index, config) => imposter.insertStub(index, config),
+      addStubResponse: (index, response) => imposter.addStubResponse(index, response),
+    };
   }
 
   /** The imposter's flow store (docs/flow-state.md); read-only from outside, it may turn in-memory when stubs change. */
@@ -455,10 +485,6 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     for (let i = 0; i < times; i += 1) this.observers.onRequest(this.port, method, status);
   }
 
-  get stubStore(): this {
-    return this;
-  }
-
   get proxyObserver(): ObserverSet {
     return this.observers;
   }
@@ -476,10 +502,63 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       config: this.config,
       enabled: this.enabled,
       options: this.options,
-      stubs: this.stubList.map((stub) => ({ config: stub.config, cycle: stub.cycle.slot! })),
+      stubs: this.stubList.map((stub) => ({ config: stub.config, cycle: stub.cycle.slot!, key: this.stubKey(stub) })),
       count: this.sharedCount.buffer,
       faultDraws: this.sharedDraws,
+      recordings: this.pendingRecordings!.buffer as SharedArrayBuffer,
+      scripts: this.scriptsPlan(),
     };
+  }
+
+  /**
+   * What engine threads need to run this imposter's scripts themselves: the settings, the JavaScript
+   * sandbox worker that holds its `state` (placed now), and the `_svc.script` workers started (their links).
+   */
+  private scriptsPlan(): ImposterPlan['scripts'] {
+    const responses = this.stubList.flatMap((stub) => stub.cycle.responses);
+    const scripted =
+      this.stubList.some((stub) => stub.traits.scripts.length > 0 || predicatesAreScripted(stub.config.predicates))
+      || responses.some((response) => !servesFromConfig(response));
+    if (!scripted) return undefined;
+    const js = stubsUseJavaScript(this.stubList, (stub) => (stub as LiveStub).traits.scripts);
+    return {
+      settings: this.scriptSettings,
+      ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}),
+      // Starting the runner starts its workers, and with them the engine threads' links to them.
+      ...(this.svcRunner ? { share: this.svcRunner().shareOf(this.port) } : {}),
+    };
+  }
+
+  private stubKey(stub: LiveStub): number {
+    let key = this.stubKeys.get(stub.cycle);
+    if (key === undefined) {
+      key = this.nextStubKey++;
+      this.stubKeys.set(stub.cycle, key);
+    }
+    return key;
+  }
+
+  /** A proxy recording step an engine thread asks of this imposter (the stubs' owner). */
+  proxyCall(op: string, args: unknown[], slot: number): Promise<unknown> {
+    return this.owner().call(op, args, slot);
+  }
+
+  private owner(): ProxyOwner {
+    this.proxyOwner ??= new ProxyOwner(
+      this.proxyRecorder,
+      this.ownStubs(),
+      (at) => this.stubList.find((stub) => this.stubKeys.get(stub.cycle) === at.stub)?.cycle.responses[at.response],
+    );
+    return this.proxyOwner;
+  }
+
+  proxyRecorded(recording: ProxyRecording): void {
+    Atomics.sub(this.pendingRecordings!, 0, 1);
+    this.owner().recorded(recording);
+  }
+
+  threadLost(slot: number): void {
+    this.proxyOwner?.threadLost(slot);
   }
 
   onPlanChange(changed: () => void): void {
@@ -506,6 +585,10 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (event.name === 'onFault') o.onFault(event.args[0], event.args[1], event.args[2]);
     else if (event.name === 'onLatencyInjected') o.onLatencyInjected(event.args[0], event.args[1]);
     else if (event.name === 'onErrorStatus') o.onErrorStatus(event.args[0], event.args[1]);
-    else o.onFlowStateOp(event.args[0], event.args[1]);
+    else if (event.name === 'onUpstream') o.onUpstream(event.args[0], event.args[1], event.args[2]);
+    else if (event.name === 'onProxy') o.onProxy(event.args[0], event.args[1], event.args[2]);
+    else if (event.name === 'onFlowStateOp') o.onFlowStateOp(event.args[0], event.args[1]);
+    else if (event.name === 'onScript') o.onScript(event.args[0], event.args[1], event.args[2]);
+    else o.onScriptError(event.args[0], event.args[1]);
   }
 }

@@ -51,11 +51,20 @@ export class RunningImposters {
   private readonly ports = new PortAllocator();
   /** The JavaScript sandbox shared by all imposters (worker threads), started by the first script. */
   private scriptHost: JsScriptHost | undefined;
-  readonly scripts = (): JsScriptHost => (this.scriptHost ??= createJsScriptHost({ log: this.options.log }));
+  readonly scripts = (): JsScriptHost =>
+    (this.scriptHost ??= createJsScriptHost({ log: this.options.log, links: this.deps.runtime?.links, storeOf: this.storeOf }));
+  /** Where `ctx.state` of a script an engine thread ran goes: the imposter's store (this thread owns it). */
+  private readonly storeOf = (port: number) => this.imposters.get(port)?.flowStore;
   /** The `_svc.script` workers, started by the first script run. */
   private svcRunner: SvcScriptRunner | undefined;
   private readonly svcScripts = (): SvcScriptRunner =>
-    (this.svcRunner ??= new SvcScriptRunner({ log: (level, message) => this.options.log[level](`svc::script ${message}`), javascript: this.scripts }));
+    (this.svcRunner ??= new SvcScriptRunner({
+      log: (level, message) => this.options.log[level](`svc::script ${message}`),
+      javascript: this.scripts,
+      // Per-core: engine threads reach the script workers directly.
+      links: this.deps.runtime?.links,
+      storeOf: this.storeOf,
+    }));
   private readonly options: Readonly<ManagerOptions>;
   private readonly observers: ObserverSet;
 

@@ -15,16 +15,7 @@ import {
 } from './shared/index.js';
 import { applyFaultBlock } from './faults/index.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
-import {
-  callUpstream,
-  proxiedRequest,
-  ProxyError,
-  proxyPredicates,
-  recordOnce,
-  recordProxyResponse,
-  type ProxyObserver,
-  type StubStore,
-} from './proxy/index.js';
+import { callUpstream, proxiedRequest, ProxyError, proxyPredicates, recordProxyResponse, type ProxyObserver, type ProxyRecorder } from './proxy/index.js';
 import { runInject } from './inject-response.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
@@ -50,8 +41,8 @@ export async function resolveResponse(compiled: CompiledResponse, ctx: ResolveCo
 export interface ServingContext {
   /** The request target as sent (proxies forward it unchanged). */
   url?: string;
-  /** The imposter's stubs, where proxies record. */
-  stubs?: StubStore;
+  /** Where proxies record (the imposter's stubs, or an engine thread's link to them). */
+  recorder?: ProxyRecorder;
   log?: (message: string) => void;
   proxyObserver?: ProxyObserver;
 }
@@ -114,8 +105,8 @@ async function proxied(compiled: CompiledResponse, ctx: ResolveContext & Serving
         )
       : response;
   };
-  const stubs = ctx.stubs;
-  if (!stubs || proxy.mode === 'proxyTransparent') return served(await upstream(), ctx);
+  const recorder = ctx.recorder;
+  if (!recorder || proxy.mode === 'proxyTransparent') return served(await upstream(), ctx);
   const { scripts, port } = ctx.imposter;
   let predicates: Array<Record<string, unknown>>;
   try {
@@ -127,10 +118,10 @@ async function proxied(compiled: CompiledResponse, ctx: ResolveContext & Serving
   }
   const record = async () => {
     const response = await upstream();
-    return { made: response, recorded: recordProxyResponse(proxy, compiled, stubs, predicates, response) };
+    return { made: response, recorded: await recordProxyResponse(proxy, compiled, recorder, predicates, response) };
   };
   if (proxy.mode === 'proxyAlways') return served((await record()).made, ctx);
-  const once = await recordOnce(compiled, predicates, record);
+  const once = await recorder.once(compiled, predicates, record);
   // Replayed as the recorded stub would answer it (its wait / decorate behaviors included).
   if ('replay' in once) return typedResponse(compileResponse(once.replay, ctx.imposter.defaults), ctx);
   return served(once.made, ctx);

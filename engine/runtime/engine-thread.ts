@@ -7,7 +7,10 @@
 import { closeSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
-import { asBuffer, type FromThread, type PlanMessage, type ThreadReport, type ToThread } from './protocol.js';
+import { asBuffer, type FromThread, type PlanMessage, type ScriptLinkMessage, type ThreadReport, type ToThread } from './protocol.js';
+import { LinkedJsHost } from '../script/js/index.js';
+import { LinkedSvcRunner } from '../script/svc/index.js';
+import type { LogLevel } from '../script/svc/index.js';
 import { exactBytes, Kept } from './intern.js';
 import { ThreadImposter } from './thread-imposter.js';
 import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
@@ -51,22 +54,57 @@ const redisStores = new ThreadRedisStores((id, operation, result) => report({ t:
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
 const plans = new Map<number, { version: number; local?: ThreadImposter }>();
 const counts = new CountTables((key) => report({ t: 'key', key }));
-const log = (level: 'warn' | 'error', message: string): void => post({ t: 'log', level, message });
-/** Flow store calls waiting for the main thread (their owner) to answer. */
-const flowCalls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-let nextFlowCall = 1;
-const flowCall =
-  (id: number): FlowCaller =>
-  (op, args) =>
-    new Promise((resolve, reject) => {
-      const c = nextFlowCall++;
-      flowCalls.set(c, { resolve, reject });
-      post({ t: 'flow', id, c, op, args });
-    });
+const log = (level: LogLevel, message: string): void => post({ t: 'log', level, message });
+/** Scripts go from here straight to the script workers, on links main hands this thread (engine/threads/links.ts). */
+const stuck =
+  (pool: string) =>
+  (worker: number, generation: number): void =>
+    post({ t: 'scriptStuck', pool, worker, generation });
+// Main's logger filters script log lines by its level.
+const scriptLog = {
+  isEnabled: () => true,
+  debug: (m: string) => log('debug', m),
+  info: (m: string) => log('info', m),
+  warn: (m: string) => log('warn', m),
+  error: (m: string) => log('error', m),
+};
+const js = new LinkedJsHost({ log: scriptLog, stuck: stuck('js') });
+const svc = new LinkedSvcRunner({
+  log: (level, message) => log(level, `svc::script ${message}`),
+  javascript: () => js,
+  stuck: stuck('rhai'),
+  stalled: () => post({ t: 'scriptStall', pool: 'rhai' }),
+});
+const scriptLinks = { js, svc };
+const scripts = () => scriptLinks;
 
-function flowDone(message: Extract<ToThread, { t: 'flowDone' }>): void {
-  const call = flowCalls.get(message.c);
-  flowCalls.delete(message.c);
+function linked(message: ScriptLinkMessage): void {
+  if (message.offer.pool === 'js') js.attach(message.offer, message.port);
+  else svc.attach(message.offer, message.port);
+}
+
+/** The control channel carries plans and script links, in the order main posted them. */
+function controlMessage(message: PlanMessage | ScriptLinkMessage): void {
+  if ('t' in message) linked(message);
+  else applyPlan(message);
+}
+
+/** Flow store and proxy recorder calls waiting for the main thread (their owner) to answer. */
+const calls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+let nextCall = 1;
+const ownerCall =
+  (t: 'flow' | 'proxy', id: number) =>
+  (op: string, args: unknown[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const c = nextCall++;
+      calls.set(c, { resolve, reject });
+      post({ t, id, c, op, args });
+    });
+const flowCall = (id: number): FlowCaller => ownerCall('flow', id);
+
+function done(message: Extract<ToThread, { t: 'done' }>): void {
+  const call = calls.get(message.c);
+  calls.delete(message.c);
   if (message.error !== undefined) call?.reject(new Error(message.error));
   else call?.resolve(message.value);
 }
@@ -77,7 +115,19 @@ function applyPlan(message: PlanMessage): void {
   let local: ThreadImposter | undefined;
   try {
     local =
-      message.plan && new ThreadImposter(message.plan, { slot, id: message.id, report, records, log, counts, flowCall: flowCall(message.id), redisStores });
+      message.plan
+      && new ThreadImposter(message.plan, {
+        slot,
+        id: message.id,
+        report,
+        records,
+        log,
+        counts,
+        flowCall: flowCall(message.id),
+        proxyCall: ownerCall('proxy', message.id),
+        redisStores,
+        scripts,
+      });
   } catch (err) {
     // Forwarding is always right: the main thread answers as on one loop.
     post({ t: 'log', level: 'warn', message: `engine thread: plan for listener ${message.id} not usable, forwarding: ${errorText(err)}` });
@@ -88,11 +138,11 @@ function applyPlan(message: PlanMessage): void {
 /** Synchronously takes every plan posted so far (a request must see every stub edit that returned before it). */
 function drainPlans(): void {
   for (let received = receiveMessageOnPort(control); received; received = receiveMessageOnPort(control)) {
-    applyPlan(received.message as PlanMessage);
+    controlMessage(received.message as PlanMessage | ScriptLinkMessage);
   }
 }
 
-control.on('message', applyPlan);
+control.on('message', controlMessage);
 
 async function listen(message: Extract<ToThread, { t: 'listen' }>): Promise<void> {
   const { id, fd, options, http2Allowed, version } = message;
@@ -155,7 +205,7 @@ async function close(id: number): Promise<void> {
 }
 
 /** The main thread's answer applied to the real sink; a connection closed meanwhile makes it a no-op. */
-function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' } | { t: 'flowDone' }>): void {
+function answer(message: Exclude<ToThread, { t: 'listen' } | { t: 'close' } | { t: 'forget' } | { t: 'done' }>): void {
   const sink = pending.get(message.r);
   if (!sink) return;
   pending.delete(message.r);
@@ -175,7 +225,7 @@ port.on('message', (batch: ToThread[]) => {
   for (const message of batch) {
     if (message.t === 'listen') void listen(message);
     else if (message.t === 'close') void close(message.id);
-    else if (message.t === 'flowDone') flowDone(message);
+    else if (message.t === 'done') done(message);
     else if (message.t === 'forget') {
       keptHeaders.forget();
       keptBodies.forget();

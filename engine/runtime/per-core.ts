@@ -7,13 +7,15 @@ import {
   type ImposterPlan,
   type PlanMessage,
   type PortableListenerOptions,
+  type ProxyRecording,
+  type ScriptLinkMessage,
   type ThreadReport,
   type ToThread,
 } from './protocol.js';
 import type { RecordedRequest } from '../serve/index.js';
 import { CountReader } from './counts.js';
 import { connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
-import { ThreadHost, workerSpawner } from '../threads/index.js';
+import { LinkBoard, ThreadHost, workerSpawner } from '../threads/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
 import { RemoteSink, type Interners } from './remote-sink.js';
 import { Interner } from './intern.js';
@@ -36,8 +38,14 @@ export interface PlanSource {
   recorded(record: RecordedRequest, notify: boolean): void;
   /** A fault metric an engine thread reported. */
   observed(event: ObserverEvent): void;
+  /** A proxyAlways recording an engine thread posted (before its response was written), in the order main receives them. */
+  proxyRecorded(recording: ProxyRecording): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
+  /** A proxy recording step engine thread `slot` asks of the stubs' owner (ProxyOwner). */
+  proxyCall(op: string, args: unknown[], slot: number): Promise<unknown>;
+  /** Engine thread `slot` died or hung: what it was doing for others (a proxyOnce recording) is given up. */
+  threadLost(slot: number): void;
 }
 
 /** A listener every engine thread accepts on; `handler` runs on the main thread. */
@@ -88,6 +96,12 @@ class EngineThread {
       spawn,
       starting: (generation) => this.starting(generation),
       onStart: (generation) => {
+        // Direct links to every script worker, now and as they start (the thread calls scripts on them, not through main).
+        this.unlink();
+        this.unlink = runtime.links.consume((offer, port) => {
+          const message: ScriptLinkMessage = { t: 'scriptLink', offer, port };
+          this.control.postMessage(message, [port]);
+        });
         if (generation > 1) this.listenAgain();
       },
       log: (message) => runtime.log.error(`runtime per-core: ${message}`),
@@ -103,6 +117,9 @@ class EngineThread {
   get worker(): Worker | undefined {
     return this.thread.worker;
   }
+
+  /** Stops this thread's script links from being made (its thread is gone). */
+  private unlink: () => void = () => undefined;
 
   /** Plans out; count keys, records and fault metrics in (also drained synchronously: receiveMessageOnPort). */
   private control!: MessagePort;
@@ -155,6 +172,8 @@ class EngineThread {
   private report(report: ThreadReport): void {
     if (report.t === 'key') this.counts.learn(report.key);
     else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
+    else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
+    else if (report.t === 'events') for (const event of report.events) this.runtime.source(report.id)?.observed(event);
     else this.runtime.source(report.id)?.observed(report.event);
   }
 
@@ -166,7 +185,9 @@ class EngineThread {
 
   /** The thread died or hung (ThreadHost logged it): what it counted is in shared memory still, and its descriptors died with it. */
   private lostThread(): void {
+    this.unlink();
     this.runtime.collect();
+    for (const shared of this.runtime.current()) shared.source?.threadLost(this.slot);
     for (const ack of this.closing.values()) ack.resolve();
     this.closing.clear();
   }
@@ -229,12 +250,18 @@ class EngineThread {
         }
         return;
       }
-      case 'flow': {
-        const { c } = message;
+      case 'flow':
+      case 'proxy': {
+        const { c, op, args } = message;
         const source = this.runtime.source(message.id);
-        (source ? source.flowCall(message.op, message.args) : Promise.reject(new Error('listener closed'))).then(
-          (value) => this.answer({ t: 'flowDone', c, value }),
-          (err: unknown) => this.answer({ t: 'flowDone', c, error: errorText(err) }),
+        const call = !source
+          ? Promise.reject(new Error('listener closed'))
+          : message.t === 'flow'
+            ? source.flowCall(op, args)
+            : source.proxyCall(op, args, this.slot);
+        call.then(
+          (value) => this.answer({ t: 'done', c, value }),
+          (err: unknown) => this.answer({ t: 'done', c, error: errorText(err) }),
         );
         return;
       }
@@ -257,6 +284,12 @@ class EngineThread {
         return;
       case 'log':
         this.runtime.log[message.level](message.message);
+        return;
+      case 'scriptStuck':
+        this.runtime.links.stuck(message.pool, message.worker, message.generation);
+        return;
+      case 'scriptStall':
+        this.runtime.links.stalled(message.pool);
     }
   }
 
@@ -268,6 +301,7 @@ class EngineThread {
   }
 
   async stop(): Promise<void> {
+    this.unlink();
     await this.thread.stop();
   }
 }
@@ -310,6 +344,8 @@ export class PerCoreRuntime {
   constructor(
     readonly workers: number,
     readonly log: Logger,
+    /** Where engine threads and script workers are introduced to each other (the script pools provide). */
+    readonly links: LinkBoard = new LinkBoard(),
   ) {
     if (workers > 1) loadDup();
     log.info(`runtime per-core: ${workers} engine threads`);

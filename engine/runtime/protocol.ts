@@ -1,8 +1,11 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
-import type { FaultObserver, SharedFaultDraws } from '../respond/index.js';
+import type { FaultObserver, ProxyMode, ProxyObserver, SharedFaultDraws } from '../respond/index.js';
 import type { FlowStoreMetrics } from '../state/index.js';
 import type { RecordedRequest, ServeOptions } from '../serve/index.js';
+import type { ScriptSettings } from '../script/svc/index.js';
+import type { LinkOffer } from '../threads/index.js';
 
 /**
  * A whole imposter as engine threads serve it (servesAnywhere): its validated config, from which each
@@ -19,11 +22,32 @@ export interface ImposterPlan {
     config: Record<string, unknown>;
     /** The stub's shared cycle position (respond newCycleSlot). */
     cycle: SharedArrayBuffer;
+    /** The stub's key on the owner, which names it in proxy recordings (proxy-owner.ts). */
+    key: number;
   }>;
   /** The imposter's numberOfRequests (a ThreadCounter's buffer: this thread adds to its own slot). */
   count: SharedArrayBuffer;
   /** The imposter's fault draws (the seeded stream stays one across threads). */
   faultDraws: SharedFaultDraws;
+  /**
+   * Two Int32s: [0] proxyAlways recordings posted by engine threads and not received yet (the owner
+   * drains them before stub reads); [1] the next recording's sequence number (its order across threads).
+   */
+  recordings: SharedArrayBuffer;
+  /** Present when its stubs run scripts: their settings, and the sandbox worker main placed it on (JavaScript). */
+  scripts?: {
+    settings: ScriptSettings;
+    jsWorker?: number;
+    /** Its running `_svc.script` count on every thread, and the most it may run at once (the rhai runner's share). */
+    share?: { count: SharedArrayBuffer; limit: number };
+  };
+}
+
+/** Main thread to engine thread on the control channel: a direct link to a script worker (engine/threads/links.ts). */
+export interface ScriptLinkMessage {
+  t: 'scriptLink';
+  offer: LinkOffer;
+  port: MessagePort;
 }
 
 /**
@@ -36,12 +60,16 @@ export interface PlanMessage {
   plan?: ImposterPlan;
 }
 
-/** A metric an engine thread reports (fault and flow store observer calls, replayed on main). */
+/** A metric an engine thread reports (fault, proxy and flow store observer calls, replayed on main). */
 export type ObserverEvent =
   | { name: 'onFault'; args: Parameters<FaultObserver['onFault']> }
+  | { name: 'onUpstream'; args: Parameters<ProxyObserver['onUpstream']> }
+  | { name: 'onProxy'; args: Parameters<ProxyObserver['onProxy']> }
   | { name: 'onLatencyInjected'; args: Parameters<FaultObserver['onLatencyInjected']> }
   | { name: 'onErrorStatus'; args: Parameters<FaultObserver['onErrorStatus']> }
-  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> };
+  | { name: 'onFlowStateOp'; args: Parameters<FlowStoreMetrics['onFlowStateOp']> }
+  | { name: 'onScript'; args: [ruleId: string, result: string, durationMs: number] }
+  | { name: 'onScriptError'; args: [ruleId: string, errorType: string] };
 
 /**
  * Engine thread to main thread on the control channel, which main drains synchronously (before a
@@ -52,7 +80,21 @@ export type ThreadReport =
   | { t: 'key'; key: CountKey }
   /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
   | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
-  | { t: 'event'; id: number; event: ObserverEvent };
+  | { t: 'event'; id: number; event: ObserverEvent }
+  /** A proxied request's upstream calls and its own event, in one message. */
+  | { t: 'events'; id: number; events: ObserverEvent[] }
+  /** A proxyAlways recording, posted before its response is written: the owner applies it in arrival order. */
+  | { t: 'recording'; id: number; recording: ProxyRecording };
+
+/** A recording as the owner stores it: which proxy response made it (ResponseAt), where its mode puts it, what. */
+export interface ProxyRecording {
+  /** Made in this order across threads (ImposterPlan.recordings); the owner applies them in it. */
+  seq: number;
+  at: { stub: number; response: number };
+  mode: ProxyMode;
+  predicates: unknown[];
+  recorded: Record<string, unknown>;
+}
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 export interface CountKey {
@@ -85,8 +127,8 @@ export type ToThread =
   | { t: 'reset'; r: number }
   | { t: 'empty'; r: number }
   | { t: 'raw'; r: number; body: Uint8Array }
-  /** The owner's answer to flow store call `c` (`error`: it rejected with that message). */
-  | { t: 'flowDone'; c: number; value?: unknown; error?: string };
+  /** The owner's answer to call `c`, a flow store or proxy recorder one (`error`: it rejected with that message). */
+  | { t: 'done'; c: number; value?: unknown; error?: string };
 
 /** Engine thread to main thread. `id`: the shared listener. */
 export type FromThread =
@@ -98,7 +140,13 @@ export type FromThread =
   | { t: 'req'; id: number; r: number; protocol: 'http1' | 'h2'; wire: WireRequest }
   /** A flow store operation on listener `id`'s imposter store, owned by main (RemoteFlowStore). */
   | { t: 'flow'; id: number; c: number; op: string; args: unknown[] }
-  | { t: 'log'; level: 'warn' | 'error'; message: string };
+  /** A proxy recording step on listener `id`'s imposter, whose stubs main owns (ProxyOwner). */
+  | { t: 'proxy'; id: number; c: number; op: string; args: unknown[] }
+  | { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string }
+  /** A script worker ignored a deadline past its grace on this thread's link (main replaces it). */
+  | { t: 'scriptStuck'; pool: string; worker: number; generation: number }
+  /** This thread's script runs wait behind busy workers of `pool` (main may grow it). */
+  | { t: 'scriptStall'; pool: string };
 
 /** A Buffer again after structured cloning (which delivers a Uint8Array). */
 export function asBuffer(bytes: Uint8Array): Buffer {

@@ -3,13 +3,27 @@
  * through the same RequestPipeline as the main thread. Its ImposterState is a view of the owner's:
  * counters and cycle positions in shared memory, records and fault metrics posted to main (a record
  * before its response is written), request counts in this thread's count table, the in-memory flow
- * store reached on main by message.
+ * store and proxy recordings (the stubs' owner) reached on main by message.
  */
 import type { MockRequest, WireRequest } from '../model/index.js';
-import { isObject } from '../model/index.js';
+import { isObject, plainRequest } from '../model/index.js';
 import { compileStubSet, type MatchContext, type StubSetMatcher } from '../match/index.js';
-import { compileDefaultResponse, sharedFaultRandom, type FaultObserver, type ImposterScope, type IsFields, type PreparedResponse } from '../respond/index.js';
-import { scriptTimeoutOf } from '../script/js/index.js';
+import {
+  compileDefaultResponse,
+  observeScript,
+  runOrFail,
+  sharedFaultRandom,
+  stubPredicateScripts,
+  type CompiledScript,
+  type FaultObserver,
+  type ImposterScope,
+  type IsFields,
+  type PreparedResponse,
+  type ProxyObserver,
+  type SvcScripts,
+} from '../respond/index.js';
+import { scriptTimeoutOf, type LinkedJsHost } from '../script/js/index.js';
+import type { LinkedSvcRunner } from '../script/svc/index.js';
 import { flowIdSourceFor, requestFlowId, StubGates, type FlowIdSource, type FlowStore } from '../state/index.js';
 import type { JournalEntry } from '../journal/index.js';
 import type { Logger, LogEntry } from '../log/index.js';
@@ -29,6 +43,7 @@ import type { ObserverEvent, ImposterPlan, ThreadReport } from './protocol.js';
 import { ThreadCounter } from './thread-counter.js';
 import { RemoteFlowStore, type FlowCaller, type ThreadRedisStores } from './remote-flow-store.js';
 import { HeldSink, type RecordBatch } from './record-batch.js';
+import { ThreadProxyRecorder, type ProxyCaller } from './thread-proxy.js';
 
 /** How an engine thread reaches main: reports drained synchronously there, logs batched. */
 export interface ThreadLinks {
@@ -38,19 +53,16 @@ export interface ThreadLinks {
   report(report: ThreadReport): void;
   /** Where finished records wait for the turn's message to main. */
   records: RecordBatch;
-  log(level: 'warn' | 'error', message: string): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
   counts: CountTables;
   /** Reaches the imposter's in-memory flow store on main (its owner). */
   flowCall: FlowCaller;
+  /** Reaches the imposter's stubs on main (their owner), where proxy recordings go. */
+  proxyCall: ProxyCaller;
   /** The thread's own redis stores (an imposter with a redis flow store). */
   redisStores: ThreadRedisStores;
-}
-
-/** No script or upstream is reached here: a plan is only sent when none is needed (servesAnywhere). */
-const NO_SCRIPTS: MatchContext = {};
-
-function unavailable(): never {
-  throw new Error('scripts are served by the main thread');
+  /** This thread's links to the script workers (started on first use). */
+  scripts: () => { js: LinkedJsHost; svc: LinkedSvcRunner };
 }
 
 /** Logs go to the main thread's logger; only warnings and errors leave an engine thread (debug logging forwards the imposter). */
@@ -73,17 +85,21 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly stubs: readonly LiveStub[];
   readonly matcher: StubSetMatcher;
   readonly gates: StubGates | undefined;
-  readonly matchContext = NO_SCRIPTS;
+  readonly matchContext: MatchContext;
   readonly scope: ImposterScope;
   readonly defaultPrepared: PreparedResponse;
   readonly options: ServeOptions;
   readonly log: Logger;
   readonly flowStore: FlowStore;
-  readonly stubStore = undefined;
-  readonly proxyObserver = undefined;
+  readonly proxyRecorder: ThreadProxyRecorder;
+  readonly proxyObserver: ProxyObserver;
   private readonly flowIdSource: FlowIdSource;
+  /** Upstream calls reported since the last proxied request's own event. */
+  private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
   private readonly pipeline: RequestPipeline;
+  /** `{"_svc": {"script": S}}` predicates of the stubs, by predicate object (this thread's copy of the config). */
+  private readonly predicateScripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
 
   constructor(
     plan: ImposterPlan,
@@ -97,26 +113,85 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     this.log = threadLogger(links);
     const defaults = isObject(plan.config.defaultResponse) ? (plan.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(defaults);
-    this.stubs = plan.stubs.map((stub) => compileLiveStub(stub.config, defaults, undefined, stub.cycle));
+    const settings = plan.scripts?.settings;
+    this.stubs = plan.stubs.map((stub) => compileLiveStub(stub.config, defaults, settings && { settings, stub: stub.config }, stub.cycle));
     const configs = this.stubs.map((stub) => stub.config);
     this.matcher = compileStubSet(configs);
     this.gates = StubGates.compile(configs);
     this.flowStore = links.redisStores.storeFor(links.id, plan.config) ?? new RemoteFlowStore('inmemory', links.flowCall);
     const observers: FaultObserver = {
-      onFault: (...args) => this.fault({ name: 'onFault', args }),
-      onLatencyInjected: (...args) => this.fault({ name: 'onLatencyInjected', args }),
-      onErrorStatus: (...args) => this.fault({ name: 'onErrorStatus', args }),
+      onFault: (...args) => this.observe({ name: 'onFault', args }),
+      onLatencyInjected: (...args) => this.observe({ name: 'onLatencyInjected', args }),
+      onErrorStatus: (...args) => this.observe({ name: 'onErrorStatus', args }),
     };
+    this.proxyObserver = {
+      // Held for the proxied request's own event, which follows it before the response is written: one message for both.
+      onUpstream: (...args) => this.upstreamEvents.push({ name: 'onUpstream', args }),
+      onProxy: (...args) => {
+        const events = this.upstreamEvents;
+        this.upstreamEvents = [];
+        events.push({ name: 'onProxy', args });
+        links.report({ t: 'events', id: links.id, events });
+      },
+    };
+    const pending = new Int32Array(plan.recordings);
+    this.proxyRecorder = new ThreadProxyRecorder(
+      this.stubs,
+      plan.stubs.map((stub) => stub.key),
+      links.proxyCall,
+      (recording) => {
+        Atomics.add(pending, 0, 1);
+        links.report({ t: 'recording', id: links.id, recording: { ...recording, seq: Atomics.add(pending, 1, 1) } });
+      },
+    );
     this.scope = {
       port: plan.port,
       defaults,
       observers,
       random: sharedFaultRandom(plan.faultDraws),
-      scripts: { host: unavailable, timeoutMs: scriptTimeoutOf(plan.config) },
+      scripts: { host: () => links.scripts().js, timeoutMs: scriptTimeoutOf(plan.config) },
     };
+    this.matchContext = {};
+    if (plan.scripts) this.serveScripts(plan.scripts);
     this.flowIdSource = flowIdSourceFor(plan.config);
     this.count = new ThreadCounter(plan.count);
     this.pipeline = new RequestPipeline(this, this);
+  }
+
+  /**
+   * Scripts go from this thread to the script workers on its own links: JavaScript to the sandbox worker
+   * main placed the imposter on (it holds `state`), `_svc.script` Rhai to any script worker.
+   */
+  private serveScripts({ settings, jsWorker, share }: NonNullable<ImposterPlan['scripts']>): void {
+    const { port, scope, links } = this;
+    if (jsWorker !== undefined) links.scripts().js.placeAt(port, jsWorker);
+    if (share) links.scripts().svc.shareAt(port, share);
+    const timeoutMs = scope.scripts.timeoutMs;
+    const observer = {
+      onScript: (...args: [string, string, number]) => this.observe({ name: 'onScript', args }),
+      onScriptError: (...args: [string, string]) => this.observe({ name: 'onScriptError', args }),
+    };
+    const svc: SvcScripts = {
+      settings,
+      scope: port,
+      runner: () => links.scripts().svc,
+      store: () => this.flowStore,
+      flowIdOf: (request) => this.flowIdOf(request),
+      observe: (ruleId, outcome, ms) => observeScript(observer, ruleId, outcome, ms),
+    };
+    scope.svc = svc;
+    this.stubs.forEach((stub, index) => {
+      const ruleId = typeof stub.config.id === 'string' ? stub.config.id : `${port}:${index}`;
+      for (const { predicate, script } of stubPredicateScripts(stub.config, settings)) this.predicateScripts.set(predicate, { script, ruleId });
+    });
+    Object.assign(this.matchContext, {
+      injectPredicate: (source: string, request: MockRequest) => links.scripts().js.predicate(port, source, plainRequest(request), { timeoutMs }),
+      scriptPredicate: async (predicate: Record<string, unknown>, request: MockRequest) => {
+        const found = this.predicateScripts.get(predicate);
+        if (!found) throw new Error('_svc.script predicate is not available');
+        return (await runOrFail(found.script, svc, { request, ruleId: found.ruleId })).value === true;
+      },
+    });
   }
 
   handle(wire: WireRequest, sink: ResponseSink): void {
@@ -128,7 +203,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     return requestFlowId(this.flowIdSource, this.port, request.headers);
   }
 
-  private fault(event: ObserverEvent): void {
+  private observe(event: ObserverEvent): void {
     this.links.report({ t: 'event', id: this.links.id, event });
   }
 

@@ -5,13 +5,14 @@ import {
   compileResponse,
   ResponseCycle,
   servesFromConfig,
+  servesWithScripts,
   type CompiledResponse,
   type ImposterScope,
   type IsFields,
   type PreparedResponse,
   type ProxyObserver,
+  type ProxyRecorder,
   type ScriptCompileContext,
-  type StubStore,
 } from '../respond/index.js';
 
 import { compileStateOps, type FlowStore, type StateOp, type StubGates } from '../state/index.js';
@@ -100,32 +101,48 @@ export interface ImposterState {
   /** An HTTP status is about to be written (request metrics). */
   answered(method: string, status: number): void;
   readonly flowStore: FlowStore;
-  /** Where proxy recordings go; undefined where no proxy is served. */
-  readonly stubStore: StubStore | undefined;
+  /** Where proxy recordings go (the stubs' owner, reached from an engine thread by message). */
+  readonly proxyRecorder: ProxyRecorder | undefined;
   readonly proxyObserver: ProxyObserver | undefined;
-}
-
-/** Any `inject` or `_svc.script` predicate in a stub's predicates. */
-function predicatesRunScripts(predicates: unknown): boolean {
-  if (predicatesAreScripted(predicates)) return true;
-  const visit = (predicate: unknown): boolean => {
-    if (Array.isArray(predicate)) return predicate.some(visit);
-    if (!isObject(predicate)) return false;
-    if (predicate._svc !== undefined) return true;
-    return ['and', 'or', 'not'].some((key) => predicate[key] !== undefined && visit(predicate[key]));
-  };
-  return visit(predicates);
 }
 
 /**
  * True when any thread can serve every request of the imposter from its config, shared counters, a
  * journal reached by message and a flow store every thread reaches (the owner's in-memory one by
- * message, redis by its own connection) for gates and `_svc.stateOps`. Not with a scripted predicate
- * or a response needing what only the main thread holds (proxy, inject, scripts), per-stub `--debug`
- * matches or a per-request debug log. Walks the stubs: ask when they change.
+ * message, redis by its own connection) for gates and `_svc.stateOps`, the script workers it reaches on
+ * its own links (predicates included: `inject` and `_svc.script`) and the upstreams of proxies (its own
+ * agents; recordings go to the stubs' owner). Not with a response needing what only the main thread
+ * holds (shellTransform, a predicateGenerators injection), per-stub `--debug` matches or a per-request
+ * debug log. Walks the stubs: ask when they change.
  */
 export function servesAnywhere(imposter: ServedImposter): boolean {
   const { debugMatches, logRequests } = imposter.options;
   if (debugMatches || logRequests) return false;
-  return imposter.stubs.every((stub) => !predicatesRunScripts(stub.config.predicates) && stub.cycle.responses.every((response) => servesFromConfig(response)));
+  return imposter.stubs.every((stub) => stub.cycle.responses.every((response) => servesFromConfig(response) || servesWithScripts(response)));
+}
+
+/** Any script an engine thread sends to the JavaScript sandbox: `inject` (predicate or response), decorate, a function wait, or a `_svc.script` in JavaScript. */
+export function stubsUseJavaScript(
+  stubs: readonly LiveStub[],
+  predicateScripts: (stub: LiveStub) => ReadonlyArray<{ script: { source: { engine: string } } }>,
+): boolean {
+  return stubs.some(
+    (stub) =>
+      predicatesAreScripted(stub.config.predicates)
+      || predicateScripts(stub).some(({ script }) => script.source.engine === 'javascript')
+      || stub.cycle.responses.some(
+        (response) => response.type === 'inject' || response.script?.source.engine === 'javascript' || hasJsBehavior(response.config),
+      ),
+  );
+}
+
+/** decorate or wait given as JavaScript (a `_svc.script` one may be either engine: counted as JavaScript, a worker placed for nothing at worst). */
+function hasJsBehavior(config: Record<string, unknown>): boolean {
+  const behaviors = config._behaviors ?? config.behaviors;
+  const entries = Array.isArray(behaviors) ? behaviors : [behaviors];
+  return entries.some(
+    (entry) =>
+      isObject(entry)
+      && (entry.decorate !== undefined || (entry.wait !== undefined && typeof entry.wait !== 'number' && Number.isNaN(parseInt(String(entry.wait), 10)))),
+  );
 }

@@ -1,3 +1,3 @@
 export { debugOutcomeOf, debugReportOf, RequestPipeline } from './pipeline.js';
-export { compileLiveStub, servesAnywhere, type ImposterState, type LiveStub, type ServedImposter, type ServeOptions } from './host.js';
+export { compileLiveStub, servesAnywhere, stubsUseJavaScript, type ImposterState, type LiveStub, type ServedImposter, type ServeOptions } from './host.js';
 export { recordOf, type MatchOutcome, type RecordedRequest } from './record.js';

@@ -272,7 +272,7 @@ export class RequestPipeline {
       stubIndex: index,
       stubId: stub.config.id as string | undefined,
       url: ex.url,
-      stubs: this.state.stubStore,
+      recorder: this.state.proxyRecorder,
       log: this.logLine,
       proxyObserver: this.state.proxyObserver,
     };

@@ -42,7 +42,7 @@ export interface ThreadHostOptions<In> {
   /** Every message the thread posts, as posted (the owner's protocol). */
   receive: (message: unknown) => void;
   /** A thread was spawned (after `starting`); `generation` > 1 for restarts. */
-  onStart?: (generation: number) => void;
+  onStart?: (generation: number, worker: Worker) => void;
   /** The thread said it is ready. */
   onReady?: () => void;
   /** The thread is gone (exit, error, restart, hung); runs before a restart is scheduled. */
@@ -82,6 +82,8 @@ export class ThreadHost<In = unknown> {
   private restarting = false;
   private down_ = false;
   private referenced = false;
+  /** Asked to run while a loss was being handled: start again right after it. */
+  private wakeAfterLoss = false;
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
 
@@ -119,6 +121,13 @@ export class ThreadHost<In = unknown> {
     if (!this.worker_ && !this.restartTimer && !this.restarting) this.start();
     this.outbox.add(message);
     this.batching.schedule();
+  }
+
+  /** Starts the thread now if it is not running: a lazy thread that other threads reach directly, not through `post`. */
+  wake(): void {
+    if (this.stopped || this.down_ || this.worker_ || this.restartTimer) return;
+    if (this.restarting) this.wakeAfterLoss = true;
+    else this.start();
   }
 
   /** The thread keeps the process alive (while it owes an answer, say); unref'd otherwise. */
@@ -160,6 +169,7 @@ export class ThreadHost<In = unknown> {
 
   private start(): void {
     this.restartTimer = undefined;
+    this.wakeAfterLoss = false;
     if (this.stopped) return;
     this.readyAt = 0;
     this.spawns += 1;
@@ -190,7 +200,7 @@ export class ThreadHost<In = unknown> {
     worker.on('exit', (code) => {
       if (worker === this.worker_) this.died(worker, `exited (code ${code})`);
     });
-    this.options.onStart?.(this.generation_);
+    this.options.onStart?.(this.generation_, worker);
     // Messages posted while it was down go now.
     if (!this.outbox.empty) this.batching.schedule();
   }
@@ -268,6 +278,6 @@ export class ThreadHost<In = unknown> {
     if (this.stopped) return;
     if (delay > 0) this.restartTimer = setTimeout(() => this.start(), delay).unref();
     // A lazy thread starts again when it is next needed (a start costs seconds of CPU on a loaded machine).
-    else if (!this.options.lazy || !this.outbox.empty) this.start();
+    else if (!this.options.lazy || !this.outbox.empty || this.wakeAfterLoss) this.start();
   }
 }

@@ -8,21 +8,19 @@ import * as assert from 'uvu/assert';
 import { createAdminServer, listenAdmin, startMetricsServer, type AdminServer, type RunningMetrics } from '../../admin/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { startInProcess, type InProcessSvc } from '../support/in-process.js';
+import { inProcessForSuite, testAdminSettings } from '../support/in-process.js';
 import { envelopeOf, headerOf, RawClient, type RawResponse } from '../support/raw-http.js';
 
 const test = suite('admin: hostile requests get 4xx envelopes');
 const KEY = 'secret-key';
 const SMALL_CAP = 1024;
-let svc: InProcessSvc;
-let keyed: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
+const keyed = inProcessForSuite(test, { apiKey: KEY, keepImposters: true });
 let capped: AdminServer;
 let cappedManager: ImposterManager;
 let metrics: RunningMetrics;
 
 test.before(async () => {
-  svc = await startInProcess();
-  keyed = await startInProcess({ apiKey: KEY });
   const log = createLogger({ level: 'error', quiet: true });
   cappedManager = new ImposterManager({ allowInjection: false, log });
   capped = await listenAdmin(
@@ -30,7 +28,7 @@ test.before(async () => {
       manager: cappedManager,
       log,
       maxBodyBytes: SMALL_CAP,
-      settings: { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
+      settings: testAdminSettings(),
     }),
     0,
     '127.0.0.1',
@@ -38,8 +36,6 @@ test.before(async () => {
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager });
 });
 test.after(async () => {
-  await svc.stop();
-  await keyed.stop();
   await cappedManager.close();
   await capped.close();
   await metrics.close();

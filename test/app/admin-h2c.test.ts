@@ -7,43 +7,13 @@ import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMetricsServer, type RunningMetrics } from '../../admin/index.js';
-import { startInProcess, type InProcessSvc } from '../support/in-process.js';
+import { inProcessForSuite, startInProcess, type InProcessSvc } from '../support/in-process.js';
 import { http } from '../support/servers.js';
-
-interface H2Answer {
-  status: number;
-  headers: http2.IncomingHttpHeaders;
-  body: string;
-}
+import { h2Fetch, type H2Answer } from '../support/h2-frames.js';
 
 /** One request over a fresh h2c session (prior knowledge); the session is closed afterwards. */
-function h2(port: number, method: string, path: string, body?: string): Promise<H2Answer> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`);
-    session.on('error', reject);
-    const stream = session.request({ ':method': method, ':path': path, ...(body === undefined ? {} : { 'content-type': 'application/json' }) });
-    let status = 0;
-    let headers: http2.IncomingHttpHeaders = {};
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('response', (h) => {
-      headers = h;
-      status = Number(h[':status']);
-    });
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    stream.on('end', () => {
-      session.close();
-      resolve({ status, headers, body: text });
-    });
-    stream.on('error', (err) => {
-      session.destroy();
-      reject(err);
-    });
-    stream.end(body);
-  });
-}
+const h2 = (port: number, method: string, path: string, body?: string): Promise<H2Answer> =>
+  h2Fetch(`http://127.0.0.1:${port}`, { method, path, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } });
 
 /** Opens `GET path` over h2c and resolves with the first SSE frame, then closes the session. */
 function h2FirstEvent(port: number, path: string): Promise<{ status: number; headers: http2.IncomingHttpHeaders; frame: string }> {
@@ -71,12 +41,11 @@ function h2FirstEvent(port: number, path: string): Promise<{ status: number; hea
 }
 
 const test = suite('admin and metrics planes over h2c');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
 let metrics: RunningMetrics;
 let imposterPort: number;
 
 test.before(async () => {
-  svc = await startInProcess();
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager, admin: svc.server });
   imposterPort = await svc.createImposter({
     stubs: [{ responses: [{ is: { statusCode: 201, headers: { Connection: 'keep-alive', 'Set-Cookie': ['a=1', 'b=2'] }, body: 'hello' } }] }],
@@ -85,7 +54,6 @@ test.before(async () => {
 
 test.after(async () => {
   await metrics.close();
-  await svc.stop();
 });
 
 test('JSON admin routes answer over h2c, with absolute links from :authority', async () => {

@@ -6,20 +6,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { admin, call, onBoth, dynamicPairForSuite, timed, view, type Protocol } from '../support/mountebank/side-by-side.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const test = suite('conformance: dynamic behaviors');
-let dir: string;
-
-test.before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-conf-behaviors-'));
-});
-test.after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirForSuite(test, 'svc-conf-behaviors-');
 
 const ready = dynamicPairForSuite(test);
 
@@ -30,7 +23,7 @@ const single = (protocol: Protocol, stub: object) => (ports: number[]) => [{ pro
 
 /** A script file for shellTransform, written in the case's temp dir. */
 function script(name: string, source: string): string {
-  const path = join(dir, name);
+  const path = join(temp.path, name);
   writeFileSync(path, source);
   return path;
 }

@@ -10,22 +10,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { svcIsMountebank } from '../support/mountebank/pair.js';
 import { startUpstream } from '../support/upstream.js';
 import { admin, call, freePorts, onBoth, dynamicPairForSuite, view, type Answer } from '../support/mountebank/side-by-side.js';
+import { tempDirForSuite } from '../support/temp-dir.js';
 
 const test = suite('conformance: dynamic proxy');
-let dir: string;
-
-test.before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-conf-proxy-'));
-});
-test.after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirForSuite(test, 'svc-conf-proxy-');
 
 const ready = dynamicPairForSuite(test);
 
@@ -301,7 +294,7 @@ for (const [name, matches, paths, expected] of queryGenerators) {
 }
 
 test('behaviors on a proxy response (decorate, shellTransform, copy) apply to every answer', async () => {
-  const exec = join(dir, 'salutation.cjs');
+  const exec = join(temp.path, 'salutation.cjs');
   writeFileSync(exec, "console.log(process.argv[3].replace('${SALUTATION}', 'Hello'));\n");
   const { mb, svc } = await onBoth(
     ready(),

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../support/in-process.js';
+import { inProcessForSuite } from '../support/in-process.js';
 import { tempDirForSuite } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
 const test = suite('https imposters: mutualAuth, rejectUnauthorized, ca');
 const dir = tempDirForSuite(test, 'svc-mutual-auth-');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 
 interface Identity {
   key: string;
@@ -64,7 +64,6 @@ function identityOf(name: string): Identity {
 }
 
 test.before(async () => {
-  svc = await startInProcess();
   dir.file('client.ext', 'extendedKeyUsage=clientAuth\n');
   await makeCa('trusted-ca');
   await makeCa('other-ca');
@@ -73,12 +72,6 @@ test.before(async () => {
   await openssl('req', '-x509', ...EC, '-keyout', 'self.key', '-out', 'self.crt', '-subj', '/CN=self', '-days', '2');
   identities.selfSigned = identityOf('self');
   caCert = identityOf('trusted-ca').cert;
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 /** The status node's https client gets, or `refused` when the connection fails. */

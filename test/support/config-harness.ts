@@ -6,7 +6,8 @@ import { createAdminServer, listenAdmin } from '../../admin/index.js';
 import { ConfigSources, DataDirStore, type StartupSummary } from '../../engine/config/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { http, type HttpResponse } from './servers.js';
+import { adminCaller, testAdminSettings } from './in-process.js';
+import type { HttpResponse } from './servers.js';
 
 export interface Harness {
   adminPort: number;
@@ -42,25 +43,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     manager,
     log,
     reloader: sources,
-    settings: { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false },
+    settings: testAdminSettings(),
   });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
   return {
     adminPort: admin.port,
     summary,
-    async admin(method, path, body) {
-      const res = await http(method, `http://127.0.0.1:${admin.port}${path}`, {
-        headers: { 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      let json: any;
-      try {
-        json = JSON.parse(res.body);
-      } catch {
-        json = undefined;
-      }
-      return { ...res, json };
-    },
+    admin: adminCaller(admin.port),
     async stop() {
       await manager.close();
       await admin.close();

@@ -1,9 +1,9 @@
 /**
  * Raw HTTP/2 frames for clients node:http2 will not play: half-closing after the preface, opening
  * streams past the server's advertised limit. Just enough framing and HPACK (static table) for that.
- * Also `h2Get`, one request on a node:http2 session.
+ * Also the node:http2 clients the tests share: `h2Get` on a session, `h2Fetch` on a session of its own.
  */
-import type { ClientHttp2Session } from 'node:http2';
+import http2, { type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import type { Socket } from 'node:net';
 
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -91,5 +91,48 @@ export function h2Get(session: ClientHttp2Session, path = '/'): Promise<{ status
     stream.on('end', () => resolve({ status, body }));
     stream.on('error', reject);
     stream.end();
+  });
+}
+
+export interface H2Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The session's protocol: `h2` as ALPN settled it over TLS, `h2c` in cleartext. */
+  alpn?: string;
+}
+
+/**
+ * One request on a session of its own (h2c with prior knowledge for `http://`, TLS with ALPN h2 and any
+ * certificate for `https://`), the session closed once the answer has ended.
+ */
+export function h2Fetch(authority: string, request: { method?: string; path?: string; headers?: OutgoingHttpHeaders; body?: string } = {}): Promise<H2Answer> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(authority, { rejectUnauthorized: false });
+    session.on('error', reject);
+    // Read on connect: a session the server ends with the answer has no socket by the stream's end.
+    let alpn: string | undefined;
+    session.once('connect', () => {
+      alpn = session.alpnProtocol;
+    });
+    const stream = session.request({ ':method': request.method ?? 'GET', ':path': request.path ?? '/', ...request.headers });
+    const chunks: Buffer[] = [];
+    // 0 until response headers arrive: a stream the server ends without answering resolves with status 0.
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    stream.on('response', (received) => {
+      headers = received;
+      status = Number(received[':status']);
+    });
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8'), alpn });
+    });
+    stream.on('error', (err) => {
+      session.destroy();
+      reject(err);
+    });
+    stream.end(request.body);
   });
 }

@@ -8,13 +8,15 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAdminServer, listenAdmin, InterceptControl } from '../../admin/index.js';
 import { imposterProtocols } from '../../admin/intercept/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
-import { adminCaller, type AdminCall } from './in-process.js';
+import { adminCaller, testAdminSettings, type AdminCall } from './in-process.js';
 import { freePort } from './servers.js';
+import { suiteFixture } from './suite-resource.js';
 
 export interface InterceptServer {
   adminPort: number;
@@ -26,20 +28,18 @@ export interface InterceptServer {
   stop(): Promise<void>;
 }
 
+export interface InterceptServerOptions {
+  requireAdminAuth?: boolean;
+  apiKey?: string;
+  allowInjection?: boolean;
+}
+
 /** The admin plane with an intercept control the test holds (so it can also call it directly, as the C ABI does). */
-export async function startInterceptServer(options: { requireAdminAuth?: boolean; apiKey?: string; allowInjection?: boolean } = {}): Promise<InterceptServer> {
+export async function startInterceptServer(options: InterceptServerOptions = {}): Promise<InterceptServer> {
   const log = createLogger({ level: 'error', quiet: true });
   const manager = new ImposterManager({ allowInjection: options.allowInjection ?? false, log });
   const control = new InterceptControl({ log, protocolOf: imposterProtocols(manager) });
-  const settings = {
-    version: 'test',
-    port: 0,
-    localOnly: false,
-    ipWhitelist: ['*'],
-    noParse: false,
-    requireAdminAuth: options.requireAdminAuth ?? false,
-    apiKey: options.apiKey,
-  };
+  const settings = testAdminSettings({ requireAdminAuth: options.requireAdminAuth ?? false, apiKey: options.apiKey });
   const server = createAdminServer({ manager, log, settings, intercept: control });
   const admin = await listenAdmin(server, 0, '127.0.0.1');
   const adminCall = adminCaller(admin.port);
@@ -59,6 +59,14 @@ export async function startInterceptServer(options: { requireAdminAuth?: boolean
       await admin.close();
     },
   };
+}
+
+/** One intercept server for a suite (see suiteFixture): the proxy stopped (DELETE /intercept) after each test. */
+export function interceptForSuite(test: Test, options: InterceptServerOptions = {}): InterceptServer {
+  return suiteFixture(test, () => startInterceptServer(options), {
+    stop: (svc) => svc.stop(),
+    afterEach: (svc) => svc.admin('DELETE', '/intercept').then(() => undefined),
+  });
 }
 
 export interface ProxiedResponse {

@@ -1,6 +1,5 @@
 /** A per-core server (ServerBuilder, two engine threads) and the clients the runtime tests use. */
 import net from 'node:net';
-import http2 from 'node:http2';
 import https from 'node:https';
 import { parseCliOptions, ServerBuilder, type RunningServer } from '../../app/index.js';
 import { createLogger, type Logger } from '../../engine/log/index.js';
@@ -48,22 +47,6 @@ export function httpsGet(port: number): Promise<string> {
       res.on('end', () => resolve(body));
     });
     req.on('error', reject);
-  });
-}
-
-/** One HTTP/2 request on a new session (h2c prior knowledge, or TLS with ALPN h2). */
-export function h2Get(authority: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(authority, { rejectUnauthorized: false });
-    session.on('error', reject);
-    const stream = session.request({ ':path': '/' });
-    let body = '';
-    stream.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    stream.on('end', () => {
-      session.close();
-      resolve(body);
-    });
-    stream.on('error', reject);
   });
 }
 

@@ -21,3 +21,25 @@ export function suiteResource<T>(test: Test, start: () => Promise<T>, hooks: { s
     return held;
   };
 }
+
+/**
+ * suiteResource handed out as the resource itself: every property read is forwarded to the started
+ * resource (methods bound to it), so a suite writes `svc.admin(...)` as it would with a plain variable
+ * set in its `before` hook. Reading a property before that hook ran, or after a failed start, throws.
+ */
+export function suiteFixture<T extends object>(
+  test: Test,
+  start: () => Promise<T>,
+  hooks: { stop(value: T): Promise<void>; afterEach?(value: T): Promise<void> },
+): T {
+  const held = suiteResource(test, start, { stop: hooks.stop, afterEach: async (value) => hooks.afterEach?.(value) });
+  return new Proxy({} as T, {
+    get(_, key) {
+      // Not a thenable: `await` on the fixture must not read the resource.
+      if (key === 'then') return undefined;
+      const resource = held();
+      const value = Reflect.get(resource, key);
+      return typeof value === 'function' ? value.bind(resource) : value;
+    },
+  });
+}

@@ -5,6 +5,7 @@
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { defaultKeyPair } from '../../engine/transport/default-cert.js';
 
 export interface SeenRequest {
@@ -64,4 +65,13 @@ export function jsonHandler(body: unknown, status = 200): Handler {
     res.writeHead(status, { 'Content-Type': 'application/json', 'X-Upstream': 'yes' });
     res.end(JSON.stringify(body));
   };
+}
+
+/**
+ * How many threads may forward this process's requests, each with its own keep-alive pool: one, or
+ * every per-core thread under SVC_RUNTIME=per-core (test:per-core).
+ */
+export function forwardingThreads(): number {
+  if (process.env.SVC_RUNTIME !== 'per-core') return 1;
+  return Number(process.env.SVC_WORKERS) || availableParallelism();
 }

@@ -57,6 +57,18 @@ export async function runBehaviors(behaviors: CompiledBehaviors, response: Respo
 }
 
 /**
+ * True when every behavior of the response runs on an engine thread: those that run anywhere, and the
+ * scripted ones it sends straight to the script workers (decorate, a function or `_svc.script` wait);
+ * not shellTransform (a child process main starts).
+ */
+export function behaviorsRunOnThreads(response: Record<string, unknown>): boolean {
+  return (behaviorEntries(response) ?? [])
+    .filter(isObject)
+    .flatMap(entrySteps)
+    .every(({ kind }) => kind === 'copy' || kind === 'lookup' || kind === 'wait' || kind === 'decorate');
+}
+
+/**
  * True when every behavior of the response runs on its own (a `wait` of a number or range, `copy`,
  * `lookup`): no JavaScript, `_svc.script` or child process, so any thread can run it.
  */

@@ -15,16 +15,18 @@ const flights = new WeakMap<object, Map<string, Flight>>();
 export type OnceOutcome<T> = { made: T } | { replay: Record<string, unknown> };
 
 /**
+ * What the first request of a flight did: it called the upstream (`made`) and stored `recorded` (or
+ * nothing), or it learnt of a recording made elsewhere (another thread's) and replays that.
+ */
+export type OnceRecording<T> = { made: T; recorded: Record<string, unknown> | undefined } | { replay: Record<string, unknown> };
+
+/**
  * Runs `record` (call the upstream, store the recording) unless a request with the same `predicates`
  * is already doing it for `source`: then waits for that one and returns the stub response it stored.
  * A first call that failed or stored nothing lets the next waiter try itself, as the next request
  * would have on one loop.
  */
-export async function recordOnce<T>(
-  source: object,
-  predicates: unknown,
-  record: () => Promise<{ made: T; recorded: Record<string, unknown> | undefined }>,
-): Promise<OnceOutcome<T>> {
+export async function recordOnce<T>(source: object, predicates: unknown, record: () => Promise<OnceRecording<T>>): Promise<OnceOutcome<T>> {
   const key = canonicalJson(predicates);
   let byKey = flights.get(source);
   if (!byKey) {
@@ -45,6 +47,10 @@ export async function recordOnce<T>(
   let recorded: Record<string, unknown> | undefined;
   try {
     const result = await record();
+    if ('replay' in result) {
+      recorded = result.replay;
+      return { replay: structuredClone(result.replay) };
+    }
     recorded = result.recorded;
     return { made: result.made };
   } finally {

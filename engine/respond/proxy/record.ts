@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ResponseFields } from '../behaviors/index.js';
+import { recordOnce, type OnceOutcome, type OnceRecording } from './once.js';
 
 /** The imposter's live stub list, as much of it as recording needs. */
 export interface StubStore {
@@ -14,6 +15,26 @@ export interface StubStore {
 }
 
 export type ProxyMode = 'proxyOnce' | 'proxyAlways' | 'proxyTransparent';
+
+/**
+ * Where a proxy's recordings go, and how proxyOnce requests in flight join the first: the stubs'
+ * owner itself (ownerRecorder), or an engine thread's link to it (per-core), so that recordings are
+ * applied once, in arrival order, whichever thread made them.
+ */
+export interface ProxyRecorder {
+  /** Stores `recorded`, made by the proxy response `source` for a request with `predicates`: true when stored. */
+  store(source: object, mode: ProxyMode, predicates: unknown[], recorded: Record<string, unknown>): boolean | Promise<boolean>;
+  /** proxyOnce: runs `record` unless a request with the same `predicates` is recording for `source` (then replays its recording). */
+  once<T>(source: object, predicates: unknown[], record: () => Promise<OnceRecording<T>>): Promise<OnceOutcome<T>>;
+}
+
+/** The owner's recorder: recordings go straight into `store`, flights are joined on this thread. */
+export function ownerRecorder(store: StubStore): ProxyRecorder {
+  return {
+    store: (source, mode, predicates, recorded) => storeRecording(store, source, mode, predicates, recorded),
+    once: recordOnce,
+  };
+}
 
 export interface RecordingOptions {
   addWaitBehavior: boolean;
@@ -56,4 +77,19 @@ export function storeRecording(store: StubStore, source: unknown, mode: ProxyMod
   }
   store.insertStub(store.stubs.length, { predicates, responses: [response] });
   return true;
+}
+
+/**
+ * proxyOnce: the stub response `source` recorded for `predicates`, if that recording is still among the
+ * stubs (a stub of those predicates before the proxy's). A request matched before the recording was
+ * applied (another thread's stale plan) is answered by it, as it would be if matched now.
+ */
+export function recordingFor(store: StubStore, source: unknown, predicates: unknown[]): Record<string, unknown> | undefined {
+  const at = store.stubs.findIndex((stub) => stub.cycle.responses.includes(source));
+  for (let i = at - 1; i >= 0; i -= 1) {
+    const { config } = store.stubs[i];
+    const first = (config.responses as unknown[] | undefined)?.[0];
+    if (isRecordedProxyResponse(first) && isDeepStrictEqual(config.predicates ?? [], predicates)) return first as Record<string, unknown>;
+  }
+  return undefined;
 }

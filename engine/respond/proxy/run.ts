@@ -4,7 +4,7 @@ import type { ResponseFields } from '../behaviors/index.js';
 import { rewrittenUrl, withInjectedHeaders, type CompiledProxy } from './compile.js';
 import { forward, ProxyError } from './upstream.js';
 import { generatePredicates, type InjectedGenerator } from './predicate-generators.js';
-import { recordedResponse, storeRecording, type StubStore } from './record.js';
+import { recordedResponse, type ProxyRecorder } from './record.js';
 import type { HeaderMap } from '../../model/index.js';
 
 type Predicate = Record<string, unknown>;
@@ -54,17 +54,17 @@ export function proxyPredicates(proxy: CompiledProxy, proxied: Record<string, un
 }
 
 /**
- * Records the served response as a new stub response where the proxy's mode puts it; returns the stub
- * response stored (undefined for proxyTransparent, or when the proxy's stub is gone meanwhile).
+ * Records the served response as a new stub response where the proxy's mode puts it; resolves to the
+ * stub response stored (undefined for proxyTransparent, or when the proxy's stub is gone meanwhile).
  */
-export function recordProxyResponse(
+export async function recordProxyResponse(
   proxy: CompiledProxy,
-  source: unknown,
-  store: StubStore,
+  source: object,
+  recorder: ProxyRecorder,
   predicates: Predicate[],
   response: ResponseFields,
-): Record<string, unknown> | undefined {
+): Promise<Record<string, unknown> | undefined> {
   if (proxy.mode === 'proxyTransparent') return undefined;
   const recorded = recordedResponse(JSON.parse(JSON.stringify(response)) as ResponseFields, proxy);
-  return storeRecording(store, source, proxy.mode, predicates, recorded) ? recorded : undefined;
+  return (await recorder.store(source, proxy.mode, predicates, recorded)) ? recorded : undefined;
 }

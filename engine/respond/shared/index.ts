@@ -4,6 +4,7 @@ export type { FaultSource, FaultKind, FaultObserver, FaultRandom } from './fault
 export { prepareResponse, withCorsPreflight, isStaticIs, type PreparedResponse, type IsFields } from './is-response.js';
 export type { ResponseOutcome, ImposterScope, ImposterScripts, ResolveContext } from './outcome.js';
 export {
+  observeScript,
   compileScript,
   scriptRequest,
   runScript,
@@ -16,6 +17,7 @@ export {
   stubPredicateScripts,
   scriptResponse,
   type SvcScripts,
+  type ScriptObserver,
   type CompiledScript,
   type ScriptCall,
   type ScriptAnswer,

@@ -20,7 +20,7 @@ import {
   type ScriptSettings,
   type ScriptSource,
   type StubInfo,
-  type SvcScriptRunner,
+  type ScriptRunner,
 } from '../../script/svc/index.js';
 import { errorResponse } from './error-response.js';
 import type { PreparedResponse } from './is-response.js';
@@ -30,11 +30,23 @@ export interface SvcScripts {
   settings: ScriptSettings;
   /** The imposter's port: its JavaScript sandbox. */
   scope: number;
-  runner(): SvcScriptRunner;
+  runner(): ScriptRunner;
   store(): FlowStore;
   flowIdOf(request: MockRequest): string;
   /** Metrics: one run and, when it failed, why. */
   observe(ruleId: string, outcome: RunOutcome, durationMs: number): void;
+}
+
+/** Where script runs are counted (svc_script_* metrics). */
+export interface ScriptObserver {
+  onScript(ruleId: string, result: string, durationMs: number): void;
+  onScriptError(ruleId: string, errorType: string): void;
+}
+
+/** One run counted: its result and, when it failed, why. */
+export function observeScript(observer: ScriptObserver, ruleId: string, outcome: RunOutcome, durationMs: number): void {
+  observer.onScript(ruleId, outcome.ok ? 'ok' : outcome.errorType === 'timeout' ? 'timeout' : 'error', durationMs);
+  if (!outcome.ok) observer.onScriptError(ruleId, outcome.errorType);
 }
 
 /** A script compiled for one place in a stub: its source and the stub facts `ctx` shows. */

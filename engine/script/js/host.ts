@@ -17,7 +17,7 @@
 import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
-import { ThreadHost, workerSpawner, type Outbox } from '../../threads/index.js';
+import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
 import {
   SCRIPT_WORKER_LIMITS,
   StateChannel,
@@ -56,6 +56,10 @@ export interface JsScriptHostOptions {
   maxWorkers?: number;
   /** Heap ceiling of each worker's sandboxes (default 256 MiB). */
   memoryLimitBytes?: number;
+  /** Per-core: engine threads reach the workers directly through these links (LinkedJsHost). */
+  links?: LinkBoard;
+  /** An imposter's flow store, for `ctx.state` of the runs engine threads post on their links. */
+  storeOf?: (scope: number) => FlowStore | undefined;
 }
 
 export interface ScriptCallOptions {
@@ -97,6 +101,11 @@ export interface JsScriptHost {
   wait(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<number>;
   /** Drops an imposter's sandbox and state (imposter deleted or replaced). */
   forget(scope: number): void;
+  /**
+   * The worker that owns the imposter's sandbox (placed now if it was not), for callers on other threads
+   * that reach it through its link: it stays the owner, restarts included, until `forget`.
+   */
+  place(scope: number): number;
   /** Stops every worker; pending calls fail with ScriptError. */
   close(): Promise<void>;
 }
@@ -115,14 +124,32 @@ interface PendingCall {
   store?: FlowStore;
 }
 
+/** A worker's outcome for a call, as its caller hears it. */
+export function answerCall(call: { resolve(value: unknown): void; reject(error: Error): void }, timeoutMs: number, outcome: RunOutcome): void {
+  if (outcome.ok) {
+    call.resolve(outcome.json === '' ? undefined : JSON.parse(outcome.json));
+  } else if (outcome.timeout) {
+    call.reject(new ScriptTimeoutError(timeoutMs, outcome.message));
+  } else {
+    call.reject(new ScriptError(outcome.message, outcome.kind));
+  }
+}
+
+/** A script's `logger` lines, written to the engine log prefixed `svc::script`. */
+export function writeScriptLogs(log: Pick<Logger, 'isEnabled' | LogLine[0]>, lines: LogLine[]): void {
+  for (const [level, args] of lines) {
+    if (log.isEnabled(level)) log[level](`svc::script ${format(...args)}`);
+  }
+}
+
 /** What the host sends a sandbox worker: a run, or an imposter to forget. */
-type SandboxItem = { run: RunMessage } | { forget: number };
+export type SandboxItem = { run: RunMessage } | { forget: number };
 
 /**
  * A batch for one sandbox worker as WireBatch text, teaching the worker each function source once (by
  * number). One per thread: a restarted thread knows no sources, and ThreadHost starts a new outbox.
  */
-class SandboxOutbox implements Outbox<SandboxItem> {
+export class SandboxOutbox implements Outbox<SandboxItem> {
   private readonly batch = new WireBatch();
   private readonly sources = new Map<string, number>();
 
@@ -158,6 +185,12 @@ class SandboxOutbox implements Outbox<SandboxItem> {
 class WorkerSlot {
   readonly pending = new Map<number, PendingCall>();
   scopes = 0;
+  /** The next thread takes over calls engine threads still wait for (a stuck or grown thread was replaced, not a crashed one). */
+  retryNext = false;
+  /** Calls engine threads made on their links and wait for (per-core). */
+  readonly linkedCalls = new SharedCount();
+  /** Until when engine threads' calls may keep the worker silent. */
+  readonly linkedQuiet = new SharedQuiet();
   /** `_svc.script` ctx.state answers for the current thread (a new channel per thread). */
   private state: StateChannel | undefined;
   /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
@@ -165,12 +198,15 @@ class WorkerSlot {
   readonly thread: ThreadHost<SandboxItem>;
 
   constructor(
+    readonly id: number,
     spawn: (options: WorkerOptions) => Worker,
     workerData: (state: StateChannel) => { workerData: Record<string, unknown>; transferList: TransferListItem[] },
     log: Logger,
     onReply: (slot: WorkerSlot, reply: Reply) => void,
     onLost: (slot: WorkerSlot, reason: string) => void,
     onGrown: (slot: WorkerSlot) => void,
+    onStart: (slot: WorkerSlot, worker: Worker, generation: number) => void,
+    storeOf: (scope: number) => FlowStore | undefined,
   ) {
     this.thread = new ThreadHost<SandboxItem>({
       name: 'script worker',
@@ -183,6 +219,7 @@ class WorkerSlot {
         this.state = new StateChannel((message) => log.error(`svc::script ${message}`));
         return workerData(this.state);
       },
+      onStart: (generation, worker) => onStart(this, worker, generation),
       log: (message) => log.error(message),
       // The calls of one event-loop turn go as one message: one wake-up of the worker per turn.
       batch: 'turn',
@@ -195,8 +232,8 @@ class WorkerSlot {
         }
         if (typeof batch !== 'string') {
           const message = batch as StateMessage;
-          const call = this.pending.get(message.id);
-          this.state?.serve(call && !call.released ? call.store : undefined, message);
+          const call = message.scope === undefined ? this.pending.get(message.id) : undefined;
+          this.state?.serve(message.scope !== undefined ? storeOf(message.scope) : call && !call.released ? call.store : undefined, message);
           return;
         }
         for (const reply of readReplies(batch)) onReply(this, reply);
@@ -205,7 +242,7 @@ class WorkerSlot {
       onLost: (reason) => onLost(this, `script worker ${reason}`),
       // Calls may run until their deadlines (the host's grace watch covers them); the sandbox beats at interrupt polls too.
       quietUntil: () => {
-        let until = 0;
+        let until = this.linkedQuiet.value;
         for (const call of this.pending.values()) until = Math.max(until, call.message.deadline + GRACE_MS);
         return until;
       },
@@ -251,7 +288,10 @@ class WorkerScriptHost implements JsScriptHost {
     const workerData = (state: StateChannel) => ({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onLost = (slot: WorkerSlot, reason: string) => this.lost(slot, reason);
-    this.newSlot = () => new WorkerSlot(spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot));
+    const onStart = (slot: WorkerSlot, worker: Worker, generation: number) => this.announce(slot, worker, generation);
+    let slotId = 0;
+    const storeOf = (scope: number) => options.storeOf?.(scope);
+    this.newSlot = () => new WorkerSlot(slotId++, spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot), onStart, storeOf);
     this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.slots = Array.from({ length: count }, this.newSlot);
   }
@@ -293,6 +333,27 @@ class WorkerScriptHost implements JsScriptHost {
     slot.forget(scope);
   }
 
+  place(scope: number): number {
+    const slot = this.slotFor(scope);
+    slot.thread.wake();
+    return slot.id;
+  }
+
+  /** A thread started: engine threads get links to it (per-core). */
+  private announce(slot: WorkerSlot, worker: Worker, generation: number): void {
+    const links = this.options.links;
+    if (!links) return;
+    const offer = { pool: 'js', worker: slot.id, generation, retry: slot.retryNext, owed: slot.linkedCalls.buffer, quiet: slot.linkedQuiet.buffer };
+    slot.retryNext = false;
+    links.provide(
+      offer,
+      (port) => worker.postMessage({ link: port }, [port]),
+      (reported) => {
+        if (reported === slot.thread.generation && slot.thread.ready) this.restart(slot);
+      },
+    );
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const slot of this.slots) this.failAll(slot, 'script host closed');
@@ -308,7 +369,7 @@ class WorkerScriptHost implements JsScriptHost {
   private slotFor(scope: number): WorkerSlot {
     let slot = this.assigned.get(scope);
     if (!slot) {
-      let candidates = this.slots.filter((s) => s.pending.size === 0);
+      let candidates = this.slots.filter((s) => s.pending.size === 0 && s.linkedCalls.value === 0);
       if (candidates.length === 0 && this.slots.length < this.maxWorkers) {
         const added = this.newSlot();
         this.slots.push(added);
@@ -400,24 +461,16 @@ class WorkerScriptHost implements JsScriptHost {
     if (!slot.grown || slot.pending.size > 0 || this.closed) return;
     this.options.log.warn('script worker memory grew past its bound; replacing it (its imposters start with fresh state)');
     // Its imposters are placed again by onLost; the new thread starts with the next call.
+    slot.retryNext = true;
     slot.thread.restart('grew past its memory bound', false);
   }
 
   private answer(call: PendingCall, outcome: RunOutcome): void {
-    if (outcome.ok) {
-      call.resolve(outcome.json === '' ? undefined : JSON.parse(outcome.json));
-    } else if (outcome.timeout) {
-      call.reject(new ScriptTimeoutError(call.timeoutMs, outcome.message));
-    } else {
-      call.reject(new ScriptError(outcome.message, outcome.kind));
-    }
+    answerCall(call, call.timeoutMs, outcome);
   }
 
   private writeLogs(lines: LogLine[]): void {
-    const log = this.options.log;
-    for (const [level, args] of lines) {
-      if (log.isEnabled(level)) log[level](`svc::script ${format(...args)}`);
-    }
+    writeScriptLogs(this.options.log, lines);
   }
 
   /**
@@ -428,6 +481,7 @@ class WorkerScriptHost implements JsScriptHost {
     const queued = [...slot.pending.values()].filter((call) => !call.released);
     for (const call of slot.pending.values()) clearTimeout(call.timer);
     slot.pending.clear();
+    slot.retryNext = true;
     slot.thread.restart('unresponsive past a deadline (its imposters lose their state)');
     for (const call of queued) {
       call.slot = this.slotFor(call.message.scope);
@@ -440,6 +494,11 @@ class WorkerScriptHost implements JsScriptHost {
   /** The worker is gone: its calls fail and its imposters will be placed again on their next call. */
   private lost(slot: WorkerSlot, reason: string): void {
     this.failAll(slot, reason);
+    if (this.options.links) {
+      // Engine threads reach these imposters on this worker by link: they stay here, and it starts again now.
+      if (slot.scopes > 0 && !this.closed) slot.thread.wake();
+      return;
+    }
     for (const [scope, owner] of this.assigned) if (owner === slot) this.assigned.delete(scope);
     slot.scopes = 0;
   }

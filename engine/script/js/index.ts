@@ -36,3 +36,4 @@ export {
 export { ScriptError, ScriptTimeoutError, type ScriptErrorKind } from './errors.js';
 export type { ScriptRequest, ScriptResponse } from './types.js';
 export { scriptTimeoutOf } from './timeout.js';
+export { LinkedJsHost, type LinkedJsHostOptions } from './linked.js';

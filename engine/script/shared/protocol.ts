@@ -43,6 +43,11 @@ export interface StateMessage {
   flowId: string;
   op: StateOp;
   args: unknown[];
+  /**
+   * Set for a run an engine thread posted on its link (per-core): main answers from that imposter's
+   * store (main owns it), not from a run of its own.
+   */
+  scope?: number;
 }
 
 export type StateAnswer = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };

@@ -34,11 +34,16 @@ export class StateBridge {
     this.wake = new Int32Array(wiring.signal);
   }
 
-  /** One operation for run `id`; returns the store's answer or throws StateTimeout / BackendFailure. */
-  call(id: number, deadline: number, flowId: string, op: StateOp, args: unknown[]): unknown {
+  /**
+   * One operation for run `id` (of imposter `scope` when an engine thread posted it); returns the
+   * store's answer or throws StateTimeout / BackendFailure.
+   */
+  call(id: number, deadline: number, flowId: string, op: StateOp, args: unknown[], scope?: number): unknown {
     const seq = ++this.seq;
     Atomics.store(this.wake, 0, 0);
-    this.post({ type: 'state', id, seq, flowId, op, args });
+    const message: StateMessage = { type: 'state', id, seq, flowId, op, args };
+    if (scope !== undefined) message.scope = scope;
+    this.post(message);
     for (;;) {
       let answer: StateAnswer | undefined;
       for (let m = receiveMessageOnPort(this.wiring.statePort); m; m = receiveMessageOnPort(this.wiring.statePort)) {

@@ -9,7 +9,8 @@
  * // outcome: { ok: true, result?: ScriptResult, value? } | { ok: false, errorType, message }
  * ```
  */
-export { SvcScriptRunner, type ScriptRun, type SvcScriptRunnerOptions } from './runner.js';
+export { SvcScriptRunner, runJavaScript, type ScriptRun, type ScriptRunner, type SvcScriptRunnerOptions } from './runner.js';
+export { LinkedSvcRunner, type LinkedSvcRunnerOptions } from './linked.js';
 export type { Placement, RunOutcome, ScriptErrorType, ScriptRequestData, ScriptResponseData, StubInfo } from './protocol.js';
 export type { ScriptResult } from './results.js';
 export { HttpResult, DelayResult, ResetResult, PassResult, registerResults, jsonText } from './results.js';

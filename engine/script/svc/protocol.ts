@@ -25,6 +25,8 @@ export interface RunMessage extends ScriptInput {
   id: number;
   /** Epoch milliseconds: the script is interrupted there. */
   deadline: number;
+  /** Set by an engine thread (its link's runs): the imposter whose store `ctx.state` reaches on main. */
+  scope?: number;
 }
 
 /** Why a run failed, as the `error_type` of `svc_script_errors_total`. */

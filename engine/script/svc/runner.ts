@@ -23,7 +23,7 @@ import type { FlowStore } from '../../state/index.js';
 import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
-import { ThreadHost, workerSpawner } from '../../threads/index.js';
+import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS, type LogLevel, StateChannel } from '../shared/index.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 import { errorText } from '../../model/index.js';
@@ -35,6 +35,8 @@ const STALL_MS = 50;
 const IDLE_MS = 30_000;
 /** The pool's growth bound when `maxWorkers` is not given. */
 const DEFAULT_MAX_WORKERS = 8;
+/** How often waiting runs look again for a worker engine threads may have freed (per-core). */
+const POLL_MS = 5;
 
 export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
@@ -53,6 +55,28 @@ export interface SvcScriptRunnerOptions {
   maxWorkers?: number;
   /** The JavaScript sandbox host, for engine `javascript` (its own workers and deadline machinery). */
   javascript?: () => JsScriptHost;
+  /** Per-core: engine threads reach the workers directly through these links (LinkedSvcRunner). */
+  links?: LinkBoard;
+  /** An imposter's flow store, for `ctx.state` of the runs engine threads post on their links. */
+  storeOf?: (scope: number) => FlowStore | undefined;
+}
+
+/** What runs `_svc.script`s for an imposter: this runner on main, a LinkedSvcRunner on an engine thread. */
+export interface ScriptRunner {
+  run(run: ScriptRun): Promise<RunOutcome>;
+}
+
+/** A `_svc.script` with the JavaScript engine, on `host`'s sandbox for the imposter (never rejects). */
+export async function runJavaScript(host: JsScriptHost | undefined, run: ScriptRun): Promise<RunOutcome> {
+  if (!host) return { ok: false, errorType: 'host', message: 'the javascript engine is not available' };
+  try {
+    const value = await host.svc(run.scope, run.source, run, { timeoutMs: run.timeoutMs });
+    return jsOutcomeOf(run.placement, value);
+  } catch (err) {
+    if (err instanceof ScriptTimeoutError) return { ok: false, errorType: 'timeout', message: err.message };
+    if (err instanceof ScriptError) return { ok: false, errorType: JS_ERRORS[err.kind], message: err.message };
+    return { ok: false, errorType: 'host', message: errorText(err) };
+  }
 }
 
 const JS_ERRORS: Record<ScriptErrorKind, ScriptErrorType> = {
@@ -79,7 +103,18 @@ interface Pending {
 
 /** One worker thread of the pool (its lifecycle, heartbeat and restarts: ThreadHost) and the run it holds. */
 class Slot {
-  /** The run in progress. */
+  /** The next thread takes over runs engine threads still wait for (a stuck or grown thread was replaced, not a crashed one). */
+  retryNext = false;
+  /** A run from an engine thread grew the worker past its memory bound: replaced once main's run is done. */
+  grownByLink = false;
+  /**
+   * 1 while a run is posted to it, from this runner or an engine thread's link (claimed with tryClaim(1) by
+   * whichever thread posts): a worker runs one script at a time, and every thread dispatches by it.
+   */
+  readonly busy = new SharedCount();
+  /** Until when engine threads' runs may keep the worker silent. */
+  readonly linkedQuiet = new SharedQuiet();
+  /** This runner's run in progress. */
   current: Pending | undefined;
   /** `ctx.state` answers for the current thread (a new channel per thread). */
   state!: StateChannel;
@@ -88,12 +123,14 @@ class Slot {
   readonly thread: ThreadHost<RunMessage>;
 
   constructor(
+    readonly id: number,
     spawn: (options: WorkerOptions) => Worker,
     log: (message: string) => void,
-    onMessage: (slot: Slot, message: WorkerMessage) => void,
+    onMessage: (slot: Slot, message: WorkerMessage | { type: 'grown' }) => void,
     onReady: () => void,
     onLost: (slot: Slot, reason: string) => void,
     onGiveUp: () => void,
+    onStart: (slot: Slot, worker: Worker, generation: number) => void,
   ) {
     this.thread = new ThreadHost<RunMessage>({
       name: 'script worker',
@@ -104,13 +141,14 @@ class Slot {
         this.state = new StateChannel((message) => log(message));
         return { workerData: { ...this.state.wiring }, transferList: this.state.transferList };
       },
+      onStart: (generation, worker) => onStart(this, worker, generation),
       log,
-      receive: (message) => onMessage(this, message as WorkerMessage),
+      receive: (message) => onMessage(this, message as WorkerMessage | { type: 'grown' }),
       onReady,
       onLost: (reason) => onLost(this, reason),
       onGiveUp,
       // A script may run (or wait for the store) until its deadline; the runner's grace watch covers it.
-      quietUntil: () => (this.current ? this.current.message.deadline + GRACE_MS : 0),
+      quietUntil: () => Math.max(this.linkedQuiet.value, this.current ? this.current.message.deadline + GRACE_MS : 0),
     });
   }
 
@@ -135,6 +173,7 @@ class Slot {
 
   /** Replaces a worker stuck past a deadline (logged), or one that grew past its memory bound (routine, not logged). */
   restart(reason: string, logged = true): void {
+    this.grownByLink = false;
     this.thread.restart(reason, logged);
   }
 
@@ -149,8 +188,10 @@ export class SvcScriptRunner {
   private readonly slots: Slot[] = [];
   /** Runs waiting for a worker, in arrival order. */
   private readonly queue: Pending[] = [];
-  /** Scripts running per imposter. */
-  private readonly running = new Map<number, number>();
+  /** Scripts running per imposter, on every thread (engine threads claim from the same counts). */
+  private readonly running = new Map<number, SharedCount>();
+  /** A dispatch retry while runs wait for workers engine threads hold (they free them without telling main). */
+  private pollTimer: NodeJS.Timeout | undefined;
   private readonly baseWorkers: number;
   private readonly maxWorkers: number;
   private readonly newSlot: () => Slot;
@@ -165,8 +206,10 @@ export class SvcScriptRunner {
     const log = (message: string): void => options.log('error', message);
     this.baseWorkers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     this.maxWorkers = Math.max(this.baseWorkers, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
+    let slotId = 0;
     this.newSlot = () =>
       new Slot(
+        slotId++,
         spawn,
         log,
         (slot, m) => this.received(slot, m),
@@ -174,8 +217,10 @@ export class SvcScriptRunner {
         () => this.queue.length > 0 && this.dispatch(),
         (slot, reason) => this.lost(slot, reason),
         () => this.broken(),
+        (slot, worker, generation) => this.announce(slot, worker, generation),
       );
     for (let i = 0; i < this.baseWorkers; i++) this.slots.push(this.newSlot());
+    options.links?.onStall('rhai', () => this.stalled());
   }
 
   /** Runs a script; resolves with its outcome (never rejects): a timeout at the deadline at the latest. */
@@ -202,51 +247,99 @@ export class SvcScriptRunner {
     });
   }
 
-  private async runJavaScript(run: ScriptRun): Promise<RunOutcome> {
-    if (!this.options.javascript) return { ok: false, errorType: 'host', message: 'the javascript engine is not available' };
-    try {
-      const value = await this.options.javascript().svc(run.scope, run.source, run, { timeoutMs: run.timeoutMs });
-      return jsOutcomeOf(run.placement, value);
-    } catch (err) {
-      if (err instanceof ScriptTimeoutError) return { ok: false, errorType: 'timeout', message: err.message };
-      if (err instanceof ScriptError) return { ok: false, errorType: JS_ERRORS[err.kind], message: err.message };
-      return { ok: false, errorType: 'host', message: errorText(err) };
+  private runJavaScript(run: ScriptRun): Promise<RunOutcome> {
+    return runJavaScript(this.options.javascript?.(), run);
+  }
+
+  /** A worker started: engine threads get links to it (per-core). */
+  private announce(slot: Slot, worker: Worker, generation: number): void {
+    const links = this.options.links;
+    if (!links) return;
+    const offer = { pool: 'rhai', worker: slot.id, generation, retry: slot.retryNext, owed: slot.busy.buffer, quiet: slot.linkedQuiet.buffer };
+    slot.retryNext = false;
+    links.provide(
+      offer,
+      (port) => worker.postMessage({ link: port }, [port]),
+      (reported) => {
+        if (reported !== slot.thread.generation || !slot.ready) return;
+        slot.retryNext = true;
+        slot.restart('unresponsive past a deadline');
+      },
+    );
+  }
+
+  /** An imposter's running-scripts count, shared with the engine threads that run its scripts (its plan carries it). */
+  shareOf(scope: number): { count: SharedArrayBuffer; limit: number } {
+    return { count: this.runningOf(scope).buffer, limit: this.baseWorkers };
+  }
+
+  private runningOf(scope: number): SharedCount {
+    let count = this.running.get(scope);
+    if (!count) {
+      count = new SharedCount();
+      this.running.set(scope, count);
     }
+    return count;
   }
 
   /** Starts queued runs on idle workers, oldest first, skipping imposters already at their share. */
   private dispatch(): void {
     let waiting = false;
+    let held = false;
     for (let i = 0; i < this.queue.length; ) {
       const pending = this.queue[i]!;
-      const scope = pending.run.scope;
-      const busy = this.running.get(scope) ?? 0;
-      if (busy >= this.baseWorkers) {
+      const running = this.runningOf(pending.run.scope);
+      if (running.value >= this.baseWorkers) {
+        held = true;
         i++;
         continue;
       }
-      const slot = this.slots.find((s) => s.current === undefined && !s.thread.down);
+      const slot = this.slots.find((s) => !s.thread.down && s.busy.tryClaim(1));
       if (!slot) {
         waiting = true;
         break;
       }
+      if (!running.tryClaim(this.baseWorkers)) {
+        slot.busy.release();
+        held = true;
+        i++;
+        continue;
+      }
       this.queue.splice(i, 1);
-      this.running.set(scope, busy + 1);
       slot.post(pending);
     }
     if (waiting) this.growSoon();
+    if ((waiting || held) && this.links) this.pollSoon();
+  }
+
+  private get links(): LinkBoard | undefined {
+    return this.options.links;
+  }
+
+  /** Engine threads free workers and shares without telling main: look again shortly while runs wait. */
+  private pollSoon(): void {
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      this.dispatch();
+    }, POLL_MS);
+  }
+
+  /** An engine thread's runs wait behind busy workers (per-core): grow as for this runner's own. */
+  stalled(): void {
+    this.growSoon(true);
   }
 
   /**
    * Every worker is busy while a run could start: unless one frees up within STALL_MS, add one.
    * Workers still starting do not count as stalled (a burst at startup must not spawn a crowd).
    */
-  private growSoon(): void {
+  private growSoon(elsewhere = false): void {
     if (this.growTimer || this.slots.length >= this.maxWorkers) return;
     this.growTimer = setTimeout(() => {
       this.growTimer = undefined;
-      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.current === undefined || !s.ready)) return;
-      if (!this.queue.some((p) => (this.running.get(p.run.scope) ?? 0) < this.baseWorkers)) return;
+      if (this.closed || this.slots.length >= this.maxWorkers || this.slots.some((s) => s.busy.value === 0 || !s.ready)) return;
+      if (!elsewhere && !this.queue.some((p) => this.runningOf(p.run.scope).value < this.baseWorkers)) return;
       this.slots.push(this.newSlot());
       this.dispatch();
     }, STALL_MS);
@@ -256,9 +349,8 @@ export class SvcScriptRunner {
   /** A worker finished a run: the next one starts, or a grown worker that stays idle is stopped. */
   private freed(slot: Slot, pending: Pending): void {
     slot.settled();
-    const busy = (this.running.get(pending.run.scope) ?? 1) - 1;
-    if (busy > 0) this.running.set(pending.run.scope, busy);
-    else this.running.delete(pending.run.scope);
+    slot.busy.release();
+    this.runningOf(pending.run.scope).release();
     this.dispatch();
     if (slot.current === undefined && this.slots.indexOf(slot) >= this.baseWorkers) {
       slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_MS);
@@ -267,8 +359,10 @@ export class SvcScriptRunner {
   }
 
   private retire(slot: Slot): void {
-    if (slot.current !== undefined || this.closed) return;
+    // Claimed for good: no thread posts to a worker that is going.
+    if (this.closed || !slot.busy.tryClaim(1)) return;
     this.slots.splice(this.slots.indexOf(slot), 1);
+    this.options.links?.withdraw('rhai', slot.id);
     void slot.stop();
   }
 
@@ -288,8 +382,12 @@ export class SvcScriptRunner {
     pending.timer = setTimeout(() => {
       const slot = pending.slot;
       if (slot?.current !== pending) return;
-      if (slot.ready) slot.restart('unresponsive past a deadline');
-      else this.watchReleased(pending);
+      if (!slot.ready) {
+        this.watchReleased(pending);
+        return;
+      }
+      slot.retryNext = true;
+      slot.restart('unresponsive past a deadline');
     }, GRACE_MS);
     pending.timer.unref();
   }
@@ -303,8 +401,15 @@ export class SvcScriptRunner {
     }
   }
 
-  private received(slot: Slot, message: WorkerMessage): void {
-    if (message.type === 'state') {
+  private received(slot: Slot, message: WorkerMessage | { type: 'grown' }): void {
+    if (message.type === 'grown') {
+      slot.grownByLink = true;
+      // Only while no thread has a run posted to it; else at this runner's next run there.
+      if (slot.busy.tryClaim(1)) {
+        this.replaceGrown(slot);
+        slot.busy.release();
+      }
+    } else if (message.type === 'state') {
       this.state(slot, message);
     } else {
       this.done(slot, message);
@@ -317,16 +422,26 @@ export class SvcScriptRunner {
     if (pending?.id !== id) return;
     clearTimeout(pending.timer);
     if (!pending.released) pending.resolve(outcome);
-    if (grown) {
+    if (grown || slot.grownByLink) {
       // A grown heap is only given back to the system with its thread: the next run gets a fresh one
       // (the slot holds no run while it is replaced, so nothing fails).
       slot.settled();
-      slot.restart('grew past its memory bound', false);
+      this.replaceGrown(slot);
     }
     this.freed(slot, pending);
   }
 
+  /** Engine threads' runs still owed by the grown thread go to its successor. */
+  private replaceGrown(slot: Slot): void {
+    slot.retryNext = true;
+    slot.restart('grew past its memory bound', false);
+  }
+
   private state(slot: Slot, message: StateMessage): void {
+    if (message.scope !== undefined) {
+      slot.state.serve(this.options.storeOf?.(message.scope), message);
+      return;
+    }
     const pending = slot.current?.id === message.id ? slot.current : undefined;
     slot.state.serve(pending && !pending.released ? pending.run.store : undefined, message);
   }
@@ -343,6 +458,7 @@ export class SvcScriptRunner {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.growTimer);
+    clearTimeout(this.pollTimer);
     for (const pending of this.queue.splice(0)) {
       clearTimeout(pending.timer);
       if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });

@@ -5,7 +5,7 @@
  * and every wait for the store.
  */
 import { platform, setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
 import { buildCtx, type LogLevel, type StateCall, BackendFailure, StateBridge, StateTimeout, type StateWiring, WorkerFootprint } from '../shared/index.js';
 import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
@@ -19,8 +19,8 @@ const SCRIPT_NICENESS = 5;
 /** Compiled sources kept; the oldest go first when stubs churn through many scripts. */
 const MAX_PROGRAMS = 1024;
 
-const port = parentPort;
-if (!port) throw new Error('engine/script/svc/worker must run as a worker thread');
+const port = parentPort!;
+// ctx.state: every question goes to the host, which owns the stores (a linked run's names its imposter).
 const bridge = new StateBridge((message) => port.postMessage(message), workerData as StateWiring);
 if (platform() === 'linux') setPriority(SCRIPT_NICENESS);
 
@@ -65,7 +65,7 @@ function run(message: RunMessage): RunOutcome {
   let stateTimedOut = false;
   const state: StateCall = (flowId, op, args) => {
     try {
-      return bridge.call(message.id, message.deadline, flowId, op, args);
+      return bridge.call(message.id, message.deadline, flowId, op, args, message.scope);
     } catch (err) {
       if (err instanceof StateTimeout) stateTimedOut = true;
       if (err instanceof BackendFailure) backendFailed = true;
@@ -86,8 +86,9 @@ function run(message: RunMessage): RunOutcome {
   }
 }
 
-// A batch from the host (one run at a time, in practice).
-port.on('message', (batch: RunMessage[]) => {
+/** Runs a batch from one sender (the host, or an engine thread's link); answers go back to it. */
+function runBatch(batch: RunMessage[], post: (message: unknown) => void): boolean {
+  let grown = false;
   for (const message of batch) {
     logs = [];
     let outcome: RunOutcome;
@@ -96,7 +97,24 @@ port.on('message', (batch: RunMessage[]) => {
     } catch (err) {
       outcome = failure('host', `script worker failure: ${errorText(err)}`);
     }
-    port.postMessage({ type: 'done', id: message.id, outcome, logs, grown: footprint.grown() });
+    grown = footprint.grown();
+    post({ type: 'done', id: message.id, outcome, logs, grown });
   }
+  return grown;
+}
+
+/** An engine thread's direct link (engine/threads/links.ts): batches as from the host, answered on the link. */
+function link(linkPort: MessagePort): void {
+  const post = (message: unknown) => linkPort.postMessage(message);
+  // The host replaces a grown worker: it hears of growth from a linked run here.
+  linkPort.on('message', (batch: RunMessage[]) => {
+    if (runBatch(batch, post)) port.postMessage({ type: 'grown' });
+  });
+}
+
+// A batch from the host (one run at a time, in practice), or a link to an engine thread.
+port.on('message', (batch: RunMessage[] | { link: MessagePort }) => {
+  if (Array.isArray(batch)) runBatch(batch, (message) => port.postMessage(message));
+  else link(batch.link);
 });
 hostedThread().ready();

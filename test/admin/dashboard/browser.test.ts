@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort, http } from '../../support/servers.js';
 import { bulkStub, chromium, closeChromium, ordersStubs, sendMany, WAIT, watchConsole } from '../../support/dashboard-harness.js';
 
@@ -14,17 +14,15 @@ const VIEWPORT = { width: 1280, height: 800 };
 
 const test = suite('dashboard: in Chromium');
 let context: BrowserContext;
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
 let page: Page;
 let console_: { take: () => string[] };
 
 test.before(async () => {
   context = await (await chromium()).newContext({ viewport: VIEWPORT });
-  svc = await startInProcess();
 });
 test.after(async () => {
   await context?.close();
-  await svc?.stop();
 });
 test.before.each(async () => {
   page = await context.newPage();
@@ -339,15 +337,13 @@ test.run();
 
 const keyed = suite('dashboard: with --api-key');
 let keyContext: BrowserContext;
-let locked: InProcessSvc;
+const locked = inProcessForSuite(keyed, { apiKey: 'sesame', keepImposters: true });
 
 keyed.before(async () => {
   keyContext = await (await chromium()).newContext({ viewport: VIEWPORT });
-  locked = await startInProcess({ apiKey: 'sesame' });
 });
 keyed.after(async () => {
   await keyContext?.close();
-  await locked?.stop();
   await closeChromium();
 });
 

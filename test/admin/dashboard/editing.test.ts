@@ -6,22 +6,20 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { http } from '../../support/servers.js';
 import { chromium, closeChromium, WAIT, watchConsole } from '../../support/dashboard-harness.js';
 
 const test = suite('dashboard: stub editing');
 let context: BrowserContext;
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
 let page: Page;
 
 test.before(async () => {
   context = await (await chromium()).newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  svc = await startInProcess();
 });
 test.after(async () => {
   await context?.close();
-  await svc?.stop();
   await closeChromium();
 });
 

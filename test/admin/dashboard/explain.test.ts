@@ -5,21 +5,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { http } from '../../support/servers.js';
 
 const test = suite('dashboard: explain and journal routes');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc?.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const stubs = [
   { id: 'health', predicates: [{ equals: { path: '/health', method: 'GET' } }], responses: [{ is: { body: 'up' } }] },
@@ -121,13 +111,7 @@ test('the journal read carries each entry with its index and flow id, in full or
 test.run();
 
 const access = suite('dashboard: access probe');
-let locked: InProcessSvc;
-access.before(async () => {
-  locked = await startInProcess({ apiKey: 'sesame' });
-});
-access.after(async () => {
-  await locked?.stop();
-});
+const locked = inProcessForSuite(access, { apiKey: 'sesame', keepImposters: true });
 
 access('answers whether a key is needed and whether the one sent is good, without a 401', async () => {
   const none = await locked.admin('GET', '/_dashboard/api/access');

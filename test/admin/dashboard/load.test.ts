@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { bulkStub, chromium, closeChromium, sendMany, WAIT, watchConsole } from '../../support/dashboard-harness.js';
 
 const RATE = 300;
@@ -14,16 +14,14 @@ const SECONDS = 10;
 
 const test = suite('dashboard: tail under load');
 let context: BrowserContext;
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
 let page: Page;
 
 test.before(async () => {
   context = await (await chromium()).newContext({ viewport: { width: 1440, height: 900 } });
-  svc = await startInProcess();
 });
 test.after(async () => {
   await context?.close();
-  await svc?.stop();
   await closeChromium();
 });
 

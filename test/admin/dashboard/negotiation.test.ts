@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { prefersHtml } from '../../../admin/dashboard/index.js';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort, http, startSvc, type RunningServer } from '../../support/servers.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -32,14 +32,7 @@ unit('a browser navigation prefers HTML; curl, mountebank clients and ties keep 
 unit.run();
 
 const plane = suite('dashboard: admin routes under negotiation');
-let svc: InProcessSvc;
-
-plane.before(async () => {
-  svc = await startInProcess();
-});
-plane.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(plane, { keepImposters: true });
 
 const get = (path: string, headers: Record<string, string> = {}) => http('GET', `http://127.0.0.1:${svc.adminPort}${path}`, { headers });
 
@@ -117,14 +110,7 @@ plane('the dashboard reads are admin routes: the summary list carries warning co
 plane.run();
 
 const keyed = suite('dashboard: with an API key');
-let locked: InProcessSvc;
-
-keyed.before(async () => {
-  locked = await startInProcess({ apiKey: 'sesame' });
-});
-keyed.after(async () => {
-  await locked.stop();
-});
+const locked = inProcessForSuite(keyed, { apiKey: 'sesame', keepImposters: true });
 
 keyed('the page and its files need no key; every API read still does', async () => {
   const page = await http('GET', `http://127.0.0.1:${locked.adminPort}/imposters`, { headers: { Accept: BROWSER_ACCEPT } });

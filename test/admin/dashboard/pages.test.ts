@@ -7,18 +7,16 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { http } from '../../support/servers.js';
 import { chromium, closeChromium, ordersStubs, screenshotDir, WAIT, watchConsole } from '../../support/dashboard-harness.js';
 
 const test = suite('dashboard: every page');
-let svc: InProcessSvc;
-let locked: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
+const locked = inProcessForSuite(test, { apiKey: 'sesame', keepImposters: true });
 let port: number;
 
 test.before(async () => {
-  svc = await startInProcess();
-  locked = await startInProcess({ apiKey: 'sesame' });
   port = await svc.createImposter({
     name: 'orders-with-a-rather-long-name',
     recordRequests: true,
@@ -41,8 +39,6 @@ test.before(async () => {
   await svc.admin('PUT', `/admin/imposters/${port}/flow-state/${port}/cart`, { value: { items: ['book', 'pen'] } });
 });
 test.after(async () => {
-  await svc?.stop();
-  await locked?.stop();
   await closeChromium();
 });
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventHub } from '../../../admin/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 import { eventJson, SseClient, type SseEvent } from '../../support/sse-client.js';
 
@@ -250,13 +250,7 @@ test('reconnect and reconcile with savedRequests?since=: no replay, nothing lost
 test.run();
 
 const gated = suite('event stream behind the API key');
-let keyed: InProcessSvc;
-gated.before(async () => {
-  keyed = await startInProcess({ apiKey: 'secret' });
-});
-gated.after(async () => {
-  await keyed.stop();
-});
+const keyed = inProcessForSuite(gated, { apiKey: 'secret', keepImposters: true });
 
 gated('GET /events needs the Authorization header like every admin route', async () => {
   const denied = await SseClient.open(`http://127.0.0.1:${keyed.adminPort}/events`);

@@ -3,18 +3,14 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
 import { http, startSvc, type RunningServer } from '../../support/servers.js';
 import { freePort, httpsViaProxy } from '../../support/intercept.js';
+import { adminCaller, type AdminCall } from '../../support/in-process.js';
 
 const test = suite('intercept in the svc binary (--require-admin-auth wired, proxy stopped with the server)');
 let svc: RunningServer;
 let interceptPort: number;
 let metricsPort: number;
 
-function admin(method: string, path: string, body?: unknown) {
-  return http(method, `http://127.0.0.1:${svc.adminPort}${path}`, {
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headers: { 'Content-Type': 'application/json' },
-  });
-}
+const admin: AdminCall = (method, path, body) => adminCaller(svc.adminPort)(method, path, body);
 
 test.before(async () => {
   metricsPort = await freePort();

@@ -5,24 +5,14 @@ import { X509Certificate } from 'node:crypto';
 import { createAdminServer, listenAdmin } from '../../../admin/index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { ImposterManager } from '../../../engine/manager/index.js';
-import { startInProcess } from '../../support/in-process.js';
+import { startInProcess, testAdminSettings } from '../../support/in-process.js';
 import { http } from '../../support/servers.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
-import { connectTunnel, freePort, httpsViaProxy, opensslCertificate, startInterceptServer, tlsTunnel, type InterceptServer } from '../../support/intercept.js';
+import { connectTunnel, freePort, httpsViaProxy, opensslCertificate, interceptForSuite, tlsTunnel } from '../../support/intercept.js';
 
 const test = suite('intercept: start, stop, options and CA sources (docs/intercept.md, §2.14)');
 const dir = tempDirForSuite(test, 'svc-intercept-');
-let svc: InterceptServer;
-
-test.before(async () => {
-  svc = await startInterceptServer();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/intercept');
-});
+const svc = interceptForSuite(test);
 
 function listenOn(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -198,8 +188,7 @@ test('the standard admin plane owns an intercept control; a host that opts out (
   }
   const log = createLogger({ level: 'error', quiet: true });
   const manager = new ImposterManager({ allowInjection: false, log });
-  const settings = { version: 'test', port: 0, localOnly: false, ipWhitelist: ['*'], noParse: false, requireAdminAuth: false };
-  const admin = await listenAdmin(createAdminServer({ manager, log, settings, intercept: false }), 0, '127.0.0.1');
+  const admin = await listenAdmin(createAdminServer({ manager, log, settings: testAdminSettings(), intercept: false }), 0, '127.0.0.1');
   try {
     for (const [method, path] of [
       ['POST', '/intercept'],

@@ -1,20 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RULE_CAPACITY } from '../../../admin/intercept/index.js';
-import { startInterceptServer, viaProxy, type InterceptServer } from '../../support/intercept.js';
+import { interceptForSuite, viaProxy } from '../../support/intercept.js';
 
 const test = suite('intercept rules: admin API, validation, capacity (docs/intercept.md, §7 429)');
-let svc: InterceptServer;
-
-test.before(async () => {
-  svc = await startInterceptServer();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/intercept');
-});
+const svc = interceptForSuite(test);
 
 function many(count: number, from = 0): unknown[] {
   return Array.from({ length: count }, (_, i) => ({ match: { path: `/r${from + i}` }, serve: { body: `rule ${from + i}` } }));

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMetricsServer, type RunningMetrics } from '../../../admin/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort, http, startSvc } from '../../support/servers.js';
 import { labelSets, parseExposition, type Family } from '../../support/prom-text.js';
 import { startUpstream } from '../../support/upstream.js';
@@ -43,7 +43,7 @@ function accepted(families: Map<string, Family>): number {
 }
 
 const test = suite('metrics server (docs/metrics-and-events.md)');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let running: RunningMetrics;
 let port: number;
 
@@ -55,12 +55,10 @@ async function scrape(): Promise<Map<string, Family>> {
 }
 
 test.before(async () => {
-  svc = await startInProcess();
   running = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager, admin: svc.server });
 });
 test.after(async () => {
   await running.close();
-  await svc.stop();
 });
 test.before.each(async () => {
   port = await freePort();
@@ -70,9 +68,6 @@ test.before.each(async () => {
     stubs: [{ predicates: [{ equals: { path: '/ok' } }], responses: [{ is: { statusCode: 201 } }] }],
   });
   assert.is(res.status, 201);
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 test('a fresh page holds only SPEC metrics, accept-error series at 0 for every running listener', async () => {

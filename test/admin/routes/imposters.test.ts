@@ -3,21 +3,11 @@ import net from 'node:net';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('admin: imposters');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 test('GET / links and /health', async () => {
   const root = await svc.admin('GET', '/');

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('admin: stubs');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let port: number;
 
 const stub = (id: string, path: string, body: string) => ({
@@ -13,18 +13,9 @@ const stub = (id: string, path: string, body: string) => ({
   responses: [{ is: { body } }],
 });
 
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   port = await freePort();
   await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs: [stub('a', '/a', 'A'), stub('b', '/b', 'B')] });
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 test('GET stubs carries _links; GET by index and by id', async () => {

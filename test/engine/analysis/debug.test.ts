@@ -1,19 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('debug mode (docs/metrics-and-events.md)');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let port: number;
 const longBody = 'x'.repeat(1200);
 
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   port = await freePort();
   const res = await svc.admin('POST', '/imposters', {
@@ -33,9 +27,6 @@ test.before.each(async () => {
     ],
   });
   assert.is(res.status, 201, res.body);
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 function debug(path: string, value = 'true', options: { method?: string; body?: string; headers?: Record<string, string> } = {}) {

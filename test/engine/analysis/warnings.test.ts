@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { analyzeStubs, MAX_WARNINGS } from '../../../engine/analysis/index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { ImposterManager } from '../../../engine/manager/index.js';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const ok = [{ is: { statusCode: 200 } }];
@@ -129,20 +129,11 @@ unit('a large routing table is analysed in linear-ish time', () => {
 unit.run();
 
 const admin = suite('stub warnings on the admin plane');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(admin);
 let port: number;
 
-admin.before(async () => {
-  svc = await startInProcess();
-});
-admin.after(async () => {
-  await svc.stop();
-});
 admin.before.each(async () => {
   port = await freePort();
-});
-admin.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 const types = (detail: any) => detail._svc.warnings.map((w: any) => [w.warningType, w.stubIndex]);

@@ -17,6 +17,7 @@ import { parseCliOptions, ServerBuilder, type RunningServer } from '../../../app
 import { createLogger } from '../../../engine/log/index.js';
 import { freePort, http } from '../../support/servers.js';
 import { runSvc } from '../../support/run-svc.js';
+import { adminCaller } from '../../support/in-process.js';
 
 const test = suite('data directory write failures');
 const isRoot = process.getuid?.() === 0;
@@ -83,13 +84,6 @@ async function restart(datadir: string): Promise<number> {
   return start(datadir);
 }
 
-function admin(adminPort: number) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await http(method, `http://127.0.0.1:${adminPort}${path}`, { body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: res.body ? (JSON.parse(res.body) as any) : undefined };
-  };
-}
-
 /** A stub whose body makes the imposter file about `bytes` long. */
 const bulky = (bytes: number, tag = 'x') => ({ responses: [{ is: { body: tag.repeat(bytes) } }] });
 
@@ -133,7 +127,7 @@ let allowWrites: (() => void) | undefined;
 test('a full disk: 201 only for what is on disk, 503 with the cause for the rest, the running set unchanged, every file parses after a restart', async () => {
   const dir = fullDisk ?? join(root, 'read-only-instead');
   mkdirSync(dir, { recursive: true });
-  const call = admin(await start(dir));
+  const call = adminCaller(await start(dir));
   const cause = fullDisk ? /ENOSPC/ : /EACCES/;
   const created: number[] = [];
   let refused: { port: number; answer: { status: number; json: any } } | undefined;
@@ -194,7 +188,7 @@ test('a full disk: 201 only for what is on disk, 503 with the cause for the rest
 
   // After a restart every file parses and exactly the acknowledged imposters come back.
   allowWrites?.();
-  const again = admin(await restart(dir));
+  const again = adminCaller(await restart(dir));
   const listed = (await again('GET', '/imposters')).json.imposters.map((i: { port: number }) => i.port);
   assert.equal(listed.sort(), [...created].sort());
   assert.equal((await again('GET', `/imposters/${first}?replayable=true`)).json, before);
@@ -203,7 +197,7 @@ test('a full disk: 201 only for what is on disk, 503 with the cause for the rest
 test('EACCES: a data directory that refuses writes answers 503 and leaves the imposter as it was', async () => {
   const dir = join(root, 'eacces');
   mkdirSync(dir);
-  const call = admin(await start(dir));
+  const call = adminCaller(await start(dir));
   const port = await freePort();
   assert.is((await call('POST', '/imposters', { protocol: 'http', port, stubs: [bulky(10)] })).status, 201);
   const before = (await call('GET', `/imposters/${port}?replayable=true`)).json;
@@ -235,7 +229,7 @@ test('svc save onto a full disk (or a read-only directory) exits 1 naming the ca
   writeFileSync(savefile, '{"imposters": []}');
   const adminPort = await start(join(root, 'save-datadir'));
   const port = await freePort();
-  assert.is((await admin(adminPort)('POST', '/imposters', { protocol: 'http', port, stubs: [bulky(40_000)] })).status, 201);
+  assert.is((await adminCaller(adminPort)('POST', '/imposters', { protocol: 'http', port, stubs: [bulky(40_000)] })).status, 201);
   if (!saveDisk && isRoot) {
     // Root without a tmpfs of its own: file modes do not stop root, a file where a folder should be does.
     console.log('datadir-write-failures: svc save is refused by ENOTDIR instead of a full disk');

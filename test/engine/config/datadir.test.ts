@@ -1,27 +1,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 import { startHarness } from '../../support/config-harness.js';
+import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('config: data directory');
-let root: string;
+const temp = tempDirForSuite(test, 'svc-datadir-');
 let n = 0;
-
-test.before(() => {
-  root = mkdtempSync(join(tmpdir(), 'svc-datadir-'));
-});
-test.after(() => {
-  rmSync(root, { recursive: true, force: true });
-});
 
 function freshDir(): string {
   n += 1;
-  const dir = join(root, `d${n}`);
+  const dir = join(temp.path, `d${n}`);
   mkdirSync(dir);
   return dir;
 }
@@ -127,7 +120,7 @@ test('a file that cannot be removed answers 503 and the imposter keeps serving',
 test('config-file imposters and their runtime edits are never written; runtime imposters are', async () => {
   const dir = freshDir();
   const [fixed, runtime] = [await freePort(), await freePort()];
-  const config = join(root, `config-${n}.json`);
+  const config = join(temp.path, `config-${n}.json`);
   writeFileSync(
     config,
     JSON.stringify({

@@ -1,31 +1,24 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startInProcess } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 import { startHarness } from '../../support/config-harness.js';
 import { ImposterManager } from '../../../engine/manager/index.js';
 import { silentLogger } from '../../../engine/log/index.js';
+import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('config: POST /admin/reload');
-let root: string;
+const temp = tempDirForSuite(test, 'svc-reload-');
 let n = 0;
-
-test.before(() => {
-  root = mkdtempSync(join(tmpdir(), 'svc-reload-'));
-});
-test.after(() => {
-  rmSync(root, { recursive: true, force: true });
-});
 
 function fresh(): { config: string; dir: string } {
   n += 1;
-  const dir = join(root, `d${n}`);
+  const dir = join(temp.path, `d${n}`);
   mkdirSync(dir);
-  return { config: join(root, `config${n}.json`), dir };
+  return { config: join(temp.path, `config${n}.json`), dir };
 }
 
 const stub = (body: string) => ({ responses: [{ is: { body } }] });

@@ -6,25 +6,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:net';
-import { call, startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('reliability: bulk replace keeps the running set');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let ports: number[];
 
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   ports = [];
   for (const body of ['one', 'two']) ports.push(await svc.createImposter({ stubs: [{ responses: [{ is: { body } }] }] }));
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 async function assertRunningSetUnchanged(): Promise<void> {

@@ -9,31 +9,12 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { analyzeStubs, StubAnalysis } from '../../../engine/analysis/index.js';
 import { compileStubSet, type StubSetMatcher } from '../../../engine/match/index.js';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort, http } from '../../support/servers.js';
 import { mockRequest } from '../../support/match-request.js';
 
 const test = suite('reliability: incremental stub edits');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await http('DELETE', `http://127.0.0.1:${svc.adminPort}/imposters`);
-});
-
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await http(method, `http://127.0.0.1:${svc.adminPort}${path}`, {
-    headers: { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    timeoutMs: 300_000,
-  });
-  return { status: res.status, text: res.body };
-}
+const svc = inProcessForSuite(test, { adminTimeoutMs: 300_000 });
 
 const segment = fc.constantFrom('a', 'b', 'ab');
 const path = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => `/${parts.join('/')}`);
@@ -84,7 +65,7 @@ test('the stub edit reply is JSON.stringify of the detail, whatever the stubs ho
     { responses: [{ is: { body: 'carries its own matches key' } }], matches: [1] },
     { id: 'given', responses: [{ is: { statusCode: 201 } }, { proxy: { to: 'http://127.0.0.1:1' } }] },
   ];
-  const created = await admin('POST', '/imposters', { port, protocol: 'http', name: 'n', _svc: { note: 1 }, stubs });
+  const created = await svc.admin('POST', '/imposters', { port, protocol: 'http', name: 'n', _svc: { note: 1 }, stubs });
   assert.is(created.status, 201);
   const edits: Array<[string, string, unknown]> = [
     ['POST', `/imposters/${port}/stubs`, { stub: { predicates: [{ equals: { path: '/x' } }], responses: [{ is: { body: 'x' } }] } }],
@@ -93,12 +74,12 @@ test('the stub edit reply is JSON.stringify of the detail, whatever the stubs ho
     ['DELETE', `/imposters/${port}/stubs/1`, undefined],
   ];
   for (const [method, url, body] of edits) {
-    const reply = await admin(method, url, body);
-    assert.is(reply.status, 200, reply.text);
-    assert.is(reply.text, JSON.stringify(JSON.parse(reply.text), null, 2));
-    const detail = await admin('GET', `/imposters/${port}`);
-    assert.is(reply.text, detail.text);
-    assert.is(detail.text, JSON.stringify(svc.manager.render(port, { baseUrl: `http://127.0.0.1:${svc.adminPort}` }), null, 2));
+    const reply = await svc.admin(method, url, body);
+    assert.is(reply.status, 200, reply.body);
+    assert.is(reply.body, JSON.stringify(JSON.parse(reply.body), null, 2));
+    const detail = await svc.admin('GET', `/imposters/${port}`);
+    assert.is(reply.body, detail.body);
+    assert.is(detail.body, JSON.stringify(svc.manager.render(port, { baseUrl: `http://127.0.0.1:${svc.adminPort}` }), null, 2));
   }
 });
 
@@ -109,11 +90,12 @@ test('appending a stub to 3,000 costs a small part of building them (CPU, 5x mar
     responses: [{ is: { body: `${i}` } }],
   }));
   const build = process.cpuUsage();
-  assert.is((await admin('POST', '/imposters', { port, protocol: 'http', stubs: many })).status, 201);
+  assert.is((await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs: many })).status, 201);
   const buildMs = cpuMs(build);
-  for (let i = 0; i < 3; i++) await admin('POST', `/imposters/${port}/stubs`, { stub: { predicates: [{ equals: { path: `/w/${i}` } }], responses: [{}] } });
+  for (let i = 0; i < 3; i++) await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { predicates: [{ equals: { path: `/w/${i}` } }], responses: [{}] } });
   const edits = process.cpuUsage();
-  for (let i = 0; i < 10; i++) await admin('POST', `/imposters/${port}/stubs`, { stub: { predicates: [{ equals: { path: `/e/${i}` } }], responses: [{}] } });
+  for (let i = 0; i < 10; i++)
+    await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { predicates: [{ equals: { path: `/e/${i}` } }], responses: [{}] } });
   const editMs = cpuMs(edits) / 10;
   // Each edit still writes the whole detail back (docs/imposters.md); before, it also redid every stub's analysis and compilation.
   assert.ok(editMs < buildMs / 3, `one append cost ${editMs.toFixed(1)} ms CPU, building 3,000 stubs ${buildMs.toFixed(1)} ms`);

@@ -1,18 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('recording, savedRequests, verify');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let port: number;
 
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   port = await freePort();
   await svc.admin('POST', '/imposters', {
@@ -24,9 +18,6 @@ test.before.each(async () => {
       { id: 'other', predicates: [{ equals: { path: '/other' } }], responses: [{ is: { statusCode: 202, headers: { Connection: 'keep-alive' } } }] },
     ],
   });
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 test('recorded request fields, status/latency and matchOutcome', async () => {

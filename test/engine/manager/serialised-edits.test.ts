@@ -5,18 +5,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('admin: concurrent stub edits');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { keepImposters: true });
 
 const stub = (id: string) => ({ id, responses: [{ is: { body: id } }] });
 const ids = (detail: any): string[] => detail.stubs.map((s: any) => s.id);

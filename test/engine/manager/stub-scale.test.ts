@@ -6,30 +6,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
-import { freePort, http } from '../../support/servers.js';
+import { inProcessForSuite } from '../../support/in-process.js';
+import { freePort } from '../../support/servers.js';
 
 const test = suite('reliability: stub replacement at scale');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await admin('DELETE', '/imposters');
-});
-
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await http(method, `http://127.0.0.1:${svc.adminPort}${path}`, {
-    headers: { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    timeoutMs: 300_000,
-  });
-  return { status: res.status, json: JSON.parse(res.body) };
-}
+const svc = inProcessForSuite(test, { adminTimeoutMs: 300_000 });
 
 /** CPU milliseconds `work` costs this process (server and client). */
 async function cpuMs<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -43,7 +24,7 @@ const catchAlls = (n: number, tag: string) => Array.from({ length: n }, (_, i) =
 
 async function imposterWith(stubs: unknown[]): Promise<number> {
   const port = await freePort();
-  const res = await admin('POST', '/imposters', { port, protocol: 'http', stubs });
+  const res = await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs });
   assert.is(res.status, 201);
   return port;
 }
@@ -52,18 +33,18 @@ const ids = (detail: { stubs: Array<{ id: string }> }) => detail.stubs.map((s) =
 
 test('PUT /imposters/{port}/stubs: 10k catch-all stubs over 10k costs well under 5 s of CPU, and /health answers after', async () => {
   const port = await imposterWith(catchAlls(10_000, 'a'));
-  const { value: res, ms } = await cpuMs(() => admin('PUT', `/imposters/${port}/stubs`, { stubs: catchAlls(10_000, 'b') }));
+  const { value: res, ms } = await cpuMs(() => svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: catchAlls(10_000, 'b') }));
   assert.is(res.status, 200);
   assert.is(res.json.stubs.length, 10_000);
   assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms of CPU`);
-  assert.is((await admin('GET', '/health')).status, 200);
+  assert.is((await svc.admin('GET', '/health')).status, 200);
 });
 
 test('PUT /imposters/{port}/stubs with the same 10k stubs keeps them (ids and cycles), fast', async () => {
   const port = await imposterWith(catchAlls(10_000, 'c'));
-  const before = ids((await admin('GET', `/imposters/${port}`)).json);
-  const stubs = (await admin('GET', `/imposters/${port}/stubs`)).json.stubs.map(({ _links, ...s }: Record<string, unknown>) => s);
-  const { value: res, ms } = await cpuMs(() => admin('PUT', `/imposters/${port}/stubs`, { stubs }));
+  const before = ids((await svc.admin('GET', `/imposters/${port}`)).json);
+  const stubs = (await svc.admin('GET', `/imposters/${port}/stubs`)).json.stubs.map(({ _links, ...s }: Record<string, unknown>) => s);
+  const { value: res, ms } = await cpuMs(() => svc.admin('PUT', `/imposters/${port}/stubs`, { stubs }));
   assert.is(res.status, 200);
   assert.equal(ids(res.json), before);
   assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms of CPU`);
@@ -71,10 +52,10 @@ test('PUT /imposters/{port}/stubs with the same 10k stubs keeps them (ids and cy
 
 test('PUT /imposters: 10k id-less stubs re-sent unchanged keep their ids, fast', async () => {
   const port = await imposterWith(catchAlls(10_000, 'd'));
-  const before = ids((await admin('GET', `/imposters/${port}`)).json);
-  const { value: res, ms } = await cpuMs(() => admin('PUT', '/imposters', { imposters: [{ port, protocol: 'http', stubs: catchAlls(10_000, 'd') }] }));
+  const before = ids((await svc.admin('GET', `/imposters/${port}`)).json);
+  const { value: res, ms } = await cpuMs(() => svc.admin('PUT', '/imposters', { imposters: [{ port, protocol: 'http', stubs: catchAlls(10_000, 'd') }] }));
   assert.is(res.status, 200, JSON.stringify(res.json));
-  assert.equal(ids((await admin('GET', `/imposters/${port}`)).json), before);
+  assert.equal(ids((await svc.admin('GET', `/imposters/${port}`)).json), before);
   assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms of CPU`);
 });
 

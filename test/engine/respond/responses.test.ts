@@ -1,19 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 
 const test = suite('imposter: is responses');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 

@@ -2,7 +2,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../support/servers.js';
-import { acceptedBySlot, fresh, h2Get, httpsGet, keepAlive, startPerCore, until, type PerCoreServer } from '../../support/per-core.js';
+import { h2Fetch } from '../../support/h2-frames.js';
+import { acceptedBySlot, fresh, httpsGet, keepAlive, startPerCore, until, type PerCoreServer } from '../../support/per-core.js';
 
 const test = suite<{ svc: PerCoreServer }>('runtime per-core');
 
@@ -67,11 +68,11 @@ test('https, h2c and h2 over TLS are served by every thread', async ({ svc }) =>
   const plain = await imposter(svc, { stubs: [{ responses: CYCLE }] });
   const secure = await imposter(svc, { protocol: 'https', stubs: [{ responses: [{ is: { body: 'tls' } }] }] });
   const h2c: string[] = [];
-  for (let i = 0; i < 6; i += 1) h2c.push(await h2Get(`http://127.0.0.1:${plain}`));
+  for (let i = 0; i < 6; i += 1) h2c.push((await h2Fetch(`http://127.0.0.1:${plain}`)).body);
   assert.is(h2c.join(''), 'ABCABC');
   for (let i = 0; i < 6; i += 1) {
     assert.is(await httpsGet(secure), 'tls');
-    assert.is(await h2Get(`https://127.0.0.1:${secure}`), 'tls');
+    assert.is((await h2Fetch(`https://127.0.0.1:${secure}`)).body, 'tls');
   }
 });
 

@@ -1,21 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { servesAnywhere } from '../../../engine/serve/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 
 // What the per-core runtime asks before engine threads serve an imposter's requests themselves.
 const test = suite('imposter: servesAnywhere');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true });
 
 const is = { is: { statusCode: 200, body: 'hello' } };
 
@@ -43,14 +33,33 @@ test('what needs only the config serves anywhere: static, recorded, CORS, behavi
 
 test('anything needing the main thread does not', async () => {
   const cases: Array<[string, Record<string, unknown>]> = [
-    ['function wait', { stubs: [{ responses: [{ ...is, _behaviors: { wait: 'function () { return 1; }' } }] }] }],
-    ['decorate', { stubs: [{ responses: [{ ...is, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
     ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
-    ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
-    ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
-    ['proxy', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' } }] }] }],
+    ['proxy decorate', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' }, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
+    [
+      'proxy inject generator',
+      { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ inject: 'function (config) { return []; }' }] } }] }] },
+    ],
   ];
   for (const [name, config] of cases) assert.not.ok(await anywhere(config), name);
+});
+
+test('proxies serve anywhere: engine threads forward themselves and the owner applies their recordings', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['proxyTransparent', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', mode: 'proxyTransparent' } }] }] }],
+    ['proxyOnce', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ matches: { path: true } }] } }] }] }],
+    ['proxyAlways with a wait', { stubs: [{ responses: [{ proxy: { to: 'https://127.0.0.1:1', mode: 'proxyAlways' }, _behaviors: { wait: 1 } }] }] }],
+  ];
+  for (const [name, config] of cases) assert.ok(await anywhere(config), name);
+});
+
+test('scripts serve anywhere: engine threads reach the script workers on their own links', async () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['function wait', { stubs: [{ responses: [{ ...is, _behaviors: { wait: 'function () { return 1; }' } }] }] }],
+    ['decorate', { stubs: [{ responses: [{ ...is, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
+    ['inject response', { stubs: [{ responses: [{ inject: 'function () { return {}; }' }] }] }],
+    ['inject predicate', { stubs: [{ predicates: [{ or: [{ inject: 'function () { return true; }' }] }], responses: [is] }] }],
+  ];
+  for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
 
 test('gates and stateOps serve anywhere: every thread reaches the flow store', async () => {
@@ -62,11 +71,11 @@ test('gates and stateOps serve anywhere: every thread reaches the flow store', a
   for (const [name, config] of cases) assert.ok(await anywhere(config), name);
 });
 
-test('follows the imposter: a scripted stub added later turns it off, replacing it turns it on', async () => {
+test('follows the imposter: a shellTransform stub added later turns it off, replacing it turns it on', async () => {
   const port = await svc.createImposter({ stubs: [{ responses: [is] }] });
   const imposter = svc.manager.get(port)!;
   assert.ok(servesAnywhere(imposter));
-  const res = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ inject: 'function () { return {}; }' }] } });
+  const res = await svc.admin('POST', `/imposters/${port}/stubs`, { stub: { responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] } });
   assert.is(res.status, 200, JSON.stringify(res.json));
   assert.not.ok(servesAnywhere(imposter));
   await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [{ responses: [is] }] });

@@ -1,16 +1,9 @@
 /** ctx facts that must read the same from both engines (docs/scripts.md). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 
-let svc: InProcessSvc;
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-  await warmScriptWorkers(svc);
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { allowInjection: true, warmScripts: true, keepImposters: true });
 
 /** Worker cold starts on a loaded machine must not turn into deadline failures here. */
 const roomy = { _svc: { scriptEngine: { timeoutMs: 60_000 } } };

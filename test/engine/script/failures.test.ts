@@ -1,14 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, startInProcess, call } from '../../support/in-process.js';
 
-let svc: InProcessSvc;
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 
 const script = (code: string, engine = 'rhai') => ({ _svc: { script: { engine, code } } });
 

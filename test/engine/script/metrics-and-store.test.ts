@@ -5,23 +5,21 @@ import { SvcScriptRunner } from '../../../engine/script/svc/index.js';
 import { createJsScriptHost } from '../../../engine/script/js/index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { MemoryFlowStore, type FlowStore } from '../../../engine/state/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { http } from '../../support/servers.js';
 import { parseExposition, type Family } from '../../support/prom-text.js';
 
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 let metrics: RunningMetrics;
 let runner: SvcScriptRunner;
 const logged: string[] = [];
 test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager, admin: svc.server });
   runner = new SvcScriptRunner({ log: (level, message) => logged.push(`${level} ${message}`), workers: 1 });
 });
 test.after(async () => {
   await runner.close();
   await metrics.close();
-  await svc.stop();
 });
 
 function sample(families: Map<string, Family>, name: string, labels: Record<string, string>): number | undefined {

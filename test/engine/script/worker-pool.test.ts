@@ -1,15 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import type { HttpResponse } from '../../support/servers.js';
 
-let svc: InProcessSvc;
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 
 /** Client-side timeout far beyond any wait here: only the servers' answers decide these tests. */
 const patient = { timeoutMs: 150_000 };

@@ -6,17 +6,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 
 const test = suite('reliability: recording cost');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { keepImposters: true });
 
 const HEADERS = 10_000;
 const REQUESTS = 10;

@@ -1,22 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMetricsServer, type RunningMetrics } from '../../../admin/index.js';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { http } from '../../support/servers.js';
 import { parseExposition } from '../../support/prom-text.js';
 
 const test = suite('state: flow-state admin routes, stateOps, flow ids (docs/flow-state.md, §2.3, §4.4, §6)');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const is = { is: { body: 'x' } };
 const headerFlow = { _svc: { flowState: { flowIdSource: 'header:X-Flow' } } };

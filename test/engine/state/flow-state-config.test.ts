@@ -1,20 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('state: _svc.flowState and _svc.stateOps validation (docs/flow-state.md rule 1, §2.3)');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const is = { is: { body: 'x' } };
 

@@ -1,22 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { ImposterManager } from '../../../engine/manager/index.js';
 
 const test = suite('state: the store and flow id each imposter gets');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const is = { is: { body: 'x' } };
 

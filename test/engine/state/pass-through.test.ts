@@ -1,16 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 
 const test = suite('a _svc.script pass() falls through still gated by spaces and scenario states');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
+// The first request runs a script: warm the workers so a cold start is not charged to its 5 s deadline.
+const svc = inProcessForSuite(test, { allowInjection: true, warmScripts: true, keepImposters: true });
 
 const text = (body: string) => [{ is: { statusCode: 200, body } }];
 

@@ -1,24 +1,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 import { startRedis, SuiteSetup, type RedisServer } from '../../support/redis-server.js';
 
 const test = suite('state: imposters on the redis backend (real redis-server)');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let redis: RedisServer | undefined;
 
 const setup = new SuiteSetup(async () => (redis = await startRedis()));
 test.before(async () => {
   await setup.run();
-  svc = await startInProcess();
 });
 test.after(async () => {
-  await svc?.stop();
   await redis?.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 const path = (port: number, flow: string, key?: string) => `/admin/imposters/${port}/flow-state/${flow}${key === undefined ? '' : `/${key}`}`;

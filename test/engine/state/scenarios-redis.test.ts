@@ -1,18 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const test = suite('scenarios on the redis flow store (real redis-server)');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
 let redis: RedisServer;
 
 test.before(async () => {
   redis = await startRedis();
-  svc = await startInProcess();
 });
 test.after(async () => {
-  await svc?.stop();
   await redis?.stop();
 });
 

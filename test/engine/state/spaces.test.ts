@@ -1,22 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import type { LifecycleAction } from '../../../engine/manager/index.js';
 
 const test = suite('spaces (docs/imposters.md rule 5, §3, §4.7)');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test);
 let port: number;
 
 const text = (body: string, statusCode = 200) => [{ is: { statusCode, body } }];
 const flowed = { _svc: { flowState: { flowIdSource: 'header:X-Flow' } } };
 const as = (flow: string | undefined, path = '/price') => call(port, 'GET', path, { headers: flow === undefined ? {} : { 'X-Flow': flow } });
 
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   port = await svc.createImposter({
     ...flowed,
@@ -27,9 +21,6 @@ test.before.each(async () => {
       { id: 'shared-all', responses: text('shared catch-all') },
     ],
   });
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
 });
 
 test('add, list and get a space; its stubs serve only its flow and go before the shared stubs', async () => {

@@ -1,60 +1,23 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import { startInProcess, call, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
+import { h2Fetch } from '../../support/h2-frames.js';
 
 const test = suite('imposter protocols: h2c, https, ALPN, malformed input');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const stubs = [
   { predicates: [{ equals: { path: '/p', headers: { 'x-k': 'v' } } }], responses: [{ is: { statusCode: 203, headers: { 'X-Out': 'o' }, body: 'matched' } }] },
 ];
 
-function h2Get(
-  url: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders; alpn?: string }> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(url, { rejectUnauthorized: false });
-    session.on('error', reject);
-    const stream = session.request({ ':path': path, ...headers });
-    let body = '';
-    let responseHeaders: http2.IncomingHttpHeaders = {};
-    stream.on('response', (h) => {
-      responseHeaders = h;
-    });
-    stream.on('data', (d) => {
-      body += d;
-    });
-    stream.on('end', () => {
-      const alpn = (session.socket as unknown as { alpnProtocol?: string }).alpnProtocol;
-      session.close();
-      resolve({ status: Number(responseHeaders[':status']), body, headers: responseHeaders, alpn });
-    });
-    stream.on('error', reject);
-    stream.end();
-  });
-}
-
 test('plain port answers cleartext HTTP/2 with prior knowledge through the same stubs', async () => {
   const port = await freePort();
   await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs });
-  const res = await h2Get(`http://127.0.0.1:${port}`, '/p', { 'x-k': 'v' });
+  const res = await h2Fetch(`http://127.0.0.1:${port}`, { path: '/p', headers: { 'x-k': 'v' } });
   assert.is(res.status, 203);
   assert.is(res.body, 'matched');
   assert.is(res.headers['x-out'], 'o');
@@ -78,7 +41,7 @@ test('https imposter with the default certificate serves HTTP/1.1 and ALPN h2', 
   });
   assert.is(h1.status, 203);
   assert.is(h1.body, 'matched');
-  const h2 = await h2Get(`https://127.0.0.1:${port}`, '/p', { 'x-k': 'v' });
+  const h2 = await h2Fetch(`https://127.0.0.1:${port}`, { path: '/p', headers: { 'x-k': 'v' } });
   assert.is(h2.status, 203);
   assert.is(h2.alpn, 'h2');
 });

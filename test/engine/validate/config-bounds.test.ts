@@ -5,21 +5,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
 
 const test = suite('reliability: config bounds');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 /** POSTs an imposter and asserts a 400 envelope whose messages mention `field`; the server still answers after. */
 async function rejected(config: Record<string, unknown>, field: string): Promise<void> {

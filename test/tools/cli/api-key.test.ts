@@ -1,16 +1,15 @@
 import { suite } from 'uvu';
 import { get } from 'node:http';
 import * as assert from 'uvu/assert';
-import { call, startInProcess, type InProcessSvc } from '../../support/in-process.js';
+import { inProcessForSuite, call } from '../../support/in-process.js';
 import { freePort, http } from '../../support/servers.js';
 
 const test = suite('cli: API key on the admin plane (docs/cli.md)');
 const KEY = 'the-token';
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { apiKey: KEY, keepImposters: true });
 let port: number;
 
 test.before(async () => {
-  svc = await startInProcess({ apiKey: KEY });
   port = await freePort();
   const created = await svc.admin(
     'POST',
@@ -19,9 +18,6 @@ test.before(async () => {
     { Authorization: KEY },
   );
   assert.is(created.status, 201);
-});
-test.after(async () => {
-  await svc.stop();
 });
 
 /** One route of every admin family, plus routes that do not exist (yet), such as `/events`. */

@@ -1,19 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, http, startSvc, type RunningServer } from '../../support/servers.js';
+import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('cli: --datadir with the real binary');
-let root: string;
-
-test.before(() => {
-  root = mkdtempSync(join(tmpdir(), 'svc-cli-datadir-'));
-});
-test.after(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+const temp = tempDirForSuite(test, 'svc-cli-datadir-');
 
 const stub = (body: string) => ({ responses: [{ is: { body } }] });
 
@@ -32,14 +25,14 @@ async function pidOf(pidfile: string): Promise<number> {
 }
 
 test('skip summary at startup, reload of config file + data directory, and a restart that restores exactly', async () => {
-  const dir = join(root, 'restore');
+  const dir = join(temp.path, 'restore');
   mkdirSync(dir);
   writeFileSync(join(dir, 'notes.txt'), 'not an imposter');
   writeFileSync(join(dir, '99.json'), JSON.stringify({ port: 98, protocol: 'http' }));
   const [fromFile, a, b, hand] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const config = join(root, 'restore.json');
+  const config = join(temp.path, 'restore.json');
   writeFileSync(config, JSON.stringify({ imposters: [{ port: fromFile, protocol: 'http', stubs: [stub('file v1')] }] }));
-  const args = ['--configfile', config, '--datadir', dir, '--metrics-port', String(await freePort()), '--pidfile', join(root, 'restore.pid')];
+  const args = ['--configfile', config, '--datadir', dir, '--metrics-port', String(await freePort()), '--pidfile', join(temp.path, 'restore.pid')];
   let expected: unknown;
   const first = await startSvc({ args });
   try {
@@ -93,8 +86,8 @@ test('skip summary at startup, reload of config file + data directory, and a res
 });
 
 test('kill -9 during heavy admin writes never leaves a torn file and loses no acknowledged write', async () => {
-  const dir = join(root, 'crash');
-  const pidfile = join(root, 'crash.pid');
+  const dir = join(temp.path, 'crash');
+  const pidfile = join(temp.path, 'crash.pid');
   const ports = [await freePort(), await freePort(), await freePort()].sort((x, y) => x - y);
   const acknowledged = new Map<number, number>(ports.map((p) => [p, 0]));
   const filler = 'x'.repeat(8 * 1024);

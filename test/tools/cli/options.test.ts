@@ -1,23 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCliOptions, UsageError } from '../../../app/index.js';
 import { parseLogFilter } from '../../../engine/log/index.js';
+import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('cli: options, rcfile and log filter');
-let dir: string;
-
-test.before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-options-'));
-});
-test.after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirForSuite(test, 'svc-options-');
 
 function rc(name: string, doc: unknown): string {
-  const path = join(dir, name);
+  const path = join(temp.path, name);
   writeFileSync(path, typeof doc === 'string' ? doc : JSON.stringify(doc));
   return path;
 }
@@ -91,7 +84,7 @@ test('unknown rcfile keys are warned and ignored; bad values are usage errors; u
   };
   assert.match(ignored(rc('array.json', [1])), /JSON object; ignored/);
   assert.match(ignored(rc('broken.json', '{')), /cannot read rcfile .*; ignored/);
-  assert.match(ignored(join(dir, 'absent.json')), /cannot read rcfile .*ENOENT; ignored/);
+  assert.match(ignored(join(temp.path, 'absent.json')), /cannot read rcfile .*ENOENT; ignored/);
 });
 
 test('mountebank spellings, aliases and flags svc does not implement', () => {
@@ -129,20 +122,20 @@ test('mountebank spellings, aliases and flags svc does not implement', () => {
 
 test('SPEC options: runtime, front door, metrics port, scripts dir, require-admin-auth, api key', () => {
   const options = parseCliOptions(
-    ['--runtime', 'per-core', '--front-door', '127.0.0.1:8080', '--metrics-port', '9191', '--scripts-dir', dir, '--require-admin-auth'],
+    ['--runtime', 'per-core', '--front-door', '127.0.0.1:8080', '--metrics-port', '9191', '--scripts-dir', temp.path, '--require-admin-auth'],
     {},
   );
   assert.is(options.runtime, 'per-core');
   assert.is(options.frontDoor, '127.0.0.1:8080');
   assert.is(options.metricsPort, 9191);
-  assert.is(options.scriptsDir, dir);
+  assert.is(options.scriptsDir, temp.path);
   assert.is(options.requireAdminAuth, true);
   assert.is(parseCliOptions([], { SVC_METRICS_PORT: '9292', MB_APIKEY: 'env-key' }).metricsPort, 9292);
   assert.is(parseCliOptions([], { MB_APIKEY: 'env-key' }).apiKey, 'env-key');
   assert.is(parseCliOptions(['--front-door', '8081'], {}).frontDoor, '8081');
   assert.match(usageError(['--runtime', 'many']), /per-core/);
   assert.match(usageError(['--front-door', 'nowhere']), /\[host:\]port/);
-  assert.match(usageError(['--scripts-dir', join(dir, 'absent')]), /not a directory/);
+  assert.match(usageError(['--scripts-dir', join(temp.path, 'absent')]), /not a directory/);
   assert.match(usageError(['--api-key', '  ']), /blank/);
   assert.match(usageError([], { MB_APIKEY: '' }), /blank/);
   assert.match(usageError(['--port', '70000']), /port number/);

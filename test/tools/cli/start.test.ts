@@ -1,25 +1,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { freePort, http, repoRoot, startSvc } from '../../support/servers.js';
+import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('cli: svc start');
-let dir: string;
-
-test.before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-});
-test.after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirForSuite(test, 'svc-cli-');
 
 test('--configfile loads imposters, --pidfile is written while serving and removed on SIGTERM', async () => {
   const port = await freePort();
-  const config = join(dir, 'imposters.json');
-  const pidfile = join(dir, 'svc.pid');
+  const config = join(temp.path, 'imposters.json');
+  const pidfile = join(temp.path, 'svc.pid');
   writeFileSync(config, JSON.stringify({ imposters: [{ port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'from file' } }] }] }] }));
   const svc = await startSvc({ args: ['--configfile', config, '--pidfile', pidfile] });
   try {
@@ -48,7 +41,7 @@ test('MB_PORT sets the admin port; --allowInjection shows in /config', async () 
 });
 
 test('a config file with an invalid imposter fails startup with exit 1', () => {
-  const config = join(dir, 'bad.json');
+  const config = join(temp.path, 'bad.json');
   writeFileSync(config, JSON.stringify({ imposters: [{ protocol: 'smtp', port: 1 }] }));
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', '0', '--nologfile', '--configfile', config], {
     cwd: repoRoot,

@@ -4,26 +4,14 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { startInProcess, call, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
+import { tempDirForSuite } from '../../../support/temp-dir.js';
 
 const test = suite('behaviors');
-let svc: InProcessSvc;
-let dir: string;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-  dir = mkdtempSync(join(tmpdir(), 'svc-behaviors-'));
-});
-test.after(async () => {
-  await svc.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true });
+const temp = tempDirForSuite(test, 'svc-behaviors-');
 
 const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 
@@ -133,7 +121,7 @@ test('copy: substituted text is not scanned again for the token', async () => {
 });
 
 test('lookup: a CSV row selected by a key from the request fills ${ROW}["column"] tokens', async () => {
-  const csv = join(dir, 'people.csv');
+  const csv = join(temp.path, 'people.csv');
   writeFileSync(csv, 'id,name,city\n1,Ann,"Paris, FR"\n2,Bob,Oslo\n');
   const port = await imposter([
     {
@@ -160,7 +148,7 @@ test('lookup: a CSV row selected by a key from the request fills ${ROW}["column"
 });
 
 test('lookup: a changed CSV file is read again; values are never re-scanned; custom delimiter', async () => {
-  const csv = join(dir, 'codes.csv');
+  const csv = join(temp.path, 'codes.csv');
   writeFileSync(csv, 'code;label\nA;${R}[code]\n');
   const port = await imposter([
     {
@@ -188,7 +176,7 @@ test('lookup: a changed CSV file is read again; values are never re-scanned; cus
 });
 
 test('lookup: a missing file or key column leaves the response unchanged', async () => {
-  const csv = join(dir, 'other.csv');
+  const csv = join(temp.path, 'other.csv');
   writeFileSync(csv, 'x,y\n1,2\n');
   const port = await imposter([
     {
@@ -199,7 +187,7 @@ test('lookup: a missing file or key column leaves the response unchanged', async
             {
               lookup: {
                 key: { from: 'path', using: { method: 'regex', selector: '\\d' } },
-                fromDataSource: { csv: { path: join(dir, 'nope.csv'), keyColumn: 'x' } },
+                fromDataSource: { csv: { path: join(temp.path, 'nope.csv'), keyColumn: 'x' } },
                 into: '${R}',
               },
             },
@@ -221,7 +209,7 @@ test('lookup: a missing file or key column leaves the response unchanged', async
 });
 
 test('shellTransform: each command gets MB_REQUEST/MB_RESPONSE and its stdout is the next response', async () => {
-  const script = join(dir, 'transform.cjs');
+  const script = join(temp.path, 'transform.cjs');
   writeFileSync(
     script,
     [
@@ -243,7 +231,7 @@ test('shellTransform: each command gets MB_REQUEST/MB_RESPONSE and its stdout is
 });
 
 test('shellTransform: the JSON also arrives as two quoted arguments, apostrophes included', async () => {
-  const script = join(dir, 'argv.cjs');
+  const script = join(temp.path, 'argv.cjs');
   writeFileSync(
     script,
     [
@@ -272,9 +260,9 @@ test('shellTransform: a failing command or invalid JSON answers 500 with the err
 });
 
 test('order: _behaviors runs wait, lookup, copy, shellTransform in that order whatever the key order', async () => {
-  const csv = join(dir, 'order.csv');
+  const csv = join(temp.path, 'order.csv');
   writeFileSync(csv, 'k,v\nabc,from-csv\n');
-  const script = join(dir, 'upper.cjs');
+  const script = join(temp.path, 'upper.cjs');
   writeFileSync(script, 'const r = JSON.parse(process.env.MB_RESPONSE); r.body = r.body.toUpperCase(); process.stdout.write(JSON.stringify(r));');
   const port = await imposter([
     {
@@ -299,7 +287,7 @@ test('order: _behaviors runs wait, lookup, copy, shellTransform in that order wh
 });
 
 test('order: the behaviors array runs as written; _behaviors wins when both are present', async () => {
-  const script = join(dir, 'mark.cjs');
+  const script = join(temp.path, 'mark.cjs');
   writeFileSync(script, 'const r = JSON.parse(process.env.MB_RESPONSE); r.body = r.body + "+shell"; process.stdout.write(JSON.stringify(r));');
   const copy = { copy: { from: 'path', into: '${P}', using: { method: 'regex', selector: '\\w+' } } };
   const port = await imposter([

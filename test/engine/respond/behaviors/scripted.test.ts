@@ -5,22 +5,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 import { jsonHandler, startUpstream } from '../../../support/upstream.js';
 
 const test = suite('scripted behaviors');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-  await warmScriptWorkers(svc);
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true, warmScripts: true });
 
 const imposter = (stubs: unknown[], extra: Record<string, unknown> = {}): Promise<number> => svc.createImposter({ stubs, ...extra });
 

@@ -4,24 +4,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite } from '../../../support/in-process.js';
 
 const test = suite('behavior and proxy validation');
-let svc: InProcessSvc;
-let gated: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-  gated = await startInProcess({ allowInjection: false });
-});
-test.after(async () => {
-  await svc.stop();
-  await gated.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-  await gated.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true });
+const gated = inProcessForSuite(test, { allowInjection: false });
 
 async function messages(response: Record<string, unknown>, server = svc): Promise<string[]> {
   const res = await server.admin('POST', '/imposters', { protocol: 'http', stubs: [{ responses: [response] }] });

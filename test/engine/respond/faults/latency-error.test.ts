@@ -2,22 +2,12 @@ import http2 from 'node:http2';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seededRandom } from '../../../../engine/respond/faults/index.js';
-import { startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite } from '../../../support/in-process.js';
 import { clientRequest, createImposter, rawExchange, stubAt, withSeed } from '../../../support/faults.js';
 import { h2Get } from '../../../support/h2-frames.js';
 
 const test = suite('faults: latency, error and their precedence');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const OK = { body: 'fine' };
 const faulty = (path: string, fault: Record<string, unknown>) => stubAt(path, { is: OK, _svc: { fault } });

@@ -1,22 +1,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMetricsServer, type RunningMetrics } from '../../../../admin/index.js';
-import { startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite } from '../../../support/in-process.js';
 import { http } from '../../../support/servers.js';
 import { parseExposition, type Family } from '../../../support/prom-text.js';
 import { clientRequest, createImposter, rawExchange, stubAt } from '../../../support/faults.js';
 
 const test = suite('faults: counted on the metrics server');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { keepImposters: true });
 let metrics: RunningMetrics;
 
 test.before(async () => {
-  svc = await startInProcess();
   metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', manager: svc.manager, admin: svc.server });
 });
 test.after(async () => {
   await metrics.close();
-  await svc.stop();
 });
 
 async function scrape(): Promise<Map<string, Family>> {

@@ -1,21 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seededRandom } from '../../../../engine/respond/faults/index.js';
-import { startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite } from '../../../support/in-process.js';
 import { createImposter, pipelinedStatuses, stubAt, withSeed } from '../../../support/faults.js';
 
 const test = suite('faults: probabilities drawn from a seedable source');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const KEEP_ALIVE = { Connection: 'keep-alive' };
 

@@ -2,7 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite, startInProcess, type InProcessSvc } from '../../../support/in-process.js';
 import { clientRequest, createImposter, rawExchange, stubAt } from '../../../support/faults.js';
 
 const OK = { is: { body: 'fine' } };
@@ -123,16 +123,7 @@ for (const protocol of ['http', 'https'] as const) {
 }
 
 const h1 = suite('faults: an imposter using a TCP fault serves HTTP/1 only');
-let svc: InProcessSvc;
-h1.before(async () => {
-  svc = await startInProcess();
-});
-h1.after(async () => {
-  await svc.stop();
-});
-h1.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(h1);
 
 const PREFACE = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
 /** Frame type byte of an HTTP/2 SETTINGS frame (RFC 9113 §6.5), the first thing an h2 server sends. */

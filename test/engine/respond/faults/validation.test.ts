@@ -1,20 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite } from '../../../support/in-process.js';
 import { freePort } from '../../../support/servers.js';
 
 const test = suite('faults: _svc.fault validation (400 bad data at create)');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess();
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test);
 
 const withFault = (fault: unknown) => ({ is: { body: 'x' }, _svc: { fault } });
 

@@ -5,19 +5,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, startInProcess, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 import { startUpstream, type Upstream } from '../../../support/upstream.js';
 
 const test = suite('proxy recordings under concurrency');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 let upstream: Upstream;
 
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   // 5 ms at the origin: every request of a burst arrives while the first is still there.
   upstream = await startUpstream('http', (seen, res) => {

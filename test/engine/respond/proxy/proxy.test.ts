@@ -4,20 +4,14 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 import { freePort } from '../../../support/servers.js';
-import { jsonHandler, startUpstream, type Upstream } from '../../../support/upstream.js';
+import { forwardingThreads, jsonHandler, startUpstream, type Upstream } from '../../../support/upstream.js';
 
 const test = suite('proxy');
-let svc: InProcessSvc;
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 let upstream: Upstream;
 
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
 test.before.each(async () => {
   upstream = await startUpstream('http', jsonHandler({ greeting: 'hello' }));
 });
@@ -328,7 +322,7 @@ test('https origin: proxied with certificate checks off, connections kept alive 
       assert.equal(JSON.parse(res.body), { secure: true });
     }
     assert.is(secure.seen.length, 4);
-    assert.is(secure.connections, 1, 'one pooled connection for four requests');
+    assert.ok(secure.connections <= forwardingThreads(), 'one pooled connection (per forwarding thread) for four requests');
   } finally {
     await secure.stop();
   }
@@ -338,7 +332,7 @@ test('http origin: keep-alive clients share one pooled connection; a client aski
   const port = await imposter([{ responses: [{ proxy: { to: upstream.origin, mode: 'proxyTransparent' } }] }]);
   for (let i = 0; i < 5; i += 1) await call(port, 'GET', '/k', { headers: { Connection: 'keep-alive' } });
   assert.is(upstream.seen.length, 5);
-  assert.is(upstream.connections, 1);
+  assert.ok(upstream.connections <= forwardingThreads(), 'one pooled connection per forwarding thread');
   const closing = await call(port, 'GET', '/k', { headers: { Connection: 'close' } });
   assert.equal(header(closing, 'connection'), ['close'], "the origin's answer to a closing client, as mountebank serves it");
 });

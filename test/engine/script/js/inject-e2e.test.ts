@@ -5,21 +5,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 
 const test = suite('script-js: inject end to end');
-let svc: InProcessSvc;
-
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-  await warmScriptWorkers(svc);
-});
-test.after(async () => {
-  await svc.stop();
-});
-test.after.each(async () => {
-  await svc.admin('DELETE', '/imposters');
-});
+const svc = inProcessForSuite(test, { allowInjection: true, warmScripts: true });
 
 const imposter = (config: Record<string, unknown>): Promise<number> => svc.createImposter(config);
 

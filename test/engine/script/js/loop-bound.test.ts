@@ -4,15 +4,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 
-let svc: InProcessSvc;
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 
 /** A deadline far beyond the time the loops take, so only the loop bound can stop them. */
 const roomy = { _svc: { scriptEngine: { timeoutMs: 120_000 } } };

@@ -1,15 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcess, call, type InProcessSvc, warmScriptWorkers } from '../../../support/in-process.js';
+import { inProcessForSuite, call } from '../../../support/in-process.js';
 
-let svc: InProcessSvc;
-test.before(async () => {
-  svc = await startInProcess({ allowInjection: true });
-  await warmScriptWorkers(svc);
-});
-test.after(async () => {
-  await svc.stop();
-});
+const svc = inProcessForSuite(test, { allowInjection: true, warmScripts: true, keepImposters: true });
 
 const holder = (code: string, engine: string) => ({ _svc: { script: { engine, code } } });
 
