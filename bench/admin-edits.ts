@@ -6,6 +6,7 @@
  */
 import { http, type RunningServer } from '../test/support/servers.js';
 import { cpuTime } from './cpu.js';
+import { addMapping, loadMappings } from './wiremock.js';
 
 /** Stub counts of the curve and the issue's targets (CPU ms per POST) where it sets one. */
 export const EDIT_SIZES = [100, 1000, 3000, 10000];
@@ -38,5 +39,26 @@ export async function cpuMsPerPost(server: RunningServer, stubs: number, edits: 
     return before && after ? (1000 * (after.all - before.all)) / edits : undefined;
   } finally {
     await http('DELETE', `http://127.0.0.1:${server.adminPort}/imposters/${created.port}`, { timeoutMs: 300_000 });
+  }
+}
+
+function pathMapping(n: number): Record<string, unknown> {
+  return { request: { method: 'GET', urlPath: `/edit/${n}` }, response: { status: 200, body: `edit ${n}` } };
+}
+
+/** The same for WireMock: `POST /__admin/mappings` of one mapping onto `stubs` mappings (its reply is that mapping). */
+export async function wiremockMsPerPost(server: RunningServer, stubs: number, edits: number): Promise<number | undefined> {
+  await loadMappings(
+    server,
+    Array.from({ length: stubs }, (_, n) => pathMapping(n)),
+  );
+  try {
+    for (let i = 0; i < 3; i++) await addMapping(server, pathMapping(stubs + i));
+    const before = cpuTime(server.pid);
+    for (let i = 0; i < edits; i++) await addMapping(server, pathMapping(stubs + 3 + i));
+    const after = cpuTime(server.pid);
+    return before && after ? (1000 * (after.all - before.all)) / edits : undefined;
+  } finally {
+    await loadMappings(server, []);
   }
 }

@@ -28,6 +28,13 @@ export interface Scenario {
   upstream?: boolean;
   /** mountebank cannot express it (svc-only JSON): no mountebank side. */
   svcOnly?: boolean;
+  /** The same scenario as WireMock stub mappings, where WireMock can express it (no scripts). */
+  wiremock?: Array<Record<string, unknown>>;
+}
+
+/** A WireMock mapping answering 200 with `body`; `headers` as for `is`. */
+function mapping(request: Record<string, unknown>, body: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { request, response: { status: 200, body, ...extra } };
 }
 
 const keepAlive = { Connection: 'keep-alive' };
@@ -63,6 +70,7 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/' },
     expectBody: 'hello',
     perCore: true,
+    wiremock: [mapping({ method: 'ANY' }, 'hello', { headers: { 'Content-Type': 'text/plain' } })],
   },
   {
     id: 'b',
@@ -71,6 +79,8 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/item/399' },
     expectBody: 'item 399',
     perCore: true,
+    // WireMock tries the most recently added mapping first: the stub svc and mountebank try last is added first (here and below).
+    wiremock: Array.from({ length: 400 }, (_, i) => mapping({ method: 'GET', urlPath: `/item/${399 - i}` }, `item ${399 - i}`)),
   },
   {
     id: 'c',
@@ -78,6 +88,7 @@ export const scenarios: Scenario[] = [
     imposter: { protocol: 'http', stubs: manyRegexStubs },
     request: { method: 'GET', path: '/re/99/abc/123' },
     expectBody: 'regex 99',
+    wiremock: Array.from({ length: 100 }, (_, i) => mapping({ urlPathPattern: `/re/${99 - i}/[a-z]+/\\d+` }, `regex ${99 - i}`)),
   },
   {
     id: 'd',
@@ -105,6 +116,10 @@ export const scenarios: Scenario[] = [
       }),
     },
     expectBody: 'order accepted',
+    wiremock: [
+      mapping({ method: 'ANY', bodyPatterns: [{ matchesJsonPath: { expression: '$.order.customer', equalTo: 'alice' } }] }, 'order accepted'),
+      mapping({ method: 'ANY', bodyPatterns: [{ matchesJsonPath: { expression: '$.order.customer', equalTo: 'other' } }] }, 'wrong'),
+    ],
   },
   {
     // Issue 19 item 6: mountebank's default, so every request is a new TCP connection (wrk reconnects).
@@ -113,6 +128,8 @@ export const scenarios: Scenario[] = [
     imposter: { protocol: 'http', stubs: [{ responses: [{ is: { statusCode: 200, headers: { 'Content-Type': 'text/plain' }, body: 'hello' } }] }] },
     request: { method: 'GET', path: '/' },
     expectBody: 'hello',
+    // Jetty keeps connections open unless the response says otherwise.
+    wiremock: [mapping({ method: 'ANY' }, 'hello', { headers: { 'Content-Type': 'text/plain', Connection: 'close' } })],
   },
   {
     id: 'x',
@@ -129,6 +146,12 @@ export const scenarios: Scenario[] = [
     },
     request: { method: 'POST', path: '/orders', headers: { 'Content-Type': 'application/xml' }, body: xmlOrder },
     expectBody: 'order accepted',
+    wiremock: ['alice', 'bob'].map((who) =>
+      mapping(
+        { method: 'ANY', bodyPatterns: [{ matchesXPath: { expression: '//o:customer/text()', equalTo: who }, xPathNamespaces: { o: 'urn:example:orders' } }] },
+        who === 'alice' ? 'order accepted' : 'wrong',
+      ),
+    ),
   },
   {
     id: 'f',
@@ -198,6 +221,7 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/item/42' },
     expectBody: 'item 42',
     perCore: true,
+    wiremock: [mapping({ method: 'ANY' }, 'item {{request.pathSegments.[1]}}', { transformers: ['response-template'] })],
   },
   {
     id: 'w',
@@ -206,6 +230,7 @@ export const scenarios: Scenario[] = [
     request: { method: 'GET', path: '/' },
     expectBody: 'waited',
     perCore: true,
+    wiremock: [mapping({ method: 'ANY' }, 'waited', { fixedDelayMilliseconds: 1 })],
   },
   {
     // Issue 18's rows: mountebank ignores `_svc` and answers the plain `is` (no latency).

@@ -5,7 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { http, repoRoot, type RunningServer } from '../test/support/servers.js';
-import { cpuMsPerPost, EDIT_SIZES, EDIT_TARGETS } from './admin-edits.js';
+import { cpuMsPerPost, EDIT_SIZES, EDIT_TARGETS, wiremockMsPerPost } from './admin-edits.js';
+import { addMapping, loadMappings } from './wiremock.js';
 import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';
 import type { BenchRequest } from './scenarios.js';
@@ -14,11 +15,15 @@ import { runWrk } from './wrk.js';
 export interface SectionServers {
   svc: RunningServer;
   mb: RunningServer;
+  /** Absent when WireMock is not run (wiremock.ts). */
+  wm?: RunningServer;
 }
 
 export interface Section {
   id: string;
   title: string;
+  /** Has a WireMock column. */
+  wiremock?: boolean;
   run(servers: SectionServers): Promise<string>;
 }
 
@@ -56,30 +61,31 @@ export const sections: Section[] = [
   {
     id: 'edits',
     title: 'POST /imposters/{port}/stubs (one path stub, reply included): server CPU per POST by stubs already there',
-    async run({ svc, mb }) {
+    wiremock: true,
+    async run({ svc, mb, wm }) {
       const edits = envInteger('BENCH_EDITS', 20);
       const rows: string[][] = [];
       for (const stubs of EDIT_SIZES) {
         const svcMs = await cpuMsPerPost(svc, stubs, edits);
         const mbMs = await cpuMsPerPost(mb, stubs, edits);
+        const wmMs = wm && (await wiremockMsPerPost(wm, stubs, edits));
         const target = EDIT_TARGETS[stubs];
         const verdict = target === undefined || svcMs === undefined ? '' : svcMs <= target ? 'met' : `missed by ${(svcMs / target).toFixed(1)}x`;
-        rows.push([stubs.toLocaleString('en-US'), ms(svcMs), ms(mbMs), target === undefined ? '-' : `<= ${target} ms`, verdict]);
+        rows.push([stubs.toLocaleString('en-US'), ms(svcMs), ms(mbMs), ms(wmMs), target === undefined ? '-' : `<= ${target} ms`, verdict]);
       }
-      return `${table(['stubs', 'svc', 'mountebank', 'target', ''], rows)}\n  ${edits} POSTs per cell after 3 warm-up ones; CPU from /proc at 10 ms ticks`;
+      return `${table(['stubs', 'svc', 'mountebank', 'WireMock', 'target', ''], rows)}\n  ${edits} POSTs per cell (BENCH_EDITS) after 3 warm-up ones, sequential; CPU from /proc at 10 ms ticks; svc and mountebank reply with the whole imposter (docs/imposters.md), WireMock with the one mapping`;
     },
   },
   {
     id: 'journal',
     title: 'journal reads: admin GETs against an imposter whose journal is full (10,000 recorded requests), server CPU per request',
-    async run({ svc, mb }) {
-      const rows: string[][] = [];
-      const sides = [
-        { name: 'svc', server: svc },
-        { name: 'mountebank', server: mb },
-      ];
+    wiremock: true,
+    async run({ svc, mb, wm }) {
       const cells = new Map<string, Array<number | undefined>>();
-      for (const { name, server } of sides) {
+      for (const [name, server] of [
+        ['svc', svc],
+        ['mountebank', mb],
+      ] as const) {
         const port = await createImposter(server, { protocol: 'http', recordRequests: true, stubs: [{ responses: [{ is: { body: 'ok' } }] }] });
         const quiet = await createImposter(server, { protocol: 'http', stubs: [{ responses: [{ is: { body: 'ok' } }] }] });
         // Fill the journal: wrk until 10,000 requests are recorded (svc keeps the last 10,000; mountebank all).
@@ -94,11 +100,37 @@ export const sections: Section[] = [
         await http('DELETE', `${admin}/imposters/${port}`, { timeoutMs: 120_000 });
         await http('DELETE', `${admin}/imposters/${quiet}`);
       }
-      const labels = ['empty poll savedRequests?since=<tip> (svc only)', 'plain admin GET /', 'GET /imposters/{port}, one-stub imposter'];
-      for (const [i, label] of labels.entries()) rows.push([label, us(cells.get('svc')?.[i]), us(cells.get('mountebank')?.[i])]);
-      const [poll, plain] = cells.get('svc') ?? [];
-      const verdict = poll !== undefined && plain !== undefined ? (poll <= plain ? 'met' : `missed by ${(poll / plain).toFixed(2)}x`) : '-';
-      return `${table(['request', 'svc', 'mountebank'], rows)}\n  target: empty poll <= plain admin GET: ${verdict}; GET of one imposter <= WireMock's 41.5 µs (issue's figure; WireMock not run here)\n  wrk -t1 -c10, unpinned, after a 1 s warm-up`;
+      if (wm) {
+        await loadMappings(wm, []);
+        const id = await addMapping(wm, { request: { method: 'GET', urlPath: '/ok' }, response: { status: 200, body: 'ok' } });
+        const admin = `http://127.0.0.1:${wm.adminPort}`;
+        cells.set('WireMock', [
+          undefined,
+          await cpuPerRequest(wm, admin, { method: 'GET', path: '/__admin/health' }),
+          await cpuPerRequest(wm, admin, { method: 'GET', path: `/__admin/mappings/${id}` }),
+        ]);
+        await loadMappings(wm, []);
+      }
+      const labels = [
+        'empty poll savedRequests?since=<tip> (svc only)',
+        'plain admin GET / (WireMock: /__admin/health)',
+        'GET /imposters/{port}, one stub (WireMock: GET /__admin/mappings/{id})',
+      ];
+      const rows = labels.map((label, i) => [label, us(cells.get('svc')?.[i]), us(cells.get('mountebank')?.[i]), us(cells.get('WireMock')?.[i])]);
+      const [poll, plain, summary] = cells.get('svc') ?? [];
+      const verdict = (value: number | undefined, limit: number | undefined) =>
+        value === undefined || limit === undefined ? '-' : value <= limit ? 'met' : `missed by ${(value / limit).toFixed(2)}x`;
+      const wmSummary = cells.get('WireMock')?.[2];
+      const tailer = await tailerCost(svc);
+      return [
+        table(['request', 'svc', 'mountebank', 'WireMock'], rows),
+        `  target: empty poll <= plain admin GET: ${verdict(poll, plain)}`,
+        wmSummary === undefined
+          ? `  target: GET of one imposter <= WireMock's (not run here; the issue's 41.5 µs): ${verdict(summary, 41.5)}`
+          : `  target: GET of one imposter <= WireMock's GET of one mapping: ${verdict(summary, wmSummary)}`,
+        '  wrk -t1 -c10, unpinned, after a 1 s warm-up',
+        tailer,
+      ].join('\n');
     },
   },
   {
@@ -130,6 +162,53 @@ export const sections: Section[] = [
     },
   },
 ];
+
+/**
+ * Issue 19 item 4: what a client tailing `savedRequests?since=` 400 times a second costs a recording
+ * imposter's throughput (wrk -c50 on a static stub), runs with and without the tailer interleaved.
+ */
+async function tailerCost(svc: RunningServer): Promise<string> {
+  const seconds = envInteger('BENCH_DURATION', 5);
+  const keepAlive = { statusCode: 200, headers: { Connection: 'keep-alive' }, body: 'hello' };
+  const port = await createImposter(svc, { protocol: 'http', recordRequests: true, stubs: [{ responses: [{ is: keepAlive }] }] });
+  const admin = `http://127.0.0.1:${svc.adminPort}`;
+  const load = () => runWrk({ url: `http://127.0.0.1:${port}`, request: { method: 'GET', path: '/' }, seconds, connections: 50, threads: 1, wrapper: [] });
+  const alone: number[] = [];
+  const tailed: number[] = [];
+  let polls = 0;
+  try {
+    await runWrk({ url: `http://127.0.0.1:${port}`, request: { method: 'GET', path: '/' }, seconds: 1, connections: 50, threads: 1, wrapper: [] });
+    for (let run = 0; run < 2; run++) {
+      alone.push((await load()).requestsPerSecond);
+      let tailing = true;
+      let cursor = '0';
+      const started = Date.now();
+      const tail = (async () => {
+        // 400 polls a second, each waiting for the last: a tailer that falls behind polls back to back.
+        for (let n = 0; tailing; n++) {
+          const res = await http('GET', `${admin}/imposters/${port}/savedRequests?since=${cursor}`);
+          cursor = String(res.headers['x-svc-next-index'] ?? cursor);
+          polls += 1;
+          const wait = started + (n + 1) * 2.5 - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      })();
+      tailed.push((await load()).requestsPerSecond);
+      tailing = false;
+      await tail;
+    }
+  } finally {
+    await http('DELETE', `${admin}/imposters/${port}`, { timeoutMs: 120_000 });
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  const drop = 1 - median(tailed) / median(alone);
+  const rate = polls / (2 * seconds);
+  return [
+    `  tailer: recording imposter, wrk -t1 -c50 -d${seconds}s, 2 runs each interleaved: ${Math.round(median(alone)).toLocaleString('en-US')} req/s alone,`,
+    `    ${Math.round(median(tailed)).toLocaleString('en-US')} req/s with a savedRequests?since= tailer at ~${Math.round(rate)} polls/s (target 400/s):`,
+    `    throughput ${drop >= 0 ? '-' : '+'}${Math.abs(100 * drop).toFixed(1)}% (target: at most -10%: ${drop <= 0.1 ? 'met' : 'missed'}); the tailer runs in the bench process, unpinned`,
+  ].join('\n');
+}
 
 function tenStubs(n: number): Record<string, unknown> {
   return {

@@ -15,6 +15,8 @@ export interface Row {
   label: string;
   svc?: Cell;
   mb?: Cell;
+  /** WireMock, where it can express the scenario. */
+  wm?: Cell;
   /** svc under `--runtime per-core`, on the same imposter JSON. */
   perCore?: Cell;
 }
@@ -71,11 +73,12 @@ function layout(header: string[], lines: string[][]): string {
 }
 
 export function renderTable(rows: Row[], ceiling: Summary | undefined): string {
-  const header = ['scenario', 'svc req/s', 'svc p99', 'svc CPU/req', 'mb req/s', 'mb p99', 'mb CPU/req', 'svc/mb', 'svc/ceiling'];
+  const header = ['scenario', 'svc req/s', 'svc p99', 'svc CPU/req', 'mb req/s', 'mb p99', 'mb CPU/req', 'wm req/s', 'wm CPU/req', 'svc/mb', 'svc/ceiling'];
   const lines = rows.map((row) => {
     const svc = row.svc && summarize(row.svc);
     const mb = row.mb && summarize(row.mb);
-    return [row.label, rate(svc), latency(svc), cpu(svc), rate(mb), latency(mb), cpu(mb), ratio(svc, mb), percent(svc, ceiling)];
+    const wm = row.wm && summarize(row.wm);
+    return [row.label, rate(svc), latency(svc), cpu(svc), rate(mb), latency(mb), cpu(mb), rate(wm), cpu(wm), ratio(svc, mb), percent(svc, ceiling)];
   });
   return layout(header, lines);
 }

@@ -15,10 +15,21 @@ function serialise(body: unknown): string | undefined {
   }
 }
 
-function writeText(response: ServerResponse, status: number, text: string | Buffer, headers: Record<string, string>): void {
+function writeText(response: ServerResponse, status: number, text: string | Buffer | readonly Uint8Array[], headers: Record<string, string>): void {
+  const single = typeof text === 'string' || Buffer.isBuffer(text);
+  let length = 0;
+  if (single) length = Buffer.byteLength(text);
+  else for (const chunk of text) length += chunk.byteLength;
   // Route headers first, as mountebank's express answers (`Location` / `Vary` before `Content-Type`).
-  response.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
-  response.end(text);
+  response.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(length) });
+  if (single) {
+    response.end(text);
+    return;
+  }
+  // Corked: the chunks leave in one writev, without being copied into one buffer first.
+  response.cork();
+  for (const chunk of text) response.write(chunk);
+  response.end();
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

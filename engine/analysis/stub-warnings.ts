@@ -90,9 +90,13 @@ export class StubAnalysis {
   /** Per flagged stub (a warning of its own or a catch-all), ascending: the earlier stubs its warnings name. */
   private flagged: Array<{ index: number; duplicateId?: number; duplicate?: number; shadow?: number }> = [];
 
-  /** The warnings for `configs`, in stub order, at most MAX_WARNINGS plus a `truncated` summary. */
-  update(configs: ReadonlyArray<Record<string, unknown>>): StubWarning[] {
-    if (!this.grewFrom(configs)) this.reset();
+  /**
+   * The warnings for `configs`, in stub order, at most MAX_WARNINGS plus a `truncated` summary. The
+   * caller may vouch that the first `unchanged` configs are those of the last update (no comparing them).
+   */
+  update(configs: ReadonlyArray<Record<string, unknown>>, unchanged = 0): StubWarning[] {
+    const vouched = unchanged > 0 && unchanged === this.configs.length;
+    if (!vouched && !this.grewFrom(configs)) this.reset();
     for (let i = this.stubs.length; i < configs.length; i++) this.add(analysed(configs[i]!), i);
     this.configs = configs;
     return this.warnings();

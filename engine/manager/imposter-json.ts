@@ -2,6 +2,7 @@ import { cloneJson, isObject } from '../model/index.js';
 import type { KeyPair } from '../transport/index.js';
 import type { Imposter } from './imposter.js';
 import { renderMountebank } from './mountebank-json.js';
+import { indentedStub, STUBS_CLOSE, STUBS_OPEN, stubsText } from './stub-text.js';
 
 /** `--compat mountebank`: the admin JSON of mountebank 2.9.1 instead of the spec's (README "mountebank drop-in mode"). */
 export type Compat = 'mountebank';
@@ -135,95 +136,13 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
 }
 
 /**
- * A stub's JSON as it sits in the detail's `stubs` array (indented two levels), kept per config while
- * its response count holds, with the UTF-8 of the last `_links` variant written (an append leaves the
- * earlier stubs' indexes, so their bytes are reused as they are).
+ * `JSON.stringify(renderImposter(imposter, options), null, 2)` as UTF-8 chunks, the admin reply, without
+ * copying the stubs: their text is kept between replies (stub-text.ts), so replying to a stub edit costs
+ * the stubs it changed and writing the bytes out, not a deep copy and a serialisation of every stub.
  */
-interface StubText {
-  responses: number;
-  text: string;
-  linkedHref?: string;
-  linkedIndex?: number;
-  bytes?: Uint8Array;
-}
-
-const stubTextCache = new WeakMap<object, StubText>();
-const STUB_INDENT = '\n    ';
-const STUB_CLOSE = `${STUB_INDENT}}`;
-const SEPARATOR = Buffer.from(`,${STUB_INDENT}`);
-
-function indented(value: unknown): string {
-  return JSON.stringify(value, null, 2).replaceAll('\n', STUB_INDENT);
-}
-
-function cachedStubText(config: Record<string, unknown>): StubText {
-  // Proxy recording (proxyAlways) appends responses to a live config: the count tells a stale text.
-  const responses = Array.isArray(config.responses) ? config.responses.length : -1;
-  const cached = stubTextCache.get(config);
-  if (cached?.responses === responses) return cached;
-  const entry = { responses, text: indented(config) };
-  stubTextCache.set(config, entry);
-  return entry;
-}
-
-/** `href`: the stub link as JSON up to the index (undefined: no `_links`). */
-function stubBytes(imposter: Imposter, index: number, href: string | undefined, baseUrl: string | undefined): Uint8Array {
-  const { config, matches } = imposter.stubs[index]!;
-  const entry = cachedStubText(config);
-  const { text } = entry;
-  if (matches || Object.hasOwn(config, 'matches') || Object.hasOwn(config, '_links') || !text.endsWith(STUB_CLOSE)) {
-    // Rare shapes keep renderImposter's key order exactly by building the object.
-    const linked = baseUrl === undefined ? {} : { _links: stubLinks(baseUrl, imposter.port, index) };
-    return Buffer.from(indented({ ...config, ...(matches ? { matches } : {}), ...linked }));
-  }
-  if (entry.bytes === undefined || entry.linkedHref !== href || entry.linkedIndex !== index) {
-    entry.linkedHref = href;
-    entry.linkedIndex = index;
-    entry.bytes = Buffer.from(
-      href === undefined
-        ? text
-        : `${text.slice(0, -STUB_CLOSE.length)},${STUB_INDENT}  "_links": {${STUB_INDENT}    "self": {${STUB_INDENT}      "href": ${href}${index}"${STUB_INDENT}    }${STUB_INDENT}  }${STUB_CLOSE}`,
-    );
-  }
-  return entry.bytes;
-}
-
-/** The detail with the stubs' kept bytes copied straight into one buffer. */
-function spliced(before: string, imposter: Imposter, baseUrl: string | undefined, after: string): Buffer {
-  const count = imposter.stubs.length;
-  // The index is digits, which need no escaping after the escaped prefix.
-  const href = baseUrl === undefined ? undefined : JSON.stringify(`${baseUrl}/imposters/${imposter.port}/stubs/`).slice(0, -1);
-  const head = Buffer.from(count === 0 ? `${before}[]` : `${before}[${STUB_INDENT}`);
-  const tail = Buffer.from(count === 0 ? after : `\n  ]${after}`);
-  const parts = new Array<Uint8Array>(count);
-  let bytes = head.length + tail.length + Math.max(0, count - 1) * SEPARATOR.length;
-  for (let index = 0; index < count; index++) {
-    parts[index] = stubBytes(imposter, index, href, baseUrl);
-    bytes += parts[index]!.length;
-  }
-  const out = Buffer.allocUnsafe(bytes);
-  out.set(head, 0);
-  let at = head.length;
-  for (let index = 0; index < count; index++) {
-    if (index > 0) {
-      out.set(SEPARATOR, at);
-      at += SEPARATOR.length;
-    }
-    out.set(parts[index]!, at);
-    at += parts[index]!.length;
-  }
-  out.set(tail, at);
-  return out;
-}
-
-/**
- * `JSON.stringify(renderImposter(imposter, options), null, 2)` as UTF-8, the admin reply, without
- * copying the stubs: each stub's text is serialised once and kept, so replying to a stub edit costs
- * writing the texts out, not a deep copy and a serialisation of every stub.
- */
-export function renderImposterText(imposter: Imposter, options: RenderOptions): Buffer {
+export function renderImposterText(imposter: Imposter, options: RenderOptions): readonly Uint8Array[] {
   if (options.compat === 'mountebank' || options.replayable || options.removeProxies) {
-    return Buffer.from(JSON.stringify(renderImposter(imposter, options), null, 2));
+    return [Buffer.from(JSON.stringify(renderImposter(imposter, options), null, 2))];
   }
   const head: Record<string, unknown> = {};
   const tail: Record<string, unknown> = {};
@@ -232,9 +151,21 @@ export function renderImposterText(imposter: Imposter, options: RenderOptions): 
     if (value === STUBS_SLOT) into = tail;
     else into[key] = value;
   }
-  const before = `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "stubs": `;
-  const after = JSON.stringify(tail, null, 2);
-  return spliced(before, imposter, options.baseUrl, after === '{}' ? '\n}' : `,\n${after.slice(2)}`);
+  const { baseUrl } = options;
+  const stubs = stubsText(imposter, {
+    // The index is digits, which need no escaping after the escaped prefix.
+    href: baseUrl === undefined ? undefined : JSON.stringify(`${baseUrl}/imposters/${imposter.port}/stubs/`).slice(0, -1),
+    slow: (index) => {
+      const { config, matches } = imposter.stubs[index]!;
+      const linked = baseUrl === undefined ? {} : { _links: stubLinks(baseUrl, imposter.port, index) };
+      return indentedStub({ ...config, ...(matches ? { matches } : {}), ...linked });
+    },
+  });
+  const empty = stubs.length === 0;
+  const before = `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "stubs": ${empty ? '[]' : STUBS_OPEN}`;
+  const rest = JSON.stringify(tail, null, 2);
+  const after = `${empty ? '' : STUBS_CLOSE}${rest === '{}' ? '\n}' : `,\n${rest.slice(2)}`}`;
+  return [Buffer.from(before), stubs, Buffer.from(after)];
 }
 
 /** Snapshot returned by a delete: the detail with no recorded requests (docs/imposters.md; mountebank keeps them). */

@@ -379,8 +379,8 @@ export class ImposterManager {
     return renderImposter(this.require(port), this.policy.rendering(render));
   }
 
-  /** `render` as the admin API writes it (JSON.stringify with two-space indent), built from each stub's kept text. */
-  renderText(port: number, render: RenderOptions): Buffer {
+  /** `render` as the admin API writes it (JSON.stringify with two-space indent) in UTF-8 chunks, built from the stubs' kept text. */
+  renderText(port: number, render: RenderOptions): readonly Uint8Array[] {
     return renderImposterText(this.require(port), this.policy.rendering(render));
   }
 

@@ -109,6 +109,13 @@ export interface ImposterOptions {
 
 const NONE: readonly never[] = Object.freeze([]);
 
+/** True when `next` starts with every stub of `previous`, compared in the arrays alone. */
+function appendsTo(previous: readonly LiveStub[], next: readonly LiveStub[]): boolean {
+  if (previous.length === 0 || next.length < previous.length) return false;
+  for (let i = 0; i < previous.length; i++) if (previous[i] !== next[i]) return false;
+  return true;
+}
+
 /** The shared empty list for an empty one: most stubs have no scripts and no ignored keys. */
 function orShared<T>(list: T[]): T[] {
   return list.length === 0 ? (NONE as unknown as T[]) : list;
@@ -147,6 +154,17 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   /** The imposter's own ignored keys (its config does not change). */
   private readonly ignoredKeys: readonly IgnoredKey[];
   private stubList: LiveStub[] = [];
+  /** Each stub's config, in order (what the matcher and the analysis read). */
+  private configList: Array<Record<string, unknown>> = [];
+  /** `config_key_ignored` warnings of the stubs, in order. */
+  private stubIgnored: StubWarning[] = [];
+  /** Some stub has a space or scenario field. */
+  private flowGated = false;
+  /** Responses a proxy recording appended to live stubs so far: their kept reply text is stale (stub-text.ts). */
+  responsesAdded = 0;
+  /** Counts stub list changes; `stubsKept` leading stubs of the list before the last one are in the list after it, unchanged. */
+  stubsVersion = 0;
+  stubsKept = 0;
   /** Set by `adopt`, from the constructor on. */
   matcher!: StubSetMatcher;
   /** Matching rule 5 (spaces, scenario states); undefined when no stub has those fields. */
@@ -310,9 +328,9 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
    * docs/flow-state.md rule 2 when stubs change: a noop-store imposter that gains a script or scenario stub gets
    * the implicit in-memory store. A store never goes back to noop (its state outlives stub edits).
    */
-  private upgradeFlowStore(stubs: readonly LiveStub[]): void {
+  private upgradeFlowStore(added: readonly LiveStub[]): void {
     if (this.store.backend !== 'noop' || flowStateOf(this.config) !== undefined) return;
-    if (!stubs.some((s) => s.traits.needsFlowStore)) return;
+    if (!added.some((s) => s.traits.needsFlowStore)) return;
     this.store = implicitFlowStore(this.log, this.port, this.observers);
   }
 
@@ -335,34 +353,44 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
-    this.upgradeFlowStore(stubs);
-    this.adopt(stubs);
+    const kept = appendsTo(this.stubList, stubs) ? this.stubList.length : 0;
+    this.upgradeFlowStore(kept === 0 ? stubs : stubs.slice(kept));
+    this.adopt(stubs, kept);
   }
 
   /**
    * Everything derived from the stub list, once per change: matcher, script predicates, gates, warnings,
    * the tcp-fault flag. Each stub's own part was derived when it was made (LiveStub traits, and the
-   * matcher's and analysis' per-config caches), so this pass only gathers.
+   * matcher's and analysis' per-config caches), so this pass only gathers; when the first `kept` stubs
+   * are the previous list's (an append), only the stubs after them are read: at 10,000 stubs, reading
+   * each stub object is a cache miss apiece, most of an edit's budget.
    */
-  private adopt(stubs: LiveStub[]): void {
-    const configs = new Array<Record<string, unknown>>(stubs.length);
-    const scripts = new WeakMap<object, { script: CompiledScript; ruleId: string }>();
-    let tcpFault = false;
-    let flowGate = false;
-    for (let index = 0; index < stubs.length; index++) {
+  private adopt(stubs: LiveStub[], kept = 0): void {
+    const configs = kept === 0 ? [] : this.configList.slice(0, kept);
+    const scripts = kept === 0 ? new WeakMap<object, { script: CompiledScript; ruleId: string }>() : this.predicateScripts;
+    const ignored = kept === 0 ? [] : this.stubIgnored.slice();
+    let tcpFault = kept === 0 ? false : this.usesTcpFault;
+    let flowGate = kept === 0 ? false : this.flowGated;
+    for (let index = kept; index < stubs.length; index++) {
       const { config, traits } = stubs[index]!;
-      configs[index] = config;
+      configs.push(config);
       tcpFault ||= traits.tcpFault;
       flowGate ||= traits.flowGate;
+      for (const key of traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
       if (traits.scripts.length === 0) continue;
       const ruleId = typeof config.id === 'string' ? config.id : `${this.port}:${index}`;
       for (const { predicate, script } of traits.scripts) scripts.set(predicate, { script, ruleId });
     }
-    this.matcher = compileStubSet(configs, { previous: this.matcher });
+    this.matcher = compileStubSet(configs, { previous: this.matcher, unchanged: kept });
     this.predicateScripts = scripts;
     this.gates = flowGate ? StubGates.compile(configs) : undefined;
+    this.flowGated = flowGate;
     this.stubList = stubs;
-    this.analyse(stubs, configs);
+    this.stubsVersion += 1;
+    this.stubsKept = kept;
+    this.configList = configs;
+    this.stubIgnored = ignored;
+    this.analyse(configs, kept);
     this.usesTcpFault = tcpFault;
     this.planChanged?.();
   }
@@ -380,6 +408,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   addStubResponse(index: number, response: Record<string, unknown>): void {
     const stub = this.stubList[index];
     (stub.config.responses as unknown[]).push(response);
+    this.responsesAdded += 1;
     if (!stub.traits.tcpFault && stubsUseTcpFault([{ responses: [response] }])) {
       stub.traits.tcpFault = true;
       this.usesTcpFault = true;
@@ -390,21 +419,18 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
-  /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list. */
-  private analyse(stubs: readonly LiveStub[], configs: ReadonlyArray<Record<string, unknown>>): void {
+  /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list; `kept` stubs were analysed before. */
+  private analyse(configs: ReadonlyArray<Record<string, unknown>>, kept: number): void {
     const known = new Set(this.warnings.map((w) => w.message));
-    const ignored: StubWarning[] = this.ignoredKeys.map((key) => ({ warningType: 'config_key_ignored', ...key }));
-    for (let index = 0; index < stubs.length; index++) {
-      for (const key of stubs[index]!.traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
-    }
-    this.warnings = [...ignored, ...this.analysis.update(configs)];
+    const ignored = this.ignoredKeys.map((key): StubWarning => ({ warningType: 'config_key_ignored', ...key }));
+    this.warnings = [...ignored, ...this.stubIgnored, ...this.analysis.update(configs, kept)];
     for (const w of this.warnings) {
       if (known.has(w.message)) continue;
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
     }
-    for (const line of weakProxyCertificates(configs)) {
+    for (const line of weakProxyCertificates(configs, kept)) {
       if (this.weakTlsLogged.has(line)) continue;
       this.weakTlsLogged.add(line);
       this.log.warn(`imposter ${this.port}: ${line}: presented anyway (accepted at OpenSSL security level 0)`);

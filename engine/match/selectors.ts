@@ -32,16 +32,53 @@ function collapse(values: unknown): unknown {
 
 type JsonPathCall = (path: unknown, json: unknown) => unknown;
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** `$.a.b[0]`: names and indexes only, none of jsonpath-plus's operators (`*`, `..`, `@`, `,`, `:`, `?(`, `~`, `^`, `` ` ``). */
+const PLAIN_PATH = /^\$((\.[A-Za-z_][A-Za-z0-9_]*)|\[\d+\])*$/;
+
+/**
+ * jsonpath-plus's walk for a plain path, compiled once: each step follows an own property of a truthy
+ * value (its `_trace`: `val && hasOwnProp.call(val, loc)`), so a missing step selects nothing.
+ */
+function plainPathWalker(selector: string): ((json: unknown) => unknown[]) | undefined {
+  if (!PLAIN_PATH.test(selector)) return undefined;
+  const steps = selector
+    .slice(1)
+    .split(/[.[\]]/)
+    .filter((step) => step !== '');
+  return (json) => {
+    let value = json;
+    for (const step of steps) {
+      if (!value || !hasOwn.call(value, step)) return [];
+      value = (value as Record<string, unknown>)[step];
+    }
+    return [value];
+  };
+}
+
 /** mountebank's jsonpath.select: every match (uncollapsed), undefined for none or unparsable JSON. */
 export function selectJsonPath(selector: unknown, possibleJSON: unknown): unknown {
-  const { JSONPath } = jsonPathLibrary();
+  return selectWith((json) => (jsonPathLibrary().JSONPath as unknown as JsonPathCall)(selector, json), possibleJSON);
+}
+
+function selectWith(select: (json: unknown) => unknown, possibleJSON: unknown): unknown {
   try {
     const json = isObject(possibleJSON) ? possibleJSON : JSON.parse(possibleJSON as string);
-    const result = (JSONPath as unknown as JsonPathCall)(selector, json) as { length: number } | string;
+    const result = select(json) as { length: number } | string | undefined;
+    if (result === undefined) return undefined;
     return typeof result === 'string' || result.length !== 0 ? result : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** `selectJsonPath` with the selector compiled: a plain path walks the value itself, anything else goes to jsonpath-plus. */
+function compiledJsonPath(selector: unknown): (possibleJSON: unknown) => unknown {
+  const walk = typeof selector === 'string' ? plainPathWalker(selector) : undefined;
+  // jsonpath-plus answers a falsy document with undefined.
+  if (walk) return (possibleJSON) => selectWith((json) => (json ? walk(json) : undefined), possibleJSON);
+  return (possibleJSON) => selectJsonPath(selector, possibleJSON);
 }
 
 /**
@@ -53,7 +90,8 @@ export function jsonPathSelector(selector: unknown, parse: (text: string) => unk
     const possibleJSON = parse(text);
     return stringify ? forceStrings(possibleJSON) : possibleJSON;
   };
-  return (text, view) => collapse(selectJsonPath(selector, view ? view.parsedOnce(memoKey, text, prepare) : prepare(text)));
+  const select = compiledJsonPath(selector);
+  return (text, view) => collapse(select(view ? view.parsedOnce(memoKey, text, prepare) : prepare(text)));
 }
 
 interface XNode {

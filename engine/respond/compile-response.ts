@@ -76,9 +76,11 @@ export function servesFromConfig(compiled: CompiledResponse): boolean {
 
 /**
  * A proxy any engine thread may serve: it forwards with that thread's own agents and hands recordings
- * to the stubs' owner (ProxyRecorder); not when predicate generators or behaviors run user JavaScript.
+ * to the stubs' owner (ProxyRecorder); not when predicate generators or behaviors run user JavaScript,
+ * nor with `addDecorateBehavior` (a waiting request replays the recording, decorate included).
  */
 function proxyServesAnywhere(compiled: CompiledResponse): boolean {
+  if (compiled.proxy?.addDecorateBehavior !== undefined) return false;
   const generators = compiled.proxy?.predicateGenerators;
   if (Array.isArray(generators) && generators.some((g) => isObject(g) && g.inject !== undefined)) return false;
   return behaviorsRunAnywhere(compiled.config);

@@ -6,11 +6,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, repoRoot, startSvc, type RunningServer } from '../support/servers.js';
 import { childEnv } from '../support/child-env.js';
+import { svcCli } from '../support/svc-cli.js';
 
 interface Block {
   lang: string;
@@ -93,12 +93,12 @@ async function portMap(markdown: string, adminPort: number): Promise<(text: stri
   return (text) => text.replace(/\b(2525|45[4-9]\d)\b/g, (port) => ports.get(port) ?? port);
 }
 
-/** A `svc` command on PATH for the examples, running this checkout's CLI from its sources (as `npx svc` would). */
+/** A `svc` command on PATH for the examples, running this checkout's CLI (helpers/svc-cli.ts), as `npx svc` would. */
 function svcShim(dir: string): string {
   const bin = join(dir, '.bin');
   mkdirSync(bin);
-  const loader = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
-  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" --import "${loader}" "${join(repoRoot, 'tools/svc.ts')}" "$@"\n`, { mode: 0o755 });
+  const command = [process.execPath, ...svcCli].map((word) => `"${word}"`).join(' ');
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec ${command} "$@"\n`, { mode: 0o755 });
   return bin;
 }
 

@@ -1,9 +1,8 @@
-/** Runs the real `svc` CLI (sources through tsx) to completion, from any working directory. */
+/** Runs the real `svc` CLI (the build when current, else the sources: svc-cli.ts) to completion, from any working directory. */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { childEnv, withoutNodeWarnings } from './child-env.js';
 import { repoRoot } from './servers.js';
+import { svcCli } from './svc-cli.js';
 
 export interface CliRun {
   status: number | null;
@@ -11,13 +10,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `--import` by absolute URL so a working directory outside the repository still finds tsx. */
-export const svcCommand = [
-  process.execPath,
-  '--import',
-  pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(repoRoot, 'tools/svc.ts'),
-];
+export const svcCommand = [process.execPath, ...svcCli];
 
 export function runSvc(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {

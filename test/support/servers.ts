@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv } from './child-env.js';
+import { svcCli } from './svc-cli.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -192,7 +193,7 @@ export async function startSvc(options: SvcOptions = {}): Promise<RunningServer>
   const logFile = args.includes('--logfile') || args.includes('--nologfile') ? [] : ['--nologfile'];
   return spawnServer({
     command: process.execPath,
-    args: ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', String(adminPort), ...(options.host ? ['--host', options.host] : []), ...logFile, ...args],
+    args: [...svcCli, 'start', '--port', String(adminPort), ...(options.host ? ['--host', options.host] : []), ...logFile, ...args],
     env: childEnv(options.env),
     adminPort,
     readyPath: '/',

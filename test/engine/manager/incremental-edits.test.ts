@@ -83,6 +83,47 @@ test('the stub edit reply is JSON.stringify of the detail, whatever the stubs ho
   }
 });
 
+test('the kept stub text follows every kind of edit, both link bases and proxy recordings', async () => {
+  const backend = await svc.createImposter({ stubs: [{ responses: [{ is: { body: 'from backend' } }] }] });
+  const port = await freePort();
+  const proxy = { proxy: { to: `http://127.0.0.1:${backend}`, mode: 'proxyAlways', predicateGenerators: [{ matches: { path: true } }] } };
+  const stubOf = (path: string) => ({ predicates: [{ equals: { path } }], responses: [{ is: { body: path } }] });
+  assert.is((await svc.admin('POST', '/imposters', { port, protocol: 'http', stubs: [stubOf('/a'), stubOf('/b'), { responses: [proxy] }] })).status, 201);
+  const base = `http://127.0.0.1:${svc.adminPort}`;
+  const expectDetail = async (step: string, host?: string) => {
+    const res = await http('GET', `${base}/imposters/${port}`, host ? { headers: { Host: host } } : {});
+    const baseUrl = `http://${host ?? `127.0.0.1:${svc.adminPort}`}`;
+    assert.is(res.body, JSON.stringify(svc.manager.render(port, { baseUrl }), null, 2), step);
+  };
+  const edits: Array<[string, string, unknown]> = [
+    ['POST', `/imposters/${port}/stubs`, { stub: stubOf('/c') }],
+    ['POST', `/imposters/${port}/stubs`, { index: 0, stub: stubOf('/first') }],
+    ['PUT', `/imposters/${port}/stubs/2`, stubOf('/replaced')],
+    ['DELETE', `/imposters/${port}/stubs/4`, undefined],
+    ['DELETE', `/imposters/${port}/stubs/0`, undefined],
+    ['POST', `/imposters/${port}/stubs`, { stub: stubOf('/d') }],
+    ['PUT', `/imposters/${port}/stubs`, { stubs: [stubOf('/a'), { responses: [proxy] }, stubOf('/e')] }],
+  ];
+  for (const [method, url, body] of edits) {
+    const reply = await svc.admin(method, url, body);
+    assert.is(reply.status, 200, `${method} ${url}: ${reply.body}`);
+    assert.is(reply.body, JSON.stringify(svc.manager.render(port, { baseUrl: base }), null, 2), `${method} ${url}`);
+    await expectDetail(`${method} ${url}, another Host`, 'mock.example:8080');
+    await expectDetail(`${method} ${url}, back`);
+  }
+  // proxyAlways records a new stub, then appends the next response for the same path to it.
+  for (let i = 0; i < 3; i++) {
+    assert.is((await http('GET', `http://127.0.0.1:${port}/recorded`)).body, 'from backend');
+    await expectDetail(`after proxied request ${i + 1}`);
+  }
+  const recorded = JSON.parse((await svc.admin('GET', `/imposters/${port}`)).body) as { stubs: Array<{ responses: unknown[] }> };
+  // The recorded stub comes last and holds the three responses: the text of a stub whose responses grew was rewritten.
+  assert.equal(
+    recorded.stubs.map((s) => s.responses.length),
+    [1, 1, 1, 3],
+  );
+});
+
 test('appending a stub to 3,000 costs a small part of building them (CPU, 5x margin)', async () => {
   const port = await freePort();
   const many = Array.from({ length: 3000 }, (_, i) => ({

@@ -104,4 +104,58 @@ test('indexed and linear scans agree with regex prefixes in the index (fast-chec
   );
 });
 
+test('a plain jsonpath ($.a.b[0]) selects what jsonpath-plus selects (fast-check, seeded)', () => {
+  // `$['a']` is not a plain path, so it is still evaluated by jsonpath-plus: both spellings must agree.
+  const key = fc.constantFrom('a', 'B', 'b', 'length', '0');
+  const doc = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(null, 0, 1, true, false, '', 'Ab', 'xyz'),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+    ),
+  })).value;
+  const step = fc.oneof(
+    key.filter((k) => /^[A-Za-z_]/.test(k)).map((k) => ({ plain: `.${k}`, bracketed: `['${k}']` })),
+    fc.nat(2).map((i) => ({ plain: `[${i}]`, bracketed: `[${i}]` })),
+  );
+  const scalars = fc.constantFrom('0', '1', 'true', 'null', 'ab', 'xyz', 'x', '3', '');
+  fc.assert(
+    fc.property(doc, fc.array(step, { maxLength: 3 }), scalars, fc.boolean(), (body, steps, expected, caseSensitive) => {
+      const stubs = (selector: string) => [
+        { predicates: [{ exists: { body: true }, jsonpath: { selector } }] },
+        { predicates: [{ equals: { body: expected }, caseSensitive, jsonpath: { selector } }] },
+        { predicates: [{ deepEquals: { body: expected }, jsonpath: { selector } }] },
+        { predicates: [{ exists: { body: false }, jsonpath: { selector } }] },
+      ];
+      const plain = `$${steps.map((s) => s.plain).join('')}`;
+      const bracketed = `$${steps.map((s) => s.bracketed).join('')}`;
+      const request = mockRequest({ method: 'POST', body: JSON.stringify(body) });
+      for (let from = 0; from < 4; from++) {
+        assert.is(
+          compileStubSet(stubs(plain)).firstMatch(request, {}, from),
+          compileStubSet(stubs(bracketed)).firstMatch(request, {}, from),
+          `${plain} from ${from}`,
+        );
+      }
+    }),
+    {
+      seed: 1919,
+      numRuns: 600,
+      // A falsy value is never stepped into, though '' has an own `length`.
+      examples: [
+        [
+          { a: '' },
+          [
+            { plain: '.a', bracketed: "['a']" },
+            { plain: '.length', bracketed: "['length']" },
+          ],
+          '0',
+          true,
+        ],
+      ],
+    },
+  );
+});
+
 test.run();

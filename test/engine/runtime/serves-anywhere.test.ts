@@ -35,6 +35,7 @@ test('anything needing the main thread does not', async () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['shellTransform', { stubs: [{ responses: [{ ...is, _behaviors: { shellTransform: 'cat' } }] }] }],
     ['proxy decorate', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1' }, _behaviors: { decorate: 'function (req, res) {}' } }] }] }],
+    ['proxy addDecorateBehavior', { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', addDecorateBehavior: 'function (req, res) {}' } }] }] }],
     [
       'proxy inject generator',
       { stubs: [{ responses: [{ proxy: { to: 'http://127.0.0.1:1', predicateGenerators: [{ inject: 'function (config) { return []; }' }] } }] }] },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { freePort, http, repoRoot, startSvc } from '../../support/servers.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
+import { svcCli } from '../../support/svc-cli.js';
 
 const test = suite('cli: svc start');
 const temp = tempDirForSuite(test, 'svc-cli-');
@@ -43,7 +44,7 @@ test('MB_PORT sets the admin port; --allowInjection shows in /config', async () 
 test('a config file with an invalid imposter fails startup with exit 1', () => {
   const config = join(temp.path, 'bad.json');
   writeFileSync(config, JSON.stringify({ imposters: [{ protocol: 'smtp', port: 1 }] }));
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', 'start', '--port', '0', '--nologfile', '--configfile', config], {
+  const result = spawnSync(process.execPath, [...svcCli, 'start', '--port', '0', '--nologfile', '--configfile', config], {
     cwd: repoRoot,
     encoding: 'utf8',
     timeout: 20_000,
@@ -53,7 +54,7 @@ test('a config file with an invalid imposter fails startup with exit 1', () => {
 });
 
 test('a blank --api-key is a startup error', () => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', '--api-key', ' '], {
+  const result = spawnSync(process.execPath, [...svcCli, '--api-key', ' '], {
     cwd: repoRoot,
     encoding: 'utf8',
     timeout: 20_000,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { svcCli } from '../../support/svc-cli.js';
 
 const root = new URL('../../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'svc-rhai-cli-'));
@@ -18,7 +19,7 @@ function file(name: string, text: string): string {
 }
 
 function svc(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'tools/svc.ts', 'script', 'eval', ...args], {
+  const r = spawnSync(process.execPath, [...svcCli, 'script', 'eval', ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
