@@ -1,17 +1,32 @@
 /**
  * The house rules for imports between rooms (README "Working on svc"). A room is a folder under
- * engine/, admin/, ffi/ or tools/ (engine/match, admin/routes, ffi/host, tools/cli, ...); a folder
+ * app/, engine/, admin/, ffi/ or tools/ (engine/match, admin/routes, ffi/host, tools/cli, ...); a folder
  * inside a room (engine/script/js, engine/respond/behaviors) is a room of its own for its siblings.
  *
- * Run: npx depcruise --config .dependency-cruiser.cjs --ignore-known engine admin ffi tools
+ * Run: npx depcruise --config .dependency-cruiser.cjs --ignore-known app engine admin ffi tools
  * Violations that predate the rules are listed in .dependency-cruiser-known-violations.json and
  * only shrink (regenerate it with `--output-type baseline` after removing some, never to add).
  * test/architecture/dependency-rules.test.ts runs this and also checks for cycles between rooms.
  */
-const ROOT = '(?:engine|admin|ffi|tools)';
+const ROOT = '(?:app|engine|admin|ffi|tools)';
+
+/**
+ * The folder rule: no folder imports a file of a folder above it. A parent composes its sub-rooms, so a
+ * sub-room reaching back into it makes the two import each other; what sub-rooms share lives in a leaf
+ * room of its own (admin/http, engine/script/shared, engine/respond/shared). A path pattern names one
+ * ancestor, so there is one rule per depth (the deepest room is four folders down).
+ */
+const parentImportRules = [0, 1, 2, 3].map((depth) => ({
+  name: 'no-parent-import',
+  severity: 'error',
+  comment: 'A folder imports no file of a folder above it (its parent composes it); move what both need to a leaf room.',
+  from: { path: `^(${ROOT}${'/[^/]+'.repeat(depth)})/[^/]+/` },
+  to: { path: '^$1/[^/]+$' },
+}));
 
 module.exports = {
   forbidden: [
+    ...parentImportRules,
     {
       name: 'no-circular',
       severity: 'error',
@@ -55,30 +70,37 @@ module.exports = {
       to: { path: '^admin/[^/]+\\.ts$', pathNot: '^admin/index\\.ts$' },
     },
     {
+      name: 'app-files-door',
+      severity: 'error',
+      comment: 'Files at the top of app/ are the app room: outside app/, reach them through app/index.ts.',
+      from: { pathNot: '^app/' },
+      to: { path: '^app/[^/]+\\.ts$', pathNot: '^app/index\\.ts$' },
+    },
+    {
       name: 'engine-is-below-adapters',
       severity: 'error',
-      comment: 'The engine serves traffic; admin, tools and ffi are adapters over it. Only engine/embed (the embedding API, which composes the admin plane) may import admin.',
-      from: { path: '^engine/', pathNot: '^engine/embed/' },
-      to: { path: '^(?:admin|tools|ffi)/' },
+      comment: 'The engine serves traffic; admin, tools and ffi are adapters over it and app/ composes them all: the engine imports none of them.',
+      from: { path: '^engine/' },
+      to: { path: '^(?:app|admin|tools|ffi)/' },
     },
     {
-      name: 'embed-below-tools-and-ffi',
+      name: 'app-below-tools-and-ffi',
       severity: 'error',
-      comment: 'The embedding API owns server options, process helpers and VERSION; the CLI and the C host map onto it, not the other way round.',
-      from: { path: '^engine/embed/' },
+      comment: 'The composition root (app/, the embedding API) owns server options, process helpers and VERSION; the CLI and the C host map onto it, not the other way round.',
+      from: { path: '^app/' },
       to: { path: '^(?:tools|ffi)/' },
     },
     {
-      name: 'admin-below-tools-and-ffi',
+      name: 'admin-below-app-tools-and-ffi',
       severity: 'error',
-      comment: 'The admin plane is an adapter over the manager; it never imports the CLI or the C host.',
+      comment: 'The admin plane is an adapter over the manager; it never imports the composition root, the CLI or the C host.',
       from: { path: '^admin/' },
-      to: { path: '^(?:tools|ffi)/' },
+      to: { path: '^(?:app|tools|ffi)/' },
     },
     {
       name: 'ffi-below-tools',
       severity: 'error',
-      comment: 'The C host maps C calls onto the engine; VERSION and server options come from engine/embed, not the CLI.',
+      comment: 'The C host maps C calls onto the engine; VERSION and server options come from app/, not the CLI.',
       from: { path: '^ffi/' },
       to: { path: '^tools/' },
     },

@@ -2,14 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ImposterManager } from '../engine/manager/index.js';
-import { errors, errorText, isSvcError, type SvcError } from '../engine/model/index.js';
+import { errors, errorText, isSvcError, type SvcError, type WireRequest } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
-import { Router, type AdminRequest } from './router.js';
-import type { AdminSettings } from './settings.js';
+import { Router, type AdminRequest, type AdminSettings, acceptH2c, reply, sendError, answerClientErrorsWithEnvelope } from './http/index.js';
 import { dispatchGateway, dispatchWireGateway, gatewayTarget } from './gateway.js';
-import { acceptH2c } from './h2c.js';
 import { acceptAnyMethod } from './any-method.js';
-import type { WireRequest } from '../engine/model/index.js';
 import type { OutgoingHeaders, ResponseSink } from '../engine/transport/index.js';
 import {
   flowStateRoutes,
@@ -25,10 +22,8 @@ import {
 } from './routes/index.js';
 import { EventHub, eventRoutes } from './events/index.js';
 import { InterceptControl, imposterProtocols } from './intercept/index.js';
-import { reply, sendError } from './replies.js';
 import { declaredTooLarge, MAX_ADMIN_BODY, readBody } from './request-body.js';
 import { requestUrl } from './request-target.js';
-import { answerClientErrorsWithEnvelope } from './client-errors.js';
 import { dashboardResponder, dashboardRoutes } from './dashboard/index.js';
 import { freshJournals } from './fleet-reads.js';
 

@@ -1,8 +1,6 @@
-import type { ImposterManager, RecordedRequest } from '../../engine/manager/index.js';
-import { requestOfRecord } from '../../engine/manager/index.js';
+import { type ImposterManager, type RecordedRequest, requestOfRecord } from '../../engine/manager/index.js';
 import { errors, toMockRequest, type MockRequest } from '../../engine/model/index.js';
-import type { AdminReply, AdminRequest, Router } from '../router.js';
-import { objectBody, portParam } from '../request-helpers.js';
+import { type AdminReply, type AdminRequest, type Router, objectBody, portParam } from '../http/index.js';
 
 /** JSON without the admin API's indentation: a page of 10,000 entries is a third smaller and faster to write. */
 function compact(body: unknown): AdminReply {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ImposterManager } from '../../engine/manager/index.js';
-import type { Router } from '../router.js';
-import { portParam } from '../request-helpers.js';
+import { type Router, portParam } from '../http/index.js';
 import { ASSET_PREFIX, DashboardAssets, type Asset } from './assets.js';
 import { prefersHtml } from './negotiation.js';
 import { dashboardApiRoutes } from './routes-api.js';

@@ -1,8 +1,6 @@
-import type { ImposterManager } from '../../engine/manager/index.js';
-import { parseClauses } from '../../engine/manager/index.js';
+import { type ImposterManager, parseClauses } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
-import type { AdminRequest, Router } from '../router.js';
-import { portParam } from '../request-helpers.js';
+import { type AdminRequest, type Router, portParam } from '../http/index.js';
 import type { EventHub } from './event-hub.js';
 import type { EventFilter } from './sse-subscriber.js';
 

@@ -3,9 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { InterceptControl } from '../intercept/index.js';
 import { errors, errorText } from '../../engine/model/index.js';
-import { acceptH2c } from '../h2c.js';
-import { answerClientErrorsWithEnvelope } from '../client-errors.js';
-import { sendError } from '../replies.js';
+import { acceptH2c, answerClientErrorsWithEnvelope, sendError } from '../http/index.js';
 import { SvcMetrics } from './svc-metrics.js';
 
 export interface MetricsServerOptions {

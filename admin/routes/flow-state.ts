@@ -1,6 +1,5 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
-import type { Router } from '../router.js';
-import { jsonBody, portParam } from '../request-helpers.js';
+import { type Router, jsonBody, portParam } from '../http/index.js';
 
 /** docs/flow-state.md (and the svc extension listing a flow's keys): thin adapters over the manager's flow-state calls (404 unknown imposter/key, 503 store down). */
 export function flowStateRoutes(router: Router, manager: ImposterManager): void {

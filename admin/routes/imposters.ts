@@ -1,7 +1,6 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errorEntry } from '../../engine/model/index.js';
-import type { Router } from '../router.js';
-import { flag, jsonBody, negotiated, portParam, renderOptions } from '../request-helpers.js';
+import { type Router, flag, jsonBody, negotiated, portParam, renderOptions } from '../http/index.js';
 
 export function imposterRoutes(router: Router, manager: ImposterManager): void {
   router.on('GET', '/imposters', (req) => {

@@ -1,9 +1,7 @@
 /** `/intercept*` (docs/intercept.md): thin adapters over `InterceptControl`, gated per authorization action. */
 import { errors } from '../../engine/model/index.js';
 import { interceptAccess, interceptErrors, type InterceptAction, type InterceptControl, type TruststoreFormat } from '../intercept/index.js';
-import { jsonBody } from '../request-helpers.js';
-import type { AdminRequest, Router } from '../router.js';
-import type { AdminSettings } from '../settings.js';
+import { jsonBody, type AdminRequest, type Router, type AdminSettings } from '../http/index.js';
 
 const TRUSTSTORES: Record<string, { format: TruststoreFormat; contentType: string }> = {
   'truststore.p12': { format: 'pkcs12', contentType: 'application/x-pkcs12' },

@@ -1,8 +1,6 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Logger } from '../../engine/log/index.js';
-import type { Router } from '../router.js';
-import type { AdminSettings } from '../settings.js';
-import { negotiated } from '../request-helpers.js';
+import { type Router, type AdminSettings, negotiated } from '../http/index.js';
 import { errors } from '../../engine/model/index.js';
 
 export function miscRoutes(router: Router, manager: ImposterManager, settings: AdminSettings, log: Logger): void {

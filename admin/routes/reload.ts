@@ -1,6 +1,6 @@
 import type { ApplyReport } from '../../engine/manager/index.js';
 import { errorEntry } from '../../engine/model/index.js';
-import type { Router } from '../router.js';
+import type { Router } from '../http/index.js';
 
 /** Re-applies the process's startup sources; throws an SvcError (400/500) when nothing may change. */
 export interface Reloader {

@@ -1,7 +1,6 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
-import type { AdminRequest, Router } from '../router.js';
-import { jsonBody, negotiated, portParam } from '../request-helpers.js';
+import { type AdminRequest, type Router, jsonBody, negotiated, portParam } from '../http/index.js';
 
 function sinceOf(req: AdminRequest): number | undefined {
   const raw = req.query.get('since');

@@ -1,7 +1,6 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
-import type { Router } from '../router.js';
-import { objectBody, portParam } from '../request-helpers.js';
+import { type Router, objectBody, portParam } from '../http/index.js';
 
 /** docs/scenarios-and-spaces.md: thin adapters over the manager's scenario calls. */
 export function scenarioRoutes(router: Router, manager: ImposterManager): void {

@@ -1,6 +1,5 @@
 import type { ImposterManager } from '../../engine/manager/index.js';
-import type { Router } from '../router.js';
-import { jsonBody, portParam } from '../request-helpers.js';
+import { type Router, jsonBody, portParam } from '../http/index.js';
 
 /** docs/scenarios-and-spaces.md: thin adapters over the manager's space calls. */
 export function spaceRoutes(router: Router, manager: ImposterManager): void {

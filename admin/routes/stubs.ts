@@ -1,6 +1,5 @@
 import type { ImposterManager, StubRef } from '../../engine/manager/index.js';
-import type { AdminRequest, Router } from '../router.js';
-import { jsonBody, objectBody, portParam } from '../request-helpers.js';
+import { type AdminRequest, type Router, jsonBody, objectBody, portParam } from '../http/index.js';
 
 function indexRef(req: AdminRequest): StubRef {
   const raw = req.params.index;

@@ -1,8 +1,7 @@
-import { prepareResponse, type IsFields, type PreparedResponse } from './is-response.js';
+import { prepareResponse, type IsFields, type PreparedResponse, compileScript, type CompiledScript } from './shared/index.js';
 import { isObject } from '../model/index.js';
 import { behaviorsRunAnywhere, behaviorsRunOnThreads, compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
 import { compileProxy, type CompiledProxy } from './proxy/index.js';
-import { compileScript, type CompiledScript } from './svc-script.js';
 import type { ScriptSettings } from '../script/svc/index.js';
 
 /**

@@ -1,4 +1,4 @@
-export { prepareResponse, withCorsPreflight, type PreparedResponse, type IsFields } from './is-response.js';
+export { prepareResponse, withCorsPreflight, type PreparedResponse, type IsFields } from './shared/index.js';
 export { newCycleSlot, ResponseCycle } from './response-cycle.js';
 export {
   compileResponse,
@@ -10,14 +10,14 @@ export {
   type ResponseType,
   type ScriptCompileContext,
 } from './compile-response.js';
-export { stubPredicateScripts, runOrFail, observeScript, ScriptFailure, type SvcScripts, type CompiledScript, type ScriptObserver } from './svc-script.js';
-export { applyTransportFault, canonicalFault } from './transport-fault.js';
+export { stubPredicateScripts, runOrFail, observeScript, ScriptFailure, type SvcScripts, type CompiledScript, type ScriptObserver } from './shared/index.js';
+export { applyTransportFault, canonicalFault } from './shared/index.js';
 export { resolveResponse, unknownFault } from './pipeline.js';
-export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './outcome.js';
+export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './shared/index.js';
 export { scriptFailure } from './inject-response.js';
-export { errorResponse, type ErrorResponseOptions } from './error-response.js';
+export { errorResponse, type ErrorResponseOptions } from './shared/index.js';
 export { faultBlockErrors, faultRandom, sharedFaultDraws, sharedFaultRandom, stubsUseTcpFault, type SharedFaultDraws } from './faults/index.js';
-export type { FaultObserver } from './fault-hooks.js';
+export type { FaultObserver } from './shared/index.js';
 export {
   isRecordedProxyResponse,
   ownerRecorder,

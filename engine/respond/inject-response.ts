@@ -7,9 +7,7 @@
 import { isObject, plainRequest, errorText } from '../model/index.js';
 import { ScriptError, ScriptTimeoutError } from '../script/js/index.js';
 import type { CompiledResponse } from './compile-response.js';
-import { errorResponse } from './error-response.js';
-import type { PreparedResponse } from './is-response.js';
-import type { ResolveContext, ResponseOutcome } from './outcome.js';
+import { errorResponse, type PreparedResponse, type ResolveContext, type ResponseOutcome } from './shared/index.js';
 
 const TIMEOUT_HEADERS: Array<[string, string]> = [
   ['Content-Type', 'application/json'],

@@ -2,14 +2,21 @@ import { performance } from 'node:perf_hooks';
 import { stringify as stringifyQuery } from 'node:querystring';
 import { copyContainers, MAX_SCRIPTED_BODY_BYTES, PatternTimeout, plainRequest, statusOf } from '../model/index.js';
 import { compileResponse, type CompiledResponse } from './compile-response.js';
-import type { ResolveContext, ResponseOutcome } from './outcome.js';
+import {
+  type ResolveContext,
+  type ResponseOutcome,
+  prepareResponse,
+  type IsFields,
+  errorResponse,
+  answerOf,
+  ResetRequested,
+  runScript,
+  ScriptFailure,
+} from './shared/index.js';
 import { applyFaultBlock } from './faults/index.js';
-import { prepareResponse, type IsFields } from './is-response.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
 import { callUpstream, proxiedRequest, ProxyError, proxyPredicates, recordProxyResponse, type ProxyObserver, type ProxyRecorder } from './proxy/index.js';
 import { runInject } from './inject-response.js';
-import { errorResponse } from './error-response.js';
-import { answerOf, ResetRequested, runScript, ScriptFailure } from './svc-script.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
 

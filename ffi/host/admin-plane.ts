@@ -2,7 +2,7 @@ import type { ImposterManager } from '../../engine/manager/index.js';
 import type { Logger } from '../../engine/log/index.js';
 import type { InterceptControl } from '../../admin/index.js';
 import { errors } from '../../engine/model/index.js';
-import { parseServeAdminOptions, serveAdmin, type ServedAdmin } from '../../engine/embed/index.js';
+import { parseServeAdminOptions, serveAdmin, type ServedAdmin } from '../../app/index.js';
 import { VERSION } from '../../engine/version/index.js';
 
 /** The admin (and optional metrics) plane a handle may serve once (svc_serve_admin), over the handle's manager. */

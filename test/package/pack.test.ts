@@ -38,7 +38,7 @@ const TSCONFIG = JSON.stringify({
 let consumer = '';
 
 test.before(async () => {
-  if (!existsSync(join(repoRoot, 'dist/engine/embed/index.d.ts'))) throw new Error('dist/ has no .d.ts: build first (npx tsc -p tsconfig.json)');
+  if (!existsSync(join(repoRoot, 'dist/app/index.d.ts'))) throw new Error('dist/ has no .d.ts: build first (npx tsc -p tsconfig.json)');
   await run(process.execPath, [join(repoRoot, 'tools/bundle.mjs')], { cwd: repoRoot });
   const packed = join(tmp.path, 'packed');
   mkdirSync(packed);
@@ -59,7 +59,7 @@ test.before(async () => {
 
 test('the tarball holds the build and its type declarations, not the sources or tests', () => {
   const root = join(consumer, 'node_modules/svc');
-  for (const file of ['package.json', 'dist/engine/embed/index.js', 'dist/engine/embed/index.d.ts', 'dist/tools/svc.js', 'ffi/include/svc.h']) {
+  for (const file of ['package.json', 'dist/app/index.js', 'dist/app/index.d.ts', 'dist/tools/svc.js', 'ffi/include/svc.h']) {
     assert.ok(existsSync(join(root, file)), `${file} missing from the package`);
   }
   for (const absent of ['test', 'engine', 'bench', 'tsconfig.json']) assert.not.ok(existsSync(join(root, absent)), `${absent} should not be packed`);

@@ -1,10 +1,10 @@
-import type { CliOptions } from '../../engine/embed/process/index.js';
+import type { CliOptions } from '../../app/process/index.js';
 import { VERSION } from '../../engine/version/index.js';
 import { commandUsage, USAGE } from './usage.js';
 
-// embed's server options and process helpers (engine/embed/process) are imported once a command needs
+// app's server options and process helpers (app/process) are imported once a command needs
 // them, so `--version` and `--help` load two small modules; only `start` loads the server.
-type Embed = typeof import('../../engine/embed/process/index.js');
+type Embed = typeof import('../../app/process/index.js');
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
 const VERSION_FLAGS = new Set(['--version', '-v', '-V']);
@@ -74,7 +74,7 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   }
   const command = first !== undefined && COMMANDS.has(first) ? first : 'start';
   const args = command === first ? rest : argv;
-  const embed = await import('../../engine/embed/process/index.js');
+  const embed = await import('../../app/process/index.js');
   let options: CliOptions;
   try {
     options = embed.parseCliOptions(args);

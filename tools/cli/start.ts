@@ -1,9 +1,9 @@
 import { createLogger } from '../../engine/log/index.js';
 import { errorText } from '../../engine/model/index.js';
-import { removeOwnPidFile, ServerBuilder, StartupFailure, VERSION, writePidFile, type CliOptions, type RunningServer } from '../../engine/embed/index.js';
+import { removeOwnPidFile, ServerBuilder, StartupFailure, VERSION, writePidFile, type CliOptions, type RunningServer } from '../../app/index.js';
 
 /**
- * `svc start`: the embedding API's ServerBuilder (engine/embed) plus what belongs to the process:
+ * `svc start`: the embedding API's ServerBuilder (app/) plus what belongs to the process:
  * option warnings, the pidfile, signals and the exit status. Returns undefined while serving.
  */
 export async function startCommand(options: CliOptions): Promise<number | undefined> {

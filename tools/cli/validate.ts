@@ -5,7 +5,7 @@ import { parseImposter } from '../../engine/validate/index.js';
 import { DEFAULT_TTL_SECONDS, needsImplicitFlowStore } from '../../engine/state/index.js';
 import { ignoredConfigKeys } from '../../engine/analysis/index.js';
 import { dirname } from 'node:path';
-import type { CliOptions } from '../../engine/embed/process/index.js';
+import type { CliOptions } from '../../app/process/index.js';
 
 function label(body: unknown, index: number): string {
   return isObject(body) && body.port !== undefined ? `imposter on port ${JSON.stringify(body.port)}` : `imposter #${index + 1} (no port)`;

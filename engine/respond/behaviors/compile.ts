@@ -7,7 +7,7 @@ import { compileShellTransform } from './shell-transform.js';
 import { compileDecorate } from './decorate.js';
 import type { BehaviorContext, ResponseFields, StepRunner } from './types.js';
 import { compileSvcDecorate, compileSvcWait } from './svc-steps.js';
-import { compileScript } from '../svc-script.js';
+import { compileScript } from '../shared/index.js';
 import type { ScriptSettings } from '../../script/svc/index.js';
 
 /** What `_svc.script` behaviors compile against: the imposter's script settings and the stub. */

@@ -5,7 +5,16 @@
  * spelling does; a failed wait ends the request with the `_svc.script` row (500 / 504 with the script headers).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { httpFields, ResetRequested, runOrFail, runScript, scriptFailureResponse, scriptResponse, ScriptFailure, type CompiledScript } from '../svc-script.js';
+import {
+  httpFields,
+  ResetRequested,
+  runOrFail,
+  runScript,
+  scriptFailureResponse,
+  scriptResponse,
+  ScriptFailure,
+  type CompiledScript,
+} from '../shared/index.js';
 import { undecorated } from './decorate.js';
 import type { BehaviorContext, ResponseFields, StepRunner } from './types.js';
 

@@ -1,5 +1,5 @@
 import { SvcFailure, type ErrorSlug, type MockRequest } from '../../model/index.js';
-import type { SvcScripts } from '../svc-script.js';
+import type { SvcScripts } from '../shared/index.js';
 
 /** A response as behaviors see it: mountebank's response object before the defaultResponse fallback. */
 export type ResponseFields = Record<string, unknown>;

@@ -1,15 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CompiledResponse } from '../compile-response.js';
-import type { FaultRandom } from '../fault-hooks.js';
-import type { ResolveContext, ResponseOutcome } from '../outcome.js';
-import { canonicalFault } from '../transport-fault.js';
+import { type FaultRandom, type ResolveContext, type ResponseOutcome, canonicalFault } from '../shared/index.js';
 import { compileFaultBlock } from './compile.js';
-import type { CompiledFaults } from './types.js';
+import type { CompiledFaults, FaultedResponse } from './types.js';
 
 /** Each stub response's block is compiled on its first use and kept as long as the response lives. */
-const compiledBlocks = new WeakMap<CompiledResponse, CompiledFaults | null>();
+const compiledBlocks = new WeakMap<FaultedResponse, CompiledFaults | null>();
 
-function faultsOf(compiled: CompiledResponse): CompiledFaults | null {
+function faultsOf(compiled: FaultedResponse): CompiledFaults | null {
   let faults = compiledBlocks.get(compiled);
   if (faults === undefined) {
     faults = compileFaultBlock(compiled.config);
@@ -28,7 +25,7 @@ function ruleIdOf(ctx: ResolveContext): string {
 }
 
 /** A top-level `fault` response that reached the wire as a real TCP fault. */
-function countFaultResponse(outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext): void {
+function countFaultResponse(outcome: ResponseOutcome, compiled: FaultedResponse, ctx: ResolveContext): void {
   if (outcome.kind === 'transport' && compiled.type === 'fault' && canonicalFault(outcome.fault) !== undefined) {
     ctx.imposter.observers.onFault('tcp', ruleIdOf(ctx), 'fault');
   }
@@ -45,7 +42,7 @@ export interface FaultedOutcome {
  * continues, then a firing tcp fault replaces the response, else a firing error does. Every draw is
  * made before any delay, so the imposter's draw sequence follows request arrival order.
  */
-export function applyFaultBlock(outcome: ResponseOutcome, compiled: CompiledResponse, ctx: ResolveContext): FaultedOutcome | Promise<FaultedOutcome> {
+export function applyFaultBlock(outcome: ResponseOutcome, compiled: FaultedResponse, ctx: ResolveContext): FaultedOutcome | Promise<FaultedOutcome> {
   const faults = faultsOf(compiled);
   if (faults === null) {
     countFaultResponse(outcome, compiled, ctx);

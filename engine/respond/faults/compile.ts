@@ -1,5 +1,5 @@
 import { isObject } from '../../model/index.js';
-import { prepareResponse } from '../is-response.js';
+import { prepareResponse } from '../shared/index.js';
 import type { CompiledFaults } from './types.js';
 
 const DEFAULT_ERROR_STATUS = 500;

@@ -1,4 +1,4 @@
-import type { FaultRandom } from '../fault-hooks.js';
+import type { FaultRandom } from '../shared/index.js';
 
 /** FNV-1a over the seed's UTF-8 bytes: any string (a number or a word) becomes a 32-bit state. */
 function seedState(seed: string): number {

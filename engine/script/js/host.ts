@@ -18,9 +18,15 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
 import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
-import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
-import { StateChannel } from '../state-bridge.js';
-import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
+import {
+  SCRIPT_WORKER_LIMITS,
+  StateChannel,
+  type Placement,
+  type ScriptRequestData,
+  type ScriptResponseData,
+  type StateMessage,
+  type StubInfo,
+} from '../shared/index.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';

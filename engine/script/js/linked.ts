@@ -7,7 +7,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { LinkOffer } from '../../threads/index.js';
 import type { Logger } from '../../log/index.js';
-import { WorkerLinks, type LinkedCall } from '../worker-links.js';
+import { WorkerLinks, type LinkedCall } from '../shared/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
 import {
   answerCall,

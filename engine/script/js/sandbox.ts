@@ -32,7 +32,7 @@ import {
 } from 'quickjs-emscripten';
 import { guardLoops, LOOP_BOUND_HOOK, LOOP_ITERATIONS_PER_FRAME } from './loop-guard.js';
 import { PRELUDE } from './prelude.js';
-import { BackendFailure } from '../state-bridge.js';
+import { BackendFailure } from '../shared/index.js';
 import { DEFAULT_MEMORY_LIMIT, type HookKind, type LogLine, type RunMessage, type RunOutcome } from './protocol.js';
 import { MAX_SCRIPTED_BODY_BYTES } from '../../model/index.js';
 

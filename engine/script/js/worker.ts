@@ -9,10 +9,8 @@ import { platform, setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { SandboxSet } from './sandbox.js';
 import { createWireReader, GROWN, ReplyBatch, type RunMessage } from './protocol.js';
-import { stateHandle } from '../ctx.js';
-import { StateBridge, type StateWiring } from '../state-bridge.js';
+import { stateHandle, StateBridge, type StateWiring, WorkerFootprint } from '../shared/index.js';
 import { hostedThread } from '../../threads/index.js';
-import { WorkerFootprint } from '../worker-memory.js';
 import { errorText } from '../../model/index.js';
 
 /** Lower priority than the serving thread (CFS weight about 1:3). */

@@ -8,7 +8,7 @@ import { RhaiError, limitError, parseError, runtimeError, NO_POS, type Pos } fro
 import type { NativeRegistry } from './natives.js';
 import { parse } from './parser.js';
 import { CTL_RETURN, DEFAULT_LIMITS, Run, type Limits, type Output } from './runtime.js';
-import { standardLibrary } from './stdlib/index.js';
+import { standardLibrary } from './stdlib.js';
 import type { RMap, Value } from './values.js';
 
 /** A Rhai value as the interpreter holds it; opaque outside this module (see formatDebug/formatJson). */

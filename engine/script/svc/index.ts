@@ -14,7 +14,7 @@ export { LinkedSvcRunner, type LinkedSvcRunnerOptions } from './linked.js';
 export type { Placement, RunOutcome, ScriptErrorType, ScriptRequestData, ScriptResponseData, StubInfo } from './protocol.js';
 export type { ScriptResult } from './results.js';
 export { HttpResult, DelayResult, ResetResult, PassResult, registerResults, jsonText } from './results.js';
-export { buildCtx, stateHandle, type StateCall, type StateOp, type LogLevel, type CtxInput } from '../ctx.js';
+export { buildCtx, stateHandle, type StateCall, type StateOp, type LogLevel, type CtxInput } from '../shared/index.js';
 export {
   resolveScript,
   scriptEngineNamed,

@@ -13,8 +13,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { ArrayOutbox, SharedCount, type LinkOffer } from '../../threads/index.js';
 import type { JsScriptHost } from '../js/index.js';
-import type { LogLevel } from '../ctx.js';
-import { WorkerLinks, type LinkedCall } from '../worker-links.js';
+import { type LogLevel, WorkerLinks, type LinkedCall } from '../shared/index.js';
 import { runJavaScript, type ScriptRun, type ScriptRunner } from './runner.js';
 import type { DoneMessage, RunMessage, RunOutcome } from './protocol.js';
 

@@ -5,11 +5,10 @@
  * after an Atomics wake-up, so `ctx.state` calls are synchronous to the script.
  */
 import type { ScriptResult } from './results.js';
-import type { LogLevel } from '../ctx.js';
-import type { Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../protocol.js';
+import type { LogLevel, Placement, ScriptRequestData, ScriptResponseData, StateMessage, StubInfo } from '../shared/index.js';
 
 // The wire shapes both engines share live in ../protocol.ts; re-exported for this room's files.
-export type { Placement, ScriptRequestData, ScriptResponseData, StateAnswer, StateMessage, StubInfo } from '../protocol.js';
+export type { Placement, ScriptRequestData, ScriptResponseData, StateAnswer, StateMessage, StubInfo } from '../shared/index.js';
 
 /** What one script run is given, whichever engine runs it. */
 export interface ScriptInput {

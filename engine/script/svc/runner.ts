@@ -24,9 +24,7 @@ import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKin
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
 import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard } from '../../threads/index.js';
-import { SCRIPT_WORKER_LIMITS } from '../worker-memory.js';
-import type { LogLevel } from '../ctx.js';
-import { StateChannel } from '../state-bridge.js';
+import { SCRIPT_WORKER_LIMITS, type LogLevel, StateChannel } from '../shared/index.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 import { errorText } from '../../model/index.js';
 

@@ -7,14 +7,12 @@
 import { platform, setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
-import { buildCtx, type LogLevel, type StateCall } from '../ctx.js';
+import { buildCtx, type LogLevel, type StateCall, BackendFailure, StateBridge, StateTimeout, type StateWiring, WorkerFootprint } from '../shared/index.js';
 import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
 import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
-import { BackendFailure, StateBridge, StateTimeout, type StateWiring } from '../state-bridge.js';
 import { errorText } from '../../model/index.js';
 import { hostedThread } from '../../threads/index.js';
-import { WorkerFootprint } from '../worker-memory.js';
 
 /** Lower priority than the serving thread, as the JavaScript sandbox workers. */
 const SCRIPT_NICENESS = 5;

@@ -6,9 +6,9 @@
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ServerBuilder, type RunningServer } from '../../../engine/embed/index.js';
+import { ServerBuilder, type RunningServer } from '../../../app/index.js';
 import { createLogger } from '../../../engine/log/index.js';
-import { parseCliOptions } from '../../../engine/embed/index.js';
+import { parseCliOptions } from '../../../app/index.js';
 import { RawClient, envelopeOf } from '../../support/raw-http.js';
 import { freePort, http } from '../../support/servers.js';
 

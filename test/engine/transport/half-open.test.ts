@@ -7,9 +7,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ServerBuilder, type RunningServer } from '../../../engine/embed/index.js';
+import { ServerBuilder, type RunningServer } from '../../../app/index.js';
 import { createLogger } from '../../../engine/log/index.js';
-import { parseCliOptions } from '../../../engine/embed/index.js';
+import { parseCliOptions } from '../../../app/index.js';
 import { freePort, http } from '../../support/servers.js';
 
 const log = createLogger({ level: 'error', quiet: true });

@@ -8,7 +8,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { parseCliOptions, ServerBuilder, type RunningServer as EmbeddedServer } from '../../../engine/embed/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer as EmbeddedServer } from '../../../app/index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { http, repoRoot, startSvc, type RunningServer } from '../servers.js';
 
@@ -172,7 +172,7 @@ export async function adminHttpSurface(pidDir: string): Promise<AdminSurface> {
   return httpSurface('admin HTTP', server.adminPort, () => server.stop());
 }
 
-/** ServerBuilder from the package's entry (engine/embed), started in this process. */
+/** ServerBuilder from the package's entry (app/), started in this process. */
 export async function embedSurface(pidDir: string): Promise<AdminSurface> {
   const options = parseCliOptions(['--port', '0', '--metrics-port', '0', '--pidfile', join(pidDir, 'embed.pid'), ...runtimeArgs()], {});
   const server: EmbeddedServer = await ServerBuilder.fromCli(options)

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, http } from '../../support/servers.js';
 import { runSvc } from '../../support/run-svc.js';
-import { processAlive } from '../../../engine/embed/index.js';
+import { processAlive } from '../../../app/index.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('cli: restart, stop, healthcheck, save, replay');

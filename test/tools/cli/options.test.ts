@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCliOptions, UsageError } from '../../../engine/embed/index.js';
+import { parseCliOptions, UsageError } from '../../../app/index.js';
 import { parseLogFilter } from '../../../engine/log/index.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, http } from '../../support/servers.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
-import { processAlive } from '../../../engine/embed/index.js';
+import { processAlive } from '../../../app/index.js';
 import { runSvc } from '../../support/run-svc.js';
 
 const test = suite('cli: restart keeps the log (default svc.log)');
