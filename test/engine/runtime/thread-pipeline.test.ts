@@ -281,15 +281,19 @@ test('200 concurrent requests through a scenario stub that moves A → B, on bot
       { scenarioName: 'flow', requiredScenarioState: 'B', responses: [{ is: { body: 'later' } }] },
     ],
   });
-  const before = await acceptedBySlot(svc.metricsPort);
-  const bodies = await Promise.all(Array.from({ length: 200 }, () => http('GET', `http://127.0.0.1:${port}/`).then((res) => res.body)));
-  const after = await acceptedBySlot(svc.metricsPort);
-  assert.ok(
-    ['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0)),
-    'both threads accepted',
-  );
-  assert.is(bodies.filter((body) => body === 'first').length, 1);
-  assert.is(bodies.filter((body) => body === 'later').length, 199);
+  // Which thread accepts a connection is the kernel's choice: a burst that one thread took alone proves
+  // nothing across threads, so the scenario is reset and the burst sent again (at most 5 times).
+  let acrossThreads = false;
+  for (let attempt = 0; attempt < 5 && !acrossThreads; attempt += 1) {
+    assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
+    const before = await acceptedBySlot(svc.metricsPort);
+    const bodies = await Promise.all(Array.from({ length: 200 }, () => http('GET', `http://127.0.0.1:${port}/`).then((res) => res.body)));
+    const after = await acceptedBySlot(svc.metricsPort);
+    acrossThreads = ['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0));
+    assert.is(bodies.filter((body) => body === 'first').length, 1);
+    assert.is(bodies.filter((body) => body === 'later').length, 199);
+  }
+  assert.ok(acrossThreads, 'both threads accepted in one burst');
 });
 
 test('_svc.stateOps from both threads reach the one in-memory store: 200 concurrent increments end at 200', async ({ svc }) => {
