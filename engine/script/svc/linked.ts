@@ -14,7 +14,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { ArrayOutbox, SharedCount, type LinkOffer } from '../../threads/index.js';
 import type { JsScriptHost } from '../js/index.js';
 import { type LogLevel, WorkerLinks, type LinkedCall } from '../shared/index.js';
-import { runJavaScript, type ScriptRun, type ScriptRunner } from './runner.js';
+import { runJavaScript, runMessage, type ScriptRun, type ScriptRunner } from './runner.js';
 import type { DoneMessage, RunMessage, RunOutcome } from './protocol.js';
 
 /** How often waiting runs look again for a worker another thread freed. */
@@ -81,18 +81,9 @@ export class LinkedSvcRunner implements ScriptRunner {
     if (run.engine === 'javascript') return runJavaScript(this.options.javascript(), run);
     const id = nextId++;
     const deadline = Date.now() + run.timeoutMs;
-    const message: RunMessage = {
-      type: 'run',
-      id,
-      source: run.source,
-      placement: run.placement,
-      request: run.request,
-      flowId: run.flowId,
-      stub: run.stub,
-      deadline,
-      scope: run.scope,
-    };
-    if (run.response) message.response = run.response;
+    // `scope`: the worker sends the script's `ctx.state` straight to main, which owns every imposter's store.
+    const message = runMessage(run, id, deadline);
+    message.scope = run.scope;
     return new Promise((resolve) => {
       const call: Call = {
         id,

@@ -66,6 +66,22 @@ export interface ScriptRunner {
   run(run: ScriptRun): Promise<RunOutcome>;
 }
 
+/** The worker's `run` message for a Rhai script (main's runner and an engine thread's linked one send the same). */
+export function runMessage(run: ScriptRun, id: number, deadline: number): RunMessage {
+  const message: RunMessage = {
+    type: 'run',
+    id,
+    source: run.source,
+    placement: run.placement,
+    request: run.request,
+    flowId: run.flowId,
+    stub: run.stub,
+    deadline,
+  };
+  if (run.response) message.response = run.response;
+  return message;
+}
+
 /** A `_svc.script` with the JavaScript engine, on `host`'s sandbox for the imposter (never rejects). */
 export async function runJavaScript(host: JsScriptHost | undefined, run: ScriptRun): Promise<RunOutcome> {
   if (!host) return { ok: false, errorType: 'host', message: 'the javascript engine is not available' };
@@ -229,17 +245,7 @@ export class SvcScriptRunner {
     if (run.engine === 'javascript') return this.runJavaScript(run);
     if (this.down) return Promise.resolve({ ok: false, errorType: 'host', message: 'script workers cannot start' });
     const id = this.nextId++;
-    const message: RunMessage = {
-      type: 'run',
-      id,
-      source: run.source,
-      placement: run.placement,
-      request: run.request,
-      flowId: run.flowId,
-      stub: run.stub,
-      deadline: Date.now() + run.timeoutMs,
-    };
-    if (run.response) message.response = run.response;
+    const message = runMessage(run, id, Date.now() + run.timeoutMs);
     return new Promise((resolve) => {
       const pending: Pending = { id, run, message, resolve, released: false, timer: setTimeout(() => this.release(pending), run.timeoutMs) };
       this.queue.push(pending);
