@@ -140,12 +140,28 @@ test('30 sequential requests to an A B C stub through nginx answer A B C ten tim
   assert.equal(bodies, Array.from({ length: 10 }, () => ['A', 'B', 'C']).flat());
 });
 
-/** Deletes the imposter through node 2 and creates `stubs` through node 3; resolves once every node serves them. */
-async function recreate(stubs: object[]): Promise<void> {
+/** The stubs' first response bodies: tells the old imposter's stubs from the new ones. */
+function stubBodies(stubs: Array<{ responses?: Array<{ is?: { body?: unknown } }> }>): string {
+  return JSON.stringify(stubs.map((stub) => stub.responses?.[0]?.is?.body));
+}
+
+/**
+ * Deletes the imposter through node 2 and creates `stubs` through node 3; resolves once every node holds
+ * the new stubs (a node the change has not reached yet still answers with the old imposter) and serves them.
+ */
+async function recreate(stubs: Array<{ responses: Array<{ is: { body: string } }>; [key: string]: unknown }>): Promise<void> {
   const fleet = setup.get();
   assert.is((await admin(2, 'DELETE', `/imposters/${fleet.imposterPort}`)).status, 200);
   const created = await admin(3, 'POST', '/imposters', { protocol: 'http', port: fleet.imposterPort, recordRequests: true, stubs });
   assert.is(created.status, 201, created.body);
+  const expected = stubBodies(stubs);
+  await until(
+    onAll(async (node) => {
+      const res = await admin(node, 'GET', `/imposters/${fleet.imposterPort}`);
+      return res.status === 200 && stubBodies(JSON.parse(res.body).stubs ?? []) === expected;
+    }),
+    5_000,
+  );
   await until(
     onAll(async (node) => (await http('GET', `http://${HOSTS[node - 1]}:${fleet.imposterPort}/probe`).catch(() => undefined))?.status === 200),
     5_000,

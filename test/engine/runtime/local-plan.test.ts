@@ -98,16 +98,29 @@ class KeepAlive {
   }
 }
 
-/** Keep-alive connections until both engine threads hold some (new connections go to either). */
+/**
+ * Keep-alive connections until both engine threads hold some. Which thread accepts is the kernel's
+ * choice (both wait on duplicates of one socket) and on a busy box one thread can win many in a row, so
+ * a connection that landed on a thread already holding two is closed and another opened.
+ */
 async function onBothThreads(svc: PerCoreServer, port: number): Promise<KeepAlive[]> {
-  const before = await acceptedBySlot(svc.metricsPort);
-  const connections: KeepAlive[] = [];
-  for (let i = 0; i < 40; i += 1) {
-    connections.push(await KeepAlive.open(port));
-    await connections[i].ask();
+  const kept = new Map<string, KeepAlive[]>();
+  let before = await acceptedBySlot(svc.metricsPort);
+  for (let i = 0; i < 400; i += 1) {
+    const connection = await KeepAlive.open(port);
+    await connection.ask();
     const now = await acceptedBySlot(svc.metricsPort);
-    if (i >= 3 && ['0', '1'].every((slot) => (now.get(slot) ?? 0) > (before.get(slot) ?? 0))) return connections;
+    const slot = ['0', '1'].find((s) => (now.get(s) ?? 0) > (before.get(s) ?? 0));
+    before = now;
+    const onSlot = slot === undefined ? undefined : (kept.get(slot) ?? []);
+    if (slot === undefined || onSlot === undefined || onSlot.length >= 2) {
+      connection.socket.destroy();
+    } else {
+      kept.set(slot, [...onSlot, connection]);
+    }
+    if (kept.size === 2) return [...kept.values()].flat();
   }
+  for (const connection of [...kept.values()].flat()) connection.socket.destroy();
   throw new Error('connections never reached both engine threads');
 }
 
