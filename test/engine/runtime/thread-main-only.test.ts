@@ -225,6 +225,46 @@ test('a proxy running JavaScript (predicateGenerators inject, decorate, addDecor
   }
 });
 
+test('proxyOnce with JavaScript predicateGenerators and addDecorateBehavior: the same stubs and answers as on one loop', async ({ plain, single }) => {
+  const origin = await startOrigin();
+  try {
+    const config = {
+      stubs: [
+        {
+          responses: [
+            {
+              proxy: {
+                to: origin.url,
+                predicateGenerators: [{ inject: 'function (config) { return [{ startsWith: { path: config.request.path.slice(0, 2) } }]; }' }],
+                addDecorateBehavior: 'function (request, response) { response.body += " replayed for " + request.path; }',
+              },
+            },
+          ],
+        },
+      ],
+    };
+    // Each on a new connection, so both threads take some (whichever the kernel picks): /a1 records, /a2 replays.
+    const asks = [{ path: '/a1' }, { path: '/a2' }, { path: '/b1' }, { path: '/a3' }, { path: '/b2' }];
+    const port = await imposter(plain, config);
+    const singlePort = await imposter(single, config);
+    const threaded = await askFromChild(port, asks);
+    assert.equal(answered(threaded), [
+      [undefined, 200, 'origin /a1'],
+      [undefined, 200, 'origin /a1 replayed for /a2'],
+      [undefined, 200, 'origin /b1'],
+      [undefined, 200, 'origin /a1 replayed for /a3'],
+      [undefined, 200, 'origin /b1 replayed for /b2'],
+    ]);
+    assert.equal(answered(threaded), answered(await askFromChild(singlePort, asks)));
+    // Without what differs by server: links, the proxy stub's generated id, single's `--debug` matches.
+    const stubs = async (svc: PerCoreServer, at: number) =>
+      stable(((await svc.admin('GET', `/imposters/${at}`)).json.stubs as Array<Record<string, unknown>>).map(({ _links, id, matches, ...stub }) => stub));
+    assert.equal(await stubs(plain, port), await stubs(single, singlePort));
+  } finally {
+    origin.child.kill();
+  }
+});
+
 test('--debug: matches made on the engine thread are read back by the next admin call, as on one loop', async ({ debug, single }) => {
   const config = {
     stubs: [
