@@ -113,6 +113,8 @@ export interface ImposterOptions {
    * it; this imposter's ring mirrors the shared journal.
    */
   journal?: SharedJournal;
+  /** A fleet: where proxy recordings go instead of straight into the stubs (fleetRecorder). */
+  recorder?: (stubs: StubStore) => ProxyRecorder;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -198,7 +200,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   private readonly pipeline: RequestPipeline;
   private readonly shared: SharedJournal | undefined;
   /** Where proxy recordings go: straight into this imposter's stubs (the list as it is, pending recordings aside). */
-  readonly proxyRecorder: ProxyRecorder = ownerRecorder(this.ownStubs());
+  readonly proxyRecorder: ProxyRecorder;
   /** Per-core: proxyAlways recordings engine threads posted and main has not applied (read before the stubs are). */
   private readonly pendingRecordings: Int32Array | undefined;
   /** Per-core: each stub's key in plans (engine threads name the stub a recording belongs to by it), by its cycle. */
@@ -217,6 +219,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.port = port;
     this.persistRecorded = options.persistRecorded;
     this.shared = options.journal;
+    this.proxyRecorder = (options.recorder ?? ownerRecorder)(this.ownStubs());
     this.shared?.attach({
       ring: this.ring,
       notify: (index, record) => observers.onRecorded(port, index, record, this.flowIdOf(record)),

@@ -23,6 +23,7 @@ export {
   ownerRecorder,
   recordingFor,
   recordOnce,
+  storeRecording,
   type OnceOutcome,
   type OnceRecording,
   type ProxyMode,
