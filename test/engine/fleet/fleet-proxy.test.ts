@@ -53,11 +53,22 @@ async function createProxy(): Promise<void> {
   );
 }
 
+/** Answers the upstream holds back (the first `/hang`): ended when the suite stops. */
+const held: Array<{ end(): void }> = [];
+
 test.before(async () => {
   upstream = await startUpstream('http', (req, res) => {
     const call = upstream!.seen.length;
+    if (req.url === '/hang' && upstream!.seen.filter((s) => s.url === '/hang').length === 1) {
+      held.push(res);
+      return;
+    }
     setTimeout(() => res.end(`upstream call ${call} for ${req.url}`), 5);
   });
+});
+
+test.after(() => {
+  for (const res of held) res.end();
 });
 
 test('200 concurrent requests through nginx: the upstream sees one, one stub is recorded, every node serves it', async () => {
@@ -91,6 +102,27 @@ test('20 paths × 10 concurrent requests: 20 upstream calls, 20 stubs on every n
   for (const [i, a] of answers.entries()) assert.ok(a.body.endsWith(` for ${paths[i]}`), a.body);
   await until(converged, 10_000);
   for (const node of [1, 2, 3]) assert.is((await stubsOn(node)).length, 21, `node ${node}: 20 recordings and the proxy`);
+});
+
+// Last: node 1 does not come back.
+test('the claimer killed with -9 while its upstream call hangs: its claim expires, node 2 proxies and records, node 3 replays', async () => {
+  const fleet = setup.get();
+  upstream!.seen.length = 0;
+  await createProxy();
+  const onNode = (node: number) => http('GET', `http://${HOSTS[node - 1]}:${fleet.imposterPort}/hang`, { timeoutMs: 30_000 });
+  const first = onNode(1).catch((err: Error) => err);
+  await until(async () => upstream!.seen.length === 1, 10_000);
+  const second = onNode(2);
+  process.kill(-(fleet.nodes[0].pid as number), 'SIGKILL');
+  assert.ok((await first) instanceof Error, 'node 1 never answered');
+  const answer = await second;
+  assert.is(answer.status, 200);
+  assert.is(answer.body, 'upstream call 2 for /hang', 'node 2 proxied once the claim expired');
+  assert.is(upstream!.seen.length, 2);
+  const third = await onNode(3);
+  assert.is(third.body, 'upstream call 2 for /hang', "node 3 replays node 2's recording");
+  assert.is(upstream!.seen.length, 2);
+  assert.is((await stubsOn(3)).length, 2);
 });
 
 test.run();
