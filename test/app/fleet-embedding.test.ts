@@ -5,9 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RedisFleet } from '../../app/index.js';
-import { silentLogger } from '../../engine/log/index.js';
-import { ImposterManager } from '../../engine/manager/index.js';
+import { fleetMember } from '../support/fleet-nodes.js';
 import { freePort, http } from '../support/servers.js';
 import { startRedis, SuiteSetup, type RedisServer } from '../support/redis-server.js';
 
@@ -19,14 +17,7 @@ test.after(async () => {
   await redis?.stop();
 });
 
-function member(url: string, host: string, id: string): ImposterManager {
-  return new ImposterManager({
-    allowInjection: false,
-    log: silentLogger,
-    host,
-    fleet: new RedisFleet({ url, prefix: 'embed-reads:', nodeId: id, address: host, log: silentLogger }),
-  });
-}
+const member = (url: string, host: string, id: string) => fleetMember(url, host, id, 'embed-reads:');
 
 test('savedRequests, verify and render (after syncJournals) on manager a see what manager b answered', async () => {
   const server = setup.get();
