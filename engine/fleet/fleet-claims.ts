@@ -7,8 +7,8 @@ export interface ClaimCommands {
   svcClaimRenew(claim: string, token: string, lifetimeMs?: number): Promise<number>;
 }
 
-/** A claim outlives a node that stops renewing it (killed) by at most this long. */
-const CLAIM_LIFETIME_MS = 3_000;
+/** A claim outlives a node that stops renewing it (killed) by at most this long; a live node renews it 4 times over. */
+const CLAIM_LIFETIME_MS = 5_000;
 const RENEW_EVERY_MS = 1_000;
 
 export interface FleetClaimsOptions {

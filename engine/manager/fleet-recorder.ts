@@ -47,7 +47,8 @@ export function fleetRecorder(store: StubStore, options: FleetRecorderOptions): 
       if (mode !== 'proxyOnce') return storeRecording(store, source, mode, predicates, recorded);
       for (let tries = 1; ; tries += 1) {
         try {
-          return await share(async () => storeRecording(store, source, mode, predicates, recorded));
+          // A recording another node shared meanwhile (its claim expired under a stalled claimer) is kept alone.
+          return await share(async () => recordingFor(store, source, predicates) === undefined && storeRecording(store, source, mode, predicates, recorded));
         } catch (err) {
           if (err instanceof StaleWrite && tries < STALE_RETRIES) continue;
           // Redis away (the request was answered; `once` said so once) or the write kept losing.
