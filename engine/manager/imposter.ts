@@ -111,6 +111,8 @@ export interface ImposterOptions {
    * it; this imposter's ring mirrors the shared journal.
    */
   journal?: SharedJournal;
+  /** A fleet: where proxy recordings go instead of straight into the stubs (fleetRecorder). */
+  recorder?: (stubs: StubStore) => ProxyRecorder;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -196,7 +198,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   private readonly pipeline: RequestPipeline;
   private readonly shared: SharedJournal | undefined;
   /** Where proxy recordings go: straight into this imposter's stubs (the list as it is, pending recordings aside). */
-  readonly proxyRecorder: ProxyRecorder = ownerRecorder(this.ownStubs());
+  readonly proxyRecorder: ProxyRecorder;
   /**
    * Per-core, what engine threads posted that changes the stubs as read and main has not received (drained
    * before the stubs are read): [0] proxyAlways recordings, [2] `--debug` matches ([1]: ImposterPlan.recordings).
@@ -218,6 +220,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.port = port;
     this.persistRecorded = options.persistRecorded;
     this.shared = options.journal;
+    this.proxyRecorder = (options.recorder ?? ownerRecorder)(this.ownStubs());
     this.shared?.attach({
       ring: this.ring,
       notify: (index, record) => observers.onRecorded(port, index, record, this.flowIdOf(record)),
