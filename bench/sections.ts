@@ -189,9 +189,8 @@ function keepAliveGet(agent: Agent, url: string): Promise<{ headers: Record<stri
 /**
  * Issue 19 item 4: what a client tailing `savedRequests?since=` 400 times a second costs a recording
  * imposter's throughput (wrk -c50 on a static stub), runs with and without the tailer interleaved.
- * On a loaded box req/s swings more than the tailer's share, so the server's CPU is read too: the
- * tailer's CPU per poll (what the tailed run used beyond its requests at the alone run's CPU per
- * request) times 400 is the share of a saturated core, i.e. of the imposter's throughput, it takes.
+ * On a loaded box req/s swings more than the tailer's share, so the server's CPU per request is
+ * read too: on a saturated core what the tailer adds to it is the throughput it takes.
  */
 async function tailerCost(svc: RunningServer): Promise<string> {
   const seconds = envInteger('BENCH_DURATION', 5);
@@ -246,13 +245,12 @@ async function tailerCost(svc: RunningServer): Promise<string> {
     `    alone: ${Math.round(median(alone.map((r) => r.rps))).toLocaleString('en-US')} req/s; with a savedRequests?since= tailer at ~${Math.round(rate)} polls/s (target 400/s): ${Math.round(median(tailed.map((r) => r.rps))).toLocaleString('en-US')} req/s, throughput ${drop >= 0 ? '-' : '+'}${Math.abs(100 * drop).toFixed(1)}%`,
   ];
   if (aloneCpu.length === runs && tailedCpu.length === runs) {
-    const baseline = median(aloneCpu);
-    // What each tailed run used beyond its requests at the alone CPU/request, per poll.
-    const perPoll = median(tailed.map((r) => ((r.cpu as number) - r.requests * baseline) / Math.max(1, r.polls)));
-    const share = 400 * perPoll;
+    // The tailer reads every recorded request once whatever its rate, plus a fixed cost per poll: its
+    // share of a saturated core is what the tailed run's CPU per request adds.
+    const share = 1 - median(aloneCpu) / median(tailedCpu);
     lines.push(
-      `    CPU/req ${us(1e6 * baseline)} alone, ${us(1e6 * median(tailedCpu))} tailed; the tailer costs ${us(1e6 * perPoll)} of server CPU per poll,`,
-      `    so 400 polls/s take ${(100 * share).toFixed(1)}% of a saturated core, the imposter's throughput (target: at most 10%: ${share <= 0.1 ? 'met' : 'missed'})`,
+      `    CPU/req ${us(1e6 * median(aloneCpu))} alone, ${us(1e6 * median(tailedCpu))} tailed: the tailer takes ${(100 * share).toFixed(1)}% of the imposter's core at ~${Math.round(rate)} polls/s`,
+      `    (target at 400 polls/s: at most 10%: ${share <= 0.1 && rate >= 360 ? 'met' : share > 0.1 ? 'missed' : 'not reached: the tailer polled slower'})`,
     );
   } else {
     lines.push(`    (no /proc CPU readings; target: throughput at most -10%: ${drop <= 0.1 ? 'met' : 'missed'})`);
