@@ -200,37 +200,45 @@ class StubsSegment {
       this.responsesAdded = imposter.responsesAdded;
     }
     if (from === stubs.length && from === this.stubs.length) return;
-    const saved = tail > 0 ? this.saveTail(tail) : undefined;
-    this.truncate(from);
-    for (let index = from; index < stubs.length - tail; index++) this.append(index, stubs[index]!, links);
-    if (saved) this.restoreTail(saved, stubs.length - tail);
+    if (tail === 0) {
+      this.truncate(from);
+      for (let index = from; index < stubs.length; index++) this.append(index, stubs[index]!, links);
+      return;
+    }
+    // The kept tail is copied from the old buffer, which the rewrite leaves alone (it moves to a new one).
+    const old = { bytes: this.bytes, length: this.length, starts: this.starts, stubs: this.stubs, responses: this.responses };
+    const first = old.stubs.length - tail;
+    this.bytes = Buffer.allocUnsafe(Math.max(4096, this.length + 1024));
+    this.sealed = 0;
+    this.length = old.starts[from] ?? old.length;
+    old.bytes.copy(this.bytes, 0, 0, this.length);
+    this.starts = old.starts.slice(0, from);
+    this.stubs = old.stubs.slice(0, from);
+    this.responses = old.responses.slice(0, from);
+    const index = stubs.length - tail;
+    for (let at = from; at < index; at++) this.append(at, stubs[at]!, links);
+    this.putTail(old, first, index);
   }
 
-  /** A copy of the last `count` parts (bytes, stubs, response counts, starts relative to the first). */
-  private saveTail(count: number): { bytes: Buffer; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[]; separated: boolean } {
-    const first = this.stubs.length - count;
-    const at = this.starts[first]!;
-    return {
-      bytes: Buffer.from(this.bytes.subarray(at, this.length)),
-      starts: this.starts.slice(first).map((start) => start - at),
-      stubs: this.stubs.slice(first),
-      responses: this.responses.slice(first),
-      separated: first > 0,
-    };
-  }
-
-  /** Puts saved parts back as the parts from `index` on, with or without the leading separator their new place needs. */
-  private restoreTail(saved: ReturnType<StubsSegment['saveTail']>, index: number): void {
-    const skip = saved.separated && index === 0 ? SEPARATOR.length : 0;
-    const add = !saved.separated && index > 0 ? SEPARATOR.length : 0;
+  /** Copies the old parts from `first` on as the parts from `index` on, with or without the leading separator their new place needs. */
+  private putTail(
+    old: { bytes: Buffer; length: number; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[] },
+    first: number,
+    index: number,
+  ): void {
+    const separated = first > 0;
+    const skip = separated && index === 0 ? SEPARATOR.length : 0;
+    const add = !separated && index > 0 ? SEPARATOR.length : 0;
     const at = this.length;
+    const from = old.starts[first]!;
     if (add > 0) this.put(SEPARATOR);
-    this.put(saved.bytes.subarray(skip));
-    for (let i = 0; i < saved.starts.length; i++) {
+    this.put(old.bytes.subarray(from + skip, old.length));
+    const shift = at + add - skip - from;
+    for (let part = first; part < old.stubs.length; part++) {
       // The first part starts where its separator (or, without one, its text) begins; the others keep their offsets.
-      this.starts.push(i === 0 ? at : at + add - skip + saved.starts[i]!);
-      this.stubs.push(saved.stubs[i]);
-      this.responses.push(saved.responses[i]!);
+      this.starts.push(part === first ? at : old.starts[part]! + shift);
+      this.stubs.push(old.stubs[part]);
+      this.responses.push(old.responses[part]!);
     }
   }
 
