@@ -332,7 +332,7 @@ export class StubIndex {
       for (const constraint of constraintsOf(predicates)) this.dimensions.get(constraint.dimension)?.release(stub, constraint.value);
     });
     this.version += 1;
-    inserted.forEach((predicates, n) => this.constrain(at + n, predicates));
+    for (let n = 0; n < inserted.length; n++) this.constrain(at + n, inserted[n]);
   }
 
   private constrain(stub: number, predicates: unknown): void {
