@@ -169,7 +169,6 @@ class StubsSegment {
    */
   private keptTail(imposter: Imposter, stubs: readonly LiveStub[], from: number): number {
     const known = this.stubs;
-    if (this.linkHead !== undefined && known.length !== stubs.length) return 0;
     // A proxy recording may have added responses to any stub: the tail is not compared for that.
     if (this.responsesAdded !== imposter.responsesAdded) return 0;
     let tail = 0;
@@ -232,6 +231,11 @@ class StubsSegment {
     const at = this.length;
     const from = old.starts[first]!;
     if (add > 0) this.put(SEPARATOR);
+    if (this.linkHead !== undefined && index !== first) {
+      this.relinkTail(old, first, index, skip);
+      this.starts[this.starts.length - (old.stubs.length - first)] = at;
+      return;
+    }
     this.put(old.bytes.subarray(from + skip, old.length));
     const shift = at + add - skip - from;
     for (let part = first; part < old.stubs.length; part++) {
@@ -239,6 +243,30 @@ class StubsSegment {
       this.starts.push(part === first ? at : old.starts[part]! + shift);
       this.stubs.push(old.stubs[part]);
       this.responses.push(old.responses[part]!);
+    }
+  }
+
+  /** The old parts from `first` copied part by part as the parts from `index` on, each with its new index in its link. */
+  private relinkTail(
+    old: { bytes: Buffer; length: number; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[] },
+    first: number,
+    index: number,
+    skip: number,
+  ): void {
+    for (let part = first; part < old.stubs.length; part++) {
+      const start = old.starts[part]! + (part === first ? skip : 0);
+      const end = part + 1 < old.stubs.length ? old.starts[part + 1]! : old.length;
+      // Every kept part was written the fast way: its text ends with the index digits and LINK_END.
+      const digitsAt = end - LINK_END.length - String(part).length;
+      const digits = String(index + part - first);
+      this.starts.push(this.length);
+      this.stubs.push(old.stubs[part]);
+      this.responses.push(old.responses[part]!);
+      this.reserve(digitsAt - start + digits.length + LINK_END.length);
+      this.length += old.bytes.copy(this.bytes, this.length, start, digitsAt);
+      this.length += this.bytes.write(digits, this.length, 'latin1');
+      this.bytes.set(LINK_END, this.length);
+      this.length += LINK_END.length;
     }
   }
 
