@@ -6,6 +6,12 @@
  * others wait until the change feed brings it and replay it. A claimer that dies stops renewing its
  * claim: it expires and the next node to look claims it. Without Redis the request is proxied and
  * nothing is recorded (a recording this node alone held would not be the fleet's).
+ *
+ * proxyAlways in a fleet: every node's recordings go into the one shared imposter (the stub after the
+ * proxy with the same predicates, else a new stub at the end, as on one node) by the same conditional
+ * write; the recordings a node makes while its previous write is queued or in flight go in one write. A
+ * write that loses to another node's takes the newer config and records the batch again on it. Without
+ * Redis the request is proxied and nothing is recorded, as for proxyOnce.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log/index.js';
@@ -17,6 +23,16 @@ import { StaleWrite, type RecordingClaims } from './fleet-replica.js';
 const LOOK_AGAIN_MS = 100;
 /** A recording that keeps losing its conditional write to other nodes' writes gives up after these. */
 const STALE_RETRIES = 5;
+/** proxyAlways: every node records every request, so writes lose more often; each loss means another node won. */
+const ALWAYS_STALE_RETRIES = 50;
+
+/** A proxyAlways recording waiting for its batch's write. */
+interface PendingRecording {
+  source: object;
+  predicates: unknown[];
+  recorded: Record<string, unknown>;
+  done(stored: boolean): void;
+}
 
 export interface FleetRecorderOptions {
   claims: RecordingClaims;
@@ -41,9 +57,51 @@ function claimKey(store: StubStore, source: object, predicates: unknown[]): stri
 export function fleetRecorder(store: StubStore, options: FleetRecorderOptions): ProxyRecorder {
   const { claims, share, log, port } = options;
   let warnedUnshared = false;
+  const unshared = (what: string) => {
+    if (!warnedUnshared) log.warn(`imposter ${port}: redis is unreachable; ${what} until it is back`);
+    warnedUnshared = true;
+  };
+  /** The proxyAlways batch whose write has not started yet: later recordings join it. */
+  let open: PendingRecording[] | undefined;
+
+  const writeBatch = async (batch: PendingRecording[]): Promise<void> => {
+    let stored: boolean[] = batch.map(() => false);
+    for (let tries = 1; ; tries += 1) {
+      try {
+        await share(async () => {
+          if (open === batch) open = undefined;
+          stored = batch.map((r) => storeRecording(store, r.source, 'proxyAlways', r.predicates, r.recorded));
+          return stored.some(Boolean);
+        });
+        warnedUnshared = false;
+        break;
+      } catch (err) {
+        if (open === batch) open = undefined;
+        stored = batch.map(() => false);
+        if (err instanceof StaleWrite && tries < ALWAYS_STALE_RETRIES) continue;
+        if (err instanceof StaleWrite) log.warn(`imposter ${port}: ${batch.length} proxyAlways recording(s) not stored (${errorText(err)}, ${tries} times)`);
+        else unshared('proxyAlways proxies without recording');
+        break;
+      }
+    }
+    for (const [i, r] of batch.entries()) r.done(stored[i]);
+  };
+
+  const recordAlways = (source: object, predicates: unknown[], recorded: Record<string, unknown>): Promise<boolean> =>
+    new Promise((done) => {
+      const pending = { source, predicates, recorded, done };
+      if (open) {
+        open.push(pending);
+        return;
+      }
+      open = [pending];
+      void writeBatch(open);
+    });
+
   return {
     async store(source, mode, predicates, recorded) {
-      // proxyAlways and proxyTransparent record on this node as before.
+      if (mode === 'proxyAlways') return recordAlways(source, predicates, recorded);
+      // proxyTransparent records nothing.
       if (mode !== 'proxyOnce') return storeRecording(store, source, mode, predicates, recorded);
       for (let tries = 1; ; tries += 1) {
         try {
@@ -71,8 +129,7 @@ export function fleetRecorder(store: StubStore, options: FleetRecorderOptions): 
             continue;
           }
           if (answer === 'unshared') {
-            if (!warnedUnshared) log.warn(`imposter ${port}: redis is unreachable; proxyOnce proxies without recording until it is back`);
-            warnedUnshared = true;
+            unshared('proxyOnce proxies without recording');
             return record();
           }
           warnedUnshared = false;
