@@ -1,7 +1,7 @@
 /** A per-core server (ServerBuilder, two engine threads) and the clients the runtime tests use. */
 import net from 'node:net';
 import https from 'node:https';
-import { parseCliOptions, ServerBuilder, type RunningServer } from '../../app/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer } from '../../index.js';
 import { createLogger, type Logger } from '../../engine/log/index.js';
 import { adminCaller, type AdminCall } from './in-process.js';
 import { http } from './servers.js';

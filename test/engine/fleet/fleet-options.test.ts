@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, RedisFleet, UsageError } from '../../../app/index.js';
+import { parseCliOptions, RedisFleet, UsageError } from '../../../index.js';
 import { silentLogger } from '../../../engine/log/index.js';
 import { ImposterManager } from '../../../engine/manager/index.js';
 import { isSvcError } from '../../../engine/model/index.js';
