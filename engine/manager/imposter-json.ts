@@ -14,6 +14,8 @@ export interface RenderOptions {
   /** Absolute base for `_links` (mountebank uses the admin request's Host); absent renders no `_links` (the C ABI). */
   baseUrl?: string;
   compat?: Compat;
+  /** Replayable output that keeps proxy recordings' `_proxyResponseTime`: a fleet's shared form (other nodes must know them as recordings). */
+  recordingTimes?: boolean;
 }
 
 const LEADING = ['protocol', 'port', 'name'];
@@ -122,7 +124,7 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
   let stubs = imposter.stubConfigs();
   if (options.removeProxies) stubs = withoutProxies(stubs);
   if (options.replayable) {
-    stubs = withoutRecordingTimes(stubs);
+    if (!options.recordingTimes) stubs = withoutRecordingTimes(stubs);
     return { ...header(imposter), ...extraConfig(imposter), ...imposter.tls, recordRequests: imposter.config.recordRequests === true, stubs };
   }
   const out = detailFields(imposter, options);

@@ -88,6 +88,7 @@ export class ImposterManager {
       bodyBudget: this.bodyBudget,
       runtime: this.runtime,
       persistRecorded: (port) => durability.persistRecorded(port),
+      shareRecording: (work) => (options.fleet ? this.writes.recording(options.fleet, work) : work()),
     });
     this.reconciler = new Reconciler({ running: this.running, durability, observers, log: options.log, parse: (body, o) => this.parse(body, o) });
     this.writes = new WriteQueue(options.fleet, (port, shared) => this.reconciler.applyShared(port, shared));
@@ -157,7 +158,7 @@ export class ImposterManager {
   sharedImposter(port: number): SharedImposter | undefined {
     const imposter = this.running.get(port);
     if (!imposter) return undefined;
-    return { config: renderImposter(imposter, { replayable: true }), enabled: imposter.enabled };
+    return { config: renderImposter(imposter, { replayable: true, recordingTimes: true }), enabled: imposter.enabled };
   }
 
   list(): Imposter[] {
@@ -287,7 +288,23 @@ export class ImposterManager {
 
   // ---- recorded requests (docs/recording-and-verify.md) ----
 
-  savedRequests(port: number, query: SavedRequestsQuery): SavedRequestsPage {
+  /**
+   * A fleet (docs/runtime.md): brings the journal and numberOfRequests of the imposter on `port` (all
+   * imposters when left out) up to what every node recorded; a no-op on a single node. The reads below
+   * call it themselves; an embedder calls it before `render` to see every node's requests there too.
+   */
+  async syncJournals(port?: number): Promise<void> {
+    if (!this.options.fleet) return;
+    if (port !== undefined) {
+      await this.get(port)?.syncJournal();
+      return;
+    }
+    await Promise.all(this.list().map((imposter) => imposter.syncJournal()));
+  }
+
+  /** GET /imposters/{port}/savedRequests: in a fleet, every node's records. */
+  async savedRequests(port: number, query: SavedRequestsQuery): Promise<SavedRequestsPage> {
+    await this.syncJournals(port);
     return savedRequestsPage(this.require(port), query);
   }
 
@@ -302,6 +319,7 @@ export class ImposterManager {
 
   /** POST /imposters/{port}/verify: a read, so not queued behind mutations. */
   async verify(port: number, body: unknown, options: VerifyOptions = {}): Promise<VerifyResult> {
+    await this.syncJournals(port);
     return verifyBody(this.require(port), body, this.policy.admitsInjection(options));
   }
 
