@@ -2,8 +2,8 @@ import { errors, isObject } from '../model/index.js';
 import type { ImposterDefinition } from '../validate/index.js';
 import { BodyBudget, DEFAULT_BUFFERED_BODY_BYTES, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
 import { PerCoreRuntime, runtimeFromEnv, type PlanSource } from '../runtime/index.js';
-import type { Imposter } from './imposter.js';
-import { renderDeleted, renderImposter, renderImposterText, renderSummary, type Compat, type RenderOptions } from './imposter-json.js';
+import type { Imposter, LiveStub } from './imposter.js';
+import { renderDeleted, renderImposter, renderImposterText, renderSummary, replayableText, type Compat, type RenderOptions } from './imposter-json.js';
 import type { RecordedRequest } from './recorded-request.js';
 import { verifyBody, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
@@ -75,7 +75,7 @@ export class ImposterManager {
     // Per-core: one count in shared memory, so the cap holds across engine threads.
     this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES, perCore ? new SharedArrayBuffer(8) : undefined);
     this.policy = new CallPolicy(options);
-    this.durability = new Durability(options.persistence, (port) => this.render(port, { replayable: true, baseUrl: '' }), options.log);
+    this.durability = new Durability(options.persistence, (port, stubs) => this.durableText(port, stubs), options.log);
     if (perCore) {
       this.runtime = new PerCoreRuntime(runtime.workers, options.log);
       // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
@@ -400,6 +400,15 @@ export class ImposterManager {
   /** `render` as the admin API writes it (JSON.stringify with two-space indent) in UTF-8 chunks, built from the stubs' kept text. */
   renderText(port: number, render: RenderOptions): readonly Uint8Array[] {
     return renderImposterText(this.require(port), this.policy.rendering(render));
+  }
+
+  /** The replayable form as the data directory keeps it, as if the imposter's stubs were `stubs` (an edit not yet applied). */
+  private durableText(port: number, stubs?: readonly LiveStub[]): readonly Uint8Array[] {
+    const imposter = this.require(port);
+    const options = this.policy.rendering({ replayable: true, baseUrl: '' });
+    if (options.compat !== 'mountebank') return replayableText(imposter, stubs ?? imposter.stubs);
+    const text = () => [Buffer.from(JSON.stringify(renderImposter(imposter, options), null, 2))];
+    return stubs === undefined ? text() : imposter.renderingStubs(stubs, text);
   }
 
   /** Tears everything down (process shutdown). */

@@ -81,7 +81,7 @@ export class LinkedJsHost extends JsHookCalls implements JsScriptHost {
     const owed = this.links.owedBy(worker);
     owed?.add();
     return new Promise((resolve, reject) => {
-      const call = {
+      this.links.call(worker, {
         id,
         deadline,
         item: { run: message },
@@ -89,15 +89,9 @@ export class LinkedJsHost extends JsHookCalls implements JsScriptHost {
         resolve,
         reject,
         expire: () => reject(new ScriptTimeoutError(timeoutMs)),
-        fail: (reason: string) => reject(new ScriptError(reason, 'host')),
+        fail: (reason) => reject(new ScriptError(reason, 'host')),
         done: () => owed?.release(),
-        // Made while the worker was starting: the deadline (the worker's too) starts once it is ready.
-        restartClock: (now: number) => {
-          call.deadline = now + timeoutMs;
-          message.deadline = call.deadline;
-        },
-      };
-      this.links.call(worker, call);
+      });
     });
   }
 }
