@@ -9,11 +9,10 @@ export { watchAcceptLoop } from './accept-loop.js';
 export { ServerBuilder, type RunningServer } from './server-builder.js';
 // The failures an embedding host or the CLI tells apart (the model room owns the error hierarchy).
 export { StartupFailure, UsageError } from '../engine/model/index.js';
-// Server options and process helpers: the CLI (tools/cli) maps argv onto these, embedding hosts call them directly.
+// Server options and process helpers: the CLI (tools/cli) parses argv into these options, embedding hosts build
+// them (`{ ...defaultCliOptions(), port: 0 }`) and call the helpers directly.
 export {
-  parseCliOptions,
-  applyRcfileDefaults,
-  KNOWN_FLAGS,
+  defaultCliOptions,
   DEFAULT_PIDFILE,
   DEFAULT_SAVEFILE,
   type CliOptions,

@@ -1,3 +1,4 @@
+import { SvcFailure } from '../model/index.js';
 import type { FlowStore } from '../state/index.js';
 import type { Imposter } from './imposter.js';
 import type { SharedJournal } from './shared-journal.js';
@@ -36,7 +37,7 @@ export interface CommitOptions {
 }
 
 /** A conditional commit (CommitOptions.ifUnchanged) lost to another node's write; nothing was shared. */
-export class StaleWrite extends Error {}
+export class StaleWrite extends SvcFailure {}
 
 /**
  * proxyOnce across a fleet (issue 20): one node at a time holds the claim of a (proxy response,

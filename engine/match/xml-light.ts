@@ -6,6 +6,7 @@
  * CDATA, DOCTYPE, unknown entities, mismatched or unclosed tags, non-ASCII names, ...) it answers
  * undefined and the caller parses with xmldom itself. About 10x cheaper than xmldom's DOM.
  */
+import { SvcFailure } from '../model/index.js';
 
 export interface LightText {
   /** Document order, shared with elements. */
@@ -65,7 +66,8 @@ const ATTRIBUTE_WHITESPACE = /[\t\n]/g;
 const ENTITIES: Record<string, string> = { amp: '&', apos: "'", gt: '>', lt: '<', quot: '"' };
 const REFERENCE = /&(?:(amp|apos|gt|lt|quot)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));/y;
 
-class OutsideSubset extends Error {}
+/** Thrown (one instance) to leave the light parser for xmldom: not an error anyone sees. */
+class OutsideSubset extends SvcFailure {}
 const outside = new OutsideSubset();
 
 /** xmldom's single-pass entity replacement, for the references it resolves the way XML does. */

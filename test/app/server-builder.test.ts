@@ -2,7 +2,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, ServerBuilder, StartupFailure } from '../../app/index.js';
+import { defaultCliOptions, ServerBuilder, StartupFailure, type CliOptions } from '../../app/index.js';
 import { createLogger } from '../../engine/log/index.js';
 import { ImposterManager } from '../../engine/manager/index.js';
 import { freePort, http } from '../support/servers.js';
@@ -12,6 +12,11 @@ const log = createLogger({ level: 'error', quiet: true });
 const test = suite('ServerBuilder');
 const dir = tempDirForSuite(test, 'svc-embed-builder-');
 
+/** Typed options in, as an embedding host writes them (no argv: parsing is the CLI's, tools/cli). */
+function options(settings: Partial<CliOptions>): CliOptions {
+  return { ...defaultCliOptions(), host: '127.0.0.1', port: 0, metricsPort: 0, ...settings };
+}
+
 function occupy(): Promise<Server> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -19,14 +24,16 @@ function occupy(): Promise<Server> {
   });
 }
 
-test('fromCli(...).start(): OS-assigned admin and metrics ports, config file loaded; shutdown ends wait() and closes the imposters', async () => {
+test('fromCli(typed options).start(): OS-assigned admin and metrics ports, config file loaded; shutdown ends wait() and closes the imposters', async () => {
   const imposterPort = await freePort();
   const file = dir.file(
     'imposters.json',
     JSON.stringify({ imposters: [{ protocol: 'http', port: imposterPort, stubs: [{ responses: [{ is: { body: 'built' } }] }] }] }),
   );
-  const options = parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--configfile', file], {});
-  const server = await ServerBuilder.fromCli(options).logger(log).version('9.9.9').start();
+  const server = await ServerBuilder.fromCli(options({ configFile: file }))
+    .logger(log)
+    .version('9.9.9')
+    .start();
   const admin = server.adminAddr();
   assert.is(admin.host, '127.0.0.1');
   assert.ok(admin.port > 0);
@@ -50,10 +57,7 @@ test(".manager(m): the injected manager is served and stays the caller's after s
   const manager = new ImposterManager({ allowInjection: false, log });
   try {
     const imposter = await manager.createImposter({ protocol: 'http', port: await freePort(), stubs: [{ responses: [{ is: { body: 'mine' } }] }] });
-    const server = await ServerBuilder.fromCli(parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', '0'], {}))
-      .logger(log)
-      .manager(manager)
-      .start();
+    const server = await ServerBuilder.fromCli(options({})).logger(log).manager(manager).start();
     const list = JSON.parse((await http('GET', `http://127.0.0.1:${server.adminAddr().port}/imposters`)).body);
     assert.equal(
       list.imposters.map((i: { port: number }) => i.port),
@@ -69,8 +73,9 @@ test(".manager(m): the injected manager is served and stays the caller's after s
 test('a busy metrics port leaves the server serving without metricsAddr()', async () => {
   const busy = await occupy();
   try {
-    const options = parseCliOptions(['--port', '0', '--host', '127.0.0.1', '--metrics-port', String((busy.address() as AddressInfo).port)], {});
-    const server = await ServerBuilder.fromCli(options).logger(log).start();
+    const server = await ServerBuilder.fromCli(options({ metricsPort: (busy.address() as AddressInfo).port }))
+      .logger(log)
+      .start();
     assert.is(server.metricsAddr(), undefined);
     assert.is((await http('GET', `http://127.0.0.1:${server.adminAddr().port}/imposters`)).status, 200);
     await server.shutdown();
@@ -83,8 +88,8 @@ test('a busy admin port fails start() and run() with a StartupFailure naming it'
   const busy = await occupy();
   try {
     const port = (busy.address() as AddressInfo).port;
-    const options = parseCliOptions(['--port', String(port), '--host', '127.0.0.1', '--metrics-port', '0'], {});
-    for (const attempt of [() => ServerBuilder.fromCli(options).logger(log).start(), () => ServerBuilder.fromCli(options).logger(log).run()]) {
+    const busyAdmin = options({ port });
+    for (const attempt of [() => ServerBuilder.fromCli(busyAdmin).logger(log).start(), () => ServerBuilder.fromCli(busyAdmin).logger(log).run()]) {
       const failure = await attempt().then(
         () => undefined,
         (err: unknown) => err,

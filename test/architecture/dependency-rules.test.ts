@@ -45,6 +45,7 @@ test.before(async () => {
       '--ignore-known',
       '--output-type',
       'json',
+      'index.ts',
       'app',
       'engine',
       'admin',

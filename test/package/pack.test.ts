@@ -18,11 +18,16 @@ const run = promisify(execFile);
 const test = suite('package: npm pack, import from a consumer');
 const tmp = tempDirForSuite(test, 'svc-pack-');
 
-const CONSUMER = `import { ServerBuilder, parseCliOptions, VERSION, type CliOptions, type RunningServer } from 'svc';
+const CONSUMER = `import { ServerBuilder, parseCliOptions, defaultCliOptions, VERSION, type CliOptions, type RunningServer } from 'svc';
+import { parseCliOptions as parseArgv, KNOWN_FLAGS } from 'svc/cli';
 import { ImposterManager } from 'svc/manager';
 import { createLogger } from 'svc/log';
 
 const options: CliOptions = parseCliOptions(['--port', '0', '--metrics-port', '0']);
+// Typed options without argv, and the parser by its own subpath: the same CliOptions type.
+export const typed: CliOptions = { ...defaultCliOptions(), port: 0, metricsPort: 0 };
+export const parsed: CliOptions = parseArgv(['--port', '0']);
+export const flags: string[] = KNOWN_FLAGS;
 const builder: ServerBuilder = ServerBuilder.fromCli(options).logger(createLogger({ level: 'warn' })).version(VERSION);
 // @ts-expect-error fromCli takes options, not a port: the types are real, not any.
 ServerBuilder.fromCli(2525);
@@ -59,7 +64,16 @@ test.before(async () => {
 
 test('the tarball holds the build and its type declarations, not the sources or tests', () => {
   const root = join(consumer, 'node_modules/svc');
-  for (const file of ['package.json', 'dist/app/index.js', 'dist/app/index.d.ts', 'dist/tools/svc.js', 'ffi/include/svc.h']) {
+  for (const file of [
+    'package.json',
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/app/index.js',
+    'dist/tools/cli/options/index.d.ts',
+    'dist/app/index.d.ts',
+    'dist/tools/svc.js',
+    'ffi/include/svc.h',
+  ]) {
     assert.ok(existsSync(join(root, file)), `${file} missing from the package`);
   }
   for (const absent of ['test', 'engine', 'bench', 'tsconfig.json']) assert.not.ok(existsSync(join(root, absent)), `${absent} should not be packed`);
@@ -75,10 +89,11 @@ test("a consumer's `import { ServerBuilder } from 'svc'` type-checks against the
 
 test('the package entry and its subpaths resolve at run time', async () => {
   const probe =
-    "const [svc, manager, log] = await Promise.all([import('svc'), import('svc/manager'), import('svc/log')]);"
-    + "console.log([typeof svc.ServerBuilder, typeof svc.VERSION, typeof manager.ImposterManager, typeof log.createLogger].join(','));";
+    "const [svc, cli, manager, log] = await Promise.all([import('svc'), import('svc/cli'), import('svc/manager'), import('svc/log')]);"
+    + 'console.log([typeof svc.ServerBuilder, typeof svc.VERSION, typeof manager.ImposterManager, typeof log.createLogger,'
+    + ' svc.parseCliOptions === cli.parseCliOptions, typeof svc.defaultCliOptions].join(","));';
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
-  assert.is(stdout.trim(), 'function,string,function,function');
+  assert.is(stdout.trim(), 'function,string,function,function,true,function');
 });
 
 test('a program run as `node --input-type=module -e` starts engine threads and script workers from the package', async () => {

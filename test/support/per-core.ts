@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import net from 'node:net';
 import https from 'node:https';
 import { Worker } from 'node:worker_threads';
-import { parseCliOptions, ServerBuilder, type RunningServer } from '../../app/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer } from '../../index.js';
 import { createLogger, type Logger } from '../../engine/log/index.js';
 import { adminCaller, type AdminCall } from './in-process.js';
 import { http } from './servers.js';

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 /** The folders tsconfig.json compiles into dist/. */
-const SOURCE_ROOTS = ['engine', 'admin', 'ffi', 'tools'];
+const SOURCE_ROOTS = ['app', 'engine', 'admin', 'ffi', 'tools'];
 
 function sourcesOf(dir: string): string[] {
   const found: string[] = [];

@@ -2,8 +2,8 @@ import type { CliOptions } from '../../app/process/index.js';
 import { VERSION } from '../../engine/version/index.js';
 import { commandUsage, USAGE } from './usage.js';
 
-// app's server options and process helpers (app/process) are imported once a command needs
-// them, so `--version` and `--help` load two small modules; only `start` loads the server.
+// The option parser (./options) and app's process helpers (app/process) are imported once a command
+// needs them, so `--version` and `--help` load two small modules; only `start` loads the server.
 type Embed = typeof import('../../app/process/index.js');
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
@@ -74,10 +74,10 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   }
   const command = first !== undefined && COMMANDS.has(first) ? first : 'start';
   const args = command === first ? rest : argv;
-  const embed = await import('../../app/process/index.js');
+  const [embed, { parseCliOptions }] = await Promise.all([import('../../app/process/index.js'), import('./options/index.js')]);
   let options: CliOptions;
   try {
-    options = embed.parseCliOptions(args);
+    options = parseCliOptions(args);
   } catch (err) {
     if (!(err instanceof embed.UsageError)) throw err;
     process.stderr.write(`svc: ${err.message}\n`);

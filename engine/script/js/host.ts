@@ -18,32 +18,14 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
 import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
-import {
-  SCRIPT_WORKER_LIMITS,
-  StateChannel,
-  type Placement,
-  type ScriptRequestData,
-  type ScriptResponseData,
-  type StateMessage,
-  type StubInfo,
-} from '../shared/index.js';
+import { SCRIPT_WORKER_LIMITS, StateChannel, type StateMessage } from '../shared/index.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
-import {
-  DEFAULT_MEMORY_LIMIT,
-  readReplies,
-  WireBatch,
-  type GrownMessage,
-  type HookKind,
-  type LogLine,
-  type Reply,
-  type RunMessage,
-  type RunOutcome,
-} from './protocol.js';
+import { DEFAULT_MEMORY_LIMIT, readReplies, WireBatch, type GrownMessage, type LogLine, type Reply, type RunMessage, type RunOutcome } from './protocol.js';
 import type { ScriptRequest, ScriptResponse } from './types.js';
+import { JsHookCalls, runMessage, type HookRun, type ScriptCallOptions, type SvcJsCall } from './hook-calls.js';
 
-export const DEFAULT_TIMEOUT_MS = 5000;
 const GRACE_MS = 1000;
 /**
  * How long a call waits for its worker to start before its own deadline clock starts anyway: a cold
@@ -67,32 +49,6 @@ export interface JsScriptHostOptions {
   links?: LinkBoard;
   /** An imposter's flow store, for `ctx.state` of the runs engine threads post on their links. */
   storeOf?: (scope: number) => FlowStore | undefined;
-}
-
-export interface ScriptCallOptions {
-  /** `_svc.scriptEngine.timeoutMs` (default 5000). */
-  timeoutMs?: number;
-}
-
-/** A `_svc.script` run with the JavaScript engine (engine/script/svc): `ctx` data and the store `ctx.state` uses. */
-export interface SvcJsCall {
-  placement: Placement;
-  request: ScriptRequestData;
-  response?: ScriptResponseData;
-  flowId: string;
-  stub: StubInfo;
-  store: FlowStore;
-}
-
-/**
- * A `_svc.script` source as the function the sandbox compiles once: the script is the body of
- * `function (ctx)`, so a bare script `return`s its result, and an entry point it declares is called.
- * (`delay` is also a global result constructor: only a declaration of the script's own counts.)
- */
-export function svcFunctionSource(code: string, placement: Placement): string {
-  // A placement is named by its entry point (docs/scripts.md).
-  const entry = placement;
-  return `function (ctx) {\n${code}\n;return typeof ${entry} === 'function' && ${entry} !== globalThis.${entry} ? ${entry}(ctx) : undefined;\n}`;
 }
 
 export interface JsScriptHost {
@@ -297,7 +253,7 @@ class WorkerSlot {
 /** The pool's growth bound when `maxWorkers` is not given (each worker holds a QuickJS heap). */
 const DEFAULT_MAX_WORKERS = 4;
 
-class WorkerScriptHost implements JsScriptHost {
+class WorkerScriptHost extends JsHookCalls implements JsScriptHost {
   private readonly slots: WorkerSlot[];
   private readonly newSlot: () => WorkerSlot;
   private readonly maxWorkers: number;
@@ -306,6 +262,7 @@ class WorkerScriptHost implements JsScriptHost {
   private closed = false;
 
   constructor(private readonly options: JsScriptHostOptions) {
+    super();
     const count = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
     const spawn = workerSpawner(import.meta.url, 'worker', { resourceLimits: SCRIPT_WORKER_LIMITS });
     const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT;
@@ -318,35 +275,6 @@ class WorkerScriptHost implements JsScriptHost {
     this.newSlot = () => new WorkerSlot(slotId++, spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot), onStart, storeOf);
     this.maxWorkers = Math.max(count, options.maxWorkers ?? DEFAULT_MAX_WORKERS);
     this.slots = Array.from({ length: count }, this.newSlot);
-  }
-
-  inject(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<unknown> {
-    return this.run(scope, 'inject', source, request, undefined, options);
-  }
-
-  async predicate(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<boolean> {
-    return Boolean(await this.run(scope, 'predicate', source, request, undefined, options));
-  }
-
-  decorate(scope: number, source: string, request: ScriptRequest, response: ScriptResponse, options?: ScriptCallOptions): Promise<unknown> {
-    return this.run(scope, 'decorate', source, request, response, options);
-  }
-
-  async wait(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<number> {
-    return Number(await this.run(scope, 'wait', source, request, undefined, options));
-  }
-
-  svc(scope: number, code: string, call: SvcJsCall, options?: ScriptCallOptions): Promise<unknown> {
-    const meta = JSON.stringify({ placement: call.placement, flowId: call.flowId, stub: call.stub });
-    return this.run(
-      scope,
-      'svc',
-      svcFunctionSource(code, call.placement),
-      call.request as unknown as ScriptRequest,
-      call.response as unknown as ScriptResponse,
-      options,
-      { meta, store: call.store },
-    );
   }
 
   forget(scope: number): void {
@@ -407,31 +335,13 @@ class WorkerScriptHost implements JsScriptHost {
     return slot;
   }
 
-  private run(
-    scope: number,
-    kind: HookKind,
-    source: string,
-    request: ScriptRequest,
-    response: ScriptResponse | undefined,
-    options: ScriptCallOptions | undefined,
-    svc?: { meta: string; store: FlowStore },
-  ): Promise<unknown> {
+  protected run(hook: HookRun): Promise<unknown> {
     if (this.closed) return Promise.reject(new ScriptError('script host closed', 'host'));
-    const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const slot = this.slotFor(scope);
+    const slot = this.slotFor(hook.scope);
     if (slot.thread.down) return Promise.reject(new ScriptError('script worker keeps dying at start', 'host'));
     const id = this.nextId++;
-    const message: RunMessage = {
-      id,
-      scope,
-      kind,
-      source,
-      timeoutMs,
-      request: JSON.stringify(request),
-      deadline: Date.now() + timeoutMs,
-    };
-    if (response !== undefined) message.response = JSON.stringify(response);
-    if (svc) message.meta = svc.meta;
+    const message = runMessage(id, hook);
+    const { timeoutMs } = hook;
     return new Promise((resolve, reject) => {
       const cold = !slot.thread.ready;
       const call: PendingCall = {
@@ -443,7 +353,7 @@ class WorkerScriptHost implements JsScriptHost {
         message,
         slot,
         timer: setTimeout(() => this.release(call), cold ? timeoutMs + STARTUP_ALLOWANCE_MS : timeoutMs),
-        store: svc?.store,
+        store: hook.svc?.store,
       };
       slot.pending.set(id, call);
       if (!cold) {

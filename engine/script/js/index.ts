@@ -24,15 +24,8 @@
  * `logger.debug/info/warn/error` (and `console.log/info/warn/error/debug`) write to the engine log
  * prefixed `svc::script`. Each imposter has its own QuickJS context (globals are not shared).
  */
-export {
-  createJsScriptHost,
-  DEFAULT_TIMEOUT_MS,
-  svcFunctionSource,
-  type JsScriptHost,
-  type JsScriptHostOptions,
-  type ScriptCallOptions,
-  type SvcJsCall,
-} from './host.js';
+export { createJsScriptHost, type JsScriptHost, type JsScriptHostOptions } from './host.js';
+export { DEFAULT_TIMEOUT_MS, svcFunctionSource, type ScriptCallOptions, type SvcJsCall } from './hook-calls.js';
 export { ScriptError, ScriptTimeoutError, type ScriptErrorKind } from './errors.js';
 export type { ScriptRequest, ScriptResponse } from './types.js';
 export { scriptTimeoutOf } from './timeout.js';

@@ -9,19 +9,9 @@ import type { LinkOffer } from '../../threads/index.js';
 import type { Logger } from '../../log/index.js';
 import { WorkerLinks, type LinkedCall } from '../shared/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
-import {
-  answerCall,
-  DEFAULT_TIMEOUT_MS,
-  SandboxOutbox,
-  svcFunctionSource,
-  writeScriptLogs,
-  type JsScriptHost,
-  type SandboxItem,
-  type ScriptCallOptions,
-  type SvcJsCall,
-} from './host.js';
-import { readReplies, type HookKind, type RunMessage } from './protocol.js';
-import type { ScriptRequest, ScriptResponse } from './types.js';
+import { answerCall, SandboxOutbox, writeScriptLogs, type JsScriptHost, type SandboxItem } from './host.js';
+import { JsHookCalls, runMessage, type HookRun } from './hook-calls.js';
+import { readReplies } from './protocol.js';
 
 export interface LinkedJsHostOptions {
   log: Pick<Logger, 'isEnabled' | 'debug' | 'info' | 'warn' | 'error'>;
@@ -38,12 +28,13 @@ interface Call extends LinkedCall<SandboxItem> {
 /** Run ids of this thread (the worker answers each link by its own ids). */
 let nextId = 1;
 
-export class LinkedJsHost implements JsScriptHost {
+export class LinkedJsHost extends JsHookCalls implements JsScriptHost {
   private readonly links: WorkerLinks<SandboxItem, Call>;
   /** Each imposter's worker, as main placed it (from the imposter's plan). */
   private readonly placed = new Map<number, number>();
 
   constructor(options: LinkedJsHostOptions) {
+    super();
     this.links = new WorkerLinks<SandboxItem, Call>({
       outbox: () => new SandboxOutbox(),
       replies: (message) => {
@@ -67,28 +58,6 @@ export class LinkedJsHost implements JsScriptHost {
     this.placed.set(scope, worker);
   }
 
-  inject(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<unknown> {
-    return this.run(scope, 'inject', source, request, undefined, options);
-  }
-
-  async predicate(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<boolean> {
-    return Boolean(await this.run(scope, 'predicate', source, request, undefined, options));
-  }
-
-  decorate(scope: number, source: string, request: ScriptRequest, response: ScriptResponse, options?: ScriptCallOptions): Promise<unknown> {
-    return this.run(scope, 'decorate', source, request, response, options);
-  }
-
-  async wait(scope: number, source: string, request: ScriptRequest, options?: ScriptCallOptions): Promise<number> {
-    return Number(await this.run(scope, 'wait', source, request, undefined, options));
-  }
-
-  svc(scope: number, code: string, call: SvcJsCall, options?: ScriptCallOptions): Promise<unknown> {
-    const meta = JSON.stringify({ placement: call.placement, flowId: call.flowId, stub: call.stub });
-    const request = call.request as unknown as ScriptRequest;
-    return this.run(scope, 'svc', svcFunctionSource(code, call.placement), request, call.response as unknown as ScriptResponse, options, meta);
-  }
-
   /** Main forgets imposters (it owns their placement). */
   forget(): void {}
 
@@ -100,23 +69,14 @@ export class LinkedJsHost implements JsScriptHost {
     this.links.close('script host closed');
   }
 
-  private run(
-    scope: number,
-    kind: HookKind,
-    source: string,
-    request: ScriptRequest,
-    response: ScriptResponse | undefined,
-    options: ScriptCallOptions | undefined,
-    meta?: string,
-  ): Promise<unknown> {
-    const worker = this.placed.get(scope);
+  protected run(hook: HookRun): Promise<unknown> {
+    const worker = this.placed.get(hook.scope);
     if (worker === undefined) return Promise.reject(new ScriptError('no script worker placed for this imposter', 'host'));
-    const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const deadline = Date.now() + timeoutMs;
     const id = nextId++;
-    const message: RunMessage = { id, scope, kind, source, timeoutMs, request: JSON.stringify(request), deadline };
-    if (response !== undefined) message.response = JSON.stringify(response);
-    if (meta !== undefined) message.meta = meta;
+    // The worker's run reaches the imposter's flow store itself (on main): only the metadata goes.
+    const message = runMessage(id, hook);
+    const { timeoutMs } = hook;
+    const { deadline } = message;
     // Counted in the worker's shared count: main places new imposters on idle workers by it.
     const owed = this.links.owedBy(worker);
     owed?.add();

@@ -1,4 +1,4 @@
-import { DEFAULT_TIMEOUT_MS } from './host.js';
+import { DEFAULT_TIMEOUT_MS } from './hook-calls.js';
 
 /** `_svc.scriptEngine.timeoutMs` of an imposter config (docs/imposters.md, §8); the default when absent or not a positive number. */
 export function scriptTimeoutOf(imposterConfig: Record<string, unknown>): number {

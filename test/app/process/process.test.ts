@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyRcfileDefaults, DEFAULT_PIDFILE, parseCliOptions, saveImposters, stopForRestart, stopServer } from '../../../app/index.js';
+import { DEFAULT_PIDFILE, saveImposters, stopForRestart, stopServer } from '../../../app/index.js';
 import { startInProcess } from '../../support/in-process.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
 
@@ -75,19 +75,6 @@ test('saveImposters writes the replayable configuration; a refused call writes n
   } finally {
     await svc.stop();
   }
-});
-
-test('applyRcfileDefaults fills only the options still at their defaults, and warns about unknown keys', () => {
-  const rcFile = dir.file('svcrc.json', JSON.stringify({ port: 4000, host: '127.0.0.2', allowInjection: true, colour: 'blue' }));
-  const options = { ...parseCliOptions([], {}), port: 3000, rcFile };
-  applyRcfileDefaults(options);
-  assert.is(options.port, 3000, 'explicit port wins');
-  assert.is(options.host, '127.0.0.2');
-  assert.is(options.allowInjection, true);
-  assert.ok(
-    options.warnings.some((w) => w.includes("unknown key 'colour'")),
-    options.warnings.join('; '),
-  );
 });
 
 test.run();

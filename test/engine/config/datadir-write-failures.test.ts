@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, ServerBuilder, type RunningServer } from '../../../app/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer } from '../../../index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { freePort, http } from '../../support/servers.js';
 import { runSvc } from '../../support/run-svc.js';

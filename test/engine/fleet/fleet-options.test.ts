@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, UsageError } from '../../../app/index.js';
+import { parseCliOptions, UsageError } from '../../../index.js';
 import { isSvcError } from '../../../engine/model/index.js';
 import { freePort, http } from '../../support/servers.js';
 import { runSvc } from '../../support/run-svc.js';

@@ -7,7 +7,7 @@
 import * as fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, ServerBuilder, type RunningServer } from '../../../app/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer } from '../../../index.js';
 import { createLogger, type Logger } from '../../../engine/log/index.js';
 import { compileUserPattern } from '../../../engine/model/index.js';
 import { freePort, http } from '../../support/servers.js';

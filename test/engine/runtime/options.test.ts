@@ -1,7 +1,7 @@
 /** `--runtime` / `--workers` and SVC_RUNTIME / SVC_WORKERS (issue 13). */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, ServerBuilder, UsageError } from '../../../app/index.js';
+import { parseCliOptions, ServerBuilder, UsageError } from '../../../index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { ImposterManager } from '../../../engine/manager/index.js';
 import { COMMAND_HELP } from '../../../tools/cli/usage.js';

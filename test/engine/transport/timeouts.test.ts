@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServerBuilder, type RunningServer } from '../../../app/index.js';
 import { createLogger } from '../../../engine/log/index.js';
-import { parseCliOptions } from '../../../app/index.js';
+import { parseCliOptions } from '../../../index.js';
 import { freePort, http } from '../../support/servers.js';
 
 const log = createLogger({ level: 'error', quiet: true });

@@ -8,7 +8,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { parseCliOptions, ServerBuilder, type RunningServer as EmbeddedServer } from '../../../app/index.js';
+import { parseCliOptions, ServerBuilder, type RunningServer as EmbeddedServer } from '../../../index.js';
 import { createLogger } from '../../../engine/log/index.js';
 import { http, repoRoot, startSvc, type RunningServer } from '../servers.js';
 

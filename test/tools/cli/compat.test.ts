@@ -5,7 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, UsageError } from '../../../app/index.js';
+import { parseCliOptions } from '../../../tools/cli/options/index.js';
+import { UsageError } from '../../../app/index.js';
 import { http, startSvc, type RunningServer } from '../../support/servers.js';
 
 const test = suite('cli: --compat mountebank');

@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCliOptions, UsageError } from '../../../app/index.js';
+import { applyRcfileDefaults, parseCliOptions } from '../../../tools/cli/options/index.js';
+import { defaultCliOptions, UsageError } from '../../../app/index.js';
 import { parseLogFilter } from '../../../engine/log/index.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
 
@@ -24,6 +25,10 @@ function usageError(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   }
   throw new Error(`expected a usage error for ${argv.join(' ')}`);
 }
+
+test("no flags, environment or rcfile: exactly app's defaultCliOptions()", () => {
+  assert.equal(parseCliOptions([], {}), defaultCliOptions());
+});
 
 test('defaults', () => {
   const options = parseCliOptions([], {});
@@ -156,6 +161,19 @@ test('SVC_LOG / RUST_LOG filters', () => {
   const bad = parseCliOptions([], { SVC_LOG: 'loud' });
   assert.is(bad.logLevel, 'info');
   assert.match(bad.warnings[0], /SVC_LOG/);
+});
+
+test('applyRcfileDefaults (hosts that build options themselves) fills only the options still at their defaults, and warns about unknown keys', () => {
+  const rcFile = rc('svcrc.json', { port: 4000, host: '127.0.0.2', allowInjection: true, colour: 'blue' });
+  const options = { ...defaultCliOptions(), port: 3000, rcFile };
+  applyRcfileDefaults(options);
+  assert.is(options.port, 3000, 'explicit port wins');
+  assert.is(options.host, '127.0.0.2');
+  assert.is(options.allowInjection, true);
+  assert.ok(
+    options.warnings.some((w) => w.includes("unknown key 'colour'")),
+    options.warnings.join('; '),
+  );
 });
 
 test.run();

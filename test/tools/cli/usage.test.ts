@@ -6,7 +6,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KNOWN_FLAGS, parseCliOptions, UsageError, VERSION } from '../../../app/index.js';
+import { KNOWN_FLAGS, parseCliOptions } from '../../../tools/cli/options/index.js';
+import { UsageError, VERSION } from '../../../app/index.js';
 import { runSvc } from '../../support/run-svc.js';
 
 const test = suite('cli: unknown options, version and help');
