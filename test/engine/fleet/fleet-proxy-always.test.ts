@@ -26,10 +26,10 @@ test.after(() => upstream?.stop());
 const admin = (node: number, method: string, path: string, body?: unknown) => adminOf(setup.get(), node, method, path, body);
 
 /** The node's replayable imposter, as text (compared across nodes) and parsed. */
-async function replayableOn(node: number): Promise<{ text: string; stubs: Array<Record<string, unknown>> }> {
+async function replayableOn(node: number): Promise<{ status: number; text: string; stubs: Array<Record<string, unknown>> }> {
   const res = await admin(node, 'GET', `/imposters/${setup.get().imposterPort}?replayable=true`);
-  assert.is(res.status, 200, res.body);
-  return { text: res.body, stubs: JSON.parse(res.body).stubs ?? [] };
+  // 404 until the node applied the imposter's creation.
+  return { status: res.status, text: res.body, stubs: res.status === 200 ? (JSON.parse(res.body).stubs ?? []) : [] };
 }
 
 /** Responses per recorded stub path (the stubs after the proxy), on one node. */
@@ -50,8 +50,8 @@ test('60 requests through nginx, 10 at a time, on 3 paths: every node holds 3 re
   // Every node runs the proxy stub alone before traffic starts.
   await until(
     onAll(async (node) => {
-      const { stubs } = await replayableOn(node);
-      return stubs.length === 1 && JSON.stringify(stubs).includes('"proxyAlways"');
+      const { status, stubs } = await replayableOn(node);
+      return status === 200 && stubs.length === 1 && JSON.stringify(stubs).includes('"proxyAlways"');
     }),
     10_000,
   );
@@ -76,6 +76,7 @@ test('60 requests through nginx, 10 at a time, on 3 paths: every node holds 3 re
   );
   const views = await Promise.all([1, 2, 3].map(replayableOn));
   for (const [i, view] of views.entries()) {
+    assert.is(view.status, 200, view.text);
     assert.is(view.stubs.length, 4, `node ${i + 1}: the proxy and 3 recorded stubs`);
     assert.equal(recordedCounts(view.stubs), sent, `node ${i + 1}: each path's stub holds one response per request`);
     assert.is(view.text, views[0].text, `node ${i + 1} serves the same replayable imposter as node 1`);
