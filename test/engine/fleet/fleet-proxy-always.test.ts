@@ -86,4 +86,21 @@ test('60 requests through nginx, 10 at a time, on 3 paths: every node holds 3 re
   assert.equal(bodies.sort(), Array.from({ length: 60 }, (_, i) => `upstream call ${i + 1} for ${upstream!.seen[i].url}`).sort());
 });
 
+// Last: redis does not come back.
+test('redis stopped: proxyAlways still proxies and answers, and records nothing (no node holds a recording the fleet lacks)', async () => {
+  const { imposterPort, redis } = setup.get();
+  const before = await replayableOn(1);
+  await redis.stop();
+  const seen = upstream!.seen.length;
+  for (const path of ['/p0', '/new']) {
+    const res = await http('GET', `http://127.0.0.1:${imposterPort}${path}`, { timeoutMs: 30_000 });
+    assert.is(res.status, 200, res.body);
+    assert.is(res.body, `upstream call ${upstream!.seen.length} for ${path}`);
+  }
+  assert.is(upstream!.seen.length, seen + 2);
+  // The recording's write was tried (and failed) before the response was sent.
+  const after = await replayableOn(1);
+  assert.is(after.text, before.text);
+});
+
 test.run();
