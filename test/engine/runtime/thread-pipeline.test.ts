@@ -4,7 +4,6 @@
  * this thread, svc's main thread, waits for it synchronously): only an engine thread can accept and
  * answer then. What they record reaches the journal through main, in arrival order.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { freePort, http } from '../../support/servers.js';
 import { startRedis } from '../../support/redis-server.js';
 import { eventJson, SseClient } from '../../support/sse-client.js';
 import { acceptedBySlot, startPerCore, type PerCoreServer } from '../../support/per-core.js';
+import { askWhileMainBlocked, text } from '../../support/blocked-main.js';
 
 const test = suite<{ svc: PerCoreServer; mock: PerCoreServer; dir: string }>('runtime per-core: one pipeline on engine threads');
 
@@ -28,55 +28,6 @@ test.after(async (context) => {
   await context.mock.server.shutdown();
   rmSync(context.dir, { recursive: true, force: true });
 });
-
-interface Ask {
-  path?: string;
-  method?: string;
-  headers?: Record<string, string>;
-  /** base64 */
-  body?: string;
-  tls?: boolean;
-}
-
-interface Answer {
-  status?: number;
-  headers?: Record<string, string | string[]>;
-  /** base64 */
-  body?: string;
-  error?: string;
-  ms: number;
-}
-
-/**
- * Sends `asks` one after another, each on a new connection, from a child process while this thread
- * is blocked; an answer that does not come within 5 s is an error (a forwarded request would wait
- * for this very thread forever).
- */
-function askWhileMainBlocked(port: number, asks: Ask[]): Answer[] {
-  const client = `
-    const http = require('node:http');
-    const https = require('node:https');
-    const asks = ${JSON.stringify(asks)};
-    const one = (ask) => new Promise((resolve) => {
-      const started = Date.now();
-      const lib = ask.tls ? https : http;
-      const req = lib.request({ host: '127.0.0.1', port: ${port}, path: ask.path || '/', method: ask.method || 'GET', headers: ask.headers || {},
-        agent: false, rejectUnauthorized: false, timeout: 5000 }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('base64'), ms: Date.now() - started }));
-        res.on('error', (e) => resolve({ error: e.code || e.message, ms: Date.now() - started }));
-      });
-      req.on('timeout', () => { req.destroy(new Error('timeout')); });
-      req.on('error', (e) => resolve({ error: e.code || e.message, ms: Date.now() - started }));
-      if (ask.body) req.write(Buffer.from(ask.body, 'base64'));
-      req.end();
-    });
-    (async () => { const out = []; for (const ask of asks) out.push(await one(ask)); process.stdout.write(JSON.stringify(out)); })();`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', client], { timeout: 60_000 }).toString()) as Answer[];
-}
-
-const text = (answer: Answer): string => Buffer.from(answer.body ?? '', 'base64').toString();
 
 async function imposter(svc: PerCoreServer, config: Record<string, unknown>): Promise<number> {
   const port = await freePort();
