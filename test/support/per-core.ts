@@ -1,6 +1,7 @@
 /** A per-core server (ServerBuilder, two engine threads) and the clients the runtime tests use. */
 import net from 'node:net';
 import https from 'node:https';
+import { Worker } from 'node:worker_threads';
 import { parseCliOptions, ServerBuilder, type RunningServer } from '../../app/index.js';
 import { createLogger, type Logger } from '../../engine/log/index.js';
 import { adminCaller, type AdminCall } from './in-process.js';
@@ -65,4 +66,36 @@ export async function until(condition: () => Promise<boolean>, what: string, att
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Concurrent GETs on fresh connections, sent from a worker thread: the in-process server's main thread
+ * (slot 0) accepts too, and a burst built on that thread keeps it from accepting until the whole burst
+ * is queued, so the engine thread would take it all. Resolves with the bodies in `paths` order.
+ */
+export function concurrentGets(port: number, paths: readonly string[]): Promise<string[]> {
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const http = require('node:http');
+    const get = (path) => new Promise((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port: workerData.port, path, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => { body += chunk; });
+        res.on('end', () => resolve(body));
+        res.on('error', (err) => resolve(err.code ?? err.message));
+      });
+      req.setTimeout(30000, () => req.destroy(new Error('timed out')));
+      req.on('error', (err) => resolve(err.code ?? err.message));
+    });
+    Promise.all(workerData.paths.map(get)).then((bodies) => parentPort.postMessage(bodies));
+  `;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: { port, paths } });
+    worker.once('message', (bodies: string[]) => {
+      resolve(bodies);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
 }

@@ -103,22 +103,24 @@ class KeepAlive {
  * choice (both wait on duplicates of one socket) and on a busy box one thread can win many in a row, so
  * a connection that landed on a thread already holding two is closed and another opened.
  */
-async function onBothThreads(svc: PerCoreServer, port: number): Promise<KeepAlive[]> {
+async function onBothThreads(svc: PerCoreServer, port: number): Promise<{ connections: KeepAlive[]; asked: number }> {
   const kept = new Map<string, KeepAlive[]>();
   let before = await acceptedBySlot(svc.metricsPort);
   for (let i = 0; i < 400; i += 1) {
     const connection = await KeepAlive.open(port);
     await connection.ask();
     const now = await acceptedBySlot(svc.metricsPort);
-    const slot = ['0', '1'].find((s) => (now.get(s) ?? 0) > (before.get(s) ?? 0));
+    // Exactly one slot grew: the connection is on it (none or both: unknown, try another).
+    const grew = ['0', '1'].filter((s) => (now.get(s) ?? 0) > (before.get(s) ?? 0));
     before = now;
+    const slot = grew.length === 1 ? grew[0]! : undefined;
     const onSlot = slot === undefined ? undefined : (kept.get(slot) ?? []);
     if (slot === undefined || onSlot === undefined || onSlot.length >= 2) {
       connection.socket.destroy();
     } else {
       kept.set(slot, [...onSlot, connection]);
     }
-    if (kept.size === 2) return [...kept.values()].flat();
+    if (kept.size === 2) return { connections: [...kept.values()].flat(), asked: i + 1 };
   }
   for (const connection of [...kept.values()].flat()) connection.socket.destroy();
   throw new Error('connections never reached both engine threads');
@@ -172,8 +174,7 @@ test('repeat and the no-match default are shared too, on keep-alive connections 
     defaultResponse: { ...KEEP, statusCode: 404, body: 'none' },
     stubs: [{ predicates: [{ equals: { path: '/' } }], responses: [{ is: { body: 'A' }, repeat: 2 }, { is: { body: 'B' } }] }],
   });
-  const connections = await onBothThreads(svc, port);
-  const served = connections.length;
+  const { connections, asked: served } = await onBothThreads(svc, port);
   const bodies: string[] = [];
   for (let i = 0; i < 12; i += 1) bodies.push(await connections[i % connections.length].ask());
   const expected = Array.from({ length: served + 12 }, (_, i) => ['A', 'A', 'B'][i % 3]).slice(served);
@@ -187,11 +188,11 @@ test('repeat and the no-match default are shared too, on keep-alive connections 
 test('numberOfRequests stays exact when both threads count and it is cleared between their requests', async ({ svc }) => {
   // One response: no shared cycle position moves, yet every thread's count is summed.
   const port = await imposter(svc, { stubs: [{ responses: [{ is: { ...KEEP, body: 'X' } }] }] });
-  const connections = await onBothThreads(svc, port);
+  const { connections, asked } = await onBothThreads(svc, port);
   const bodies: string[] = [];
   for (let i = 0; i < 10; i += 1) bodies.push(await connections[i % connections.length].ask());
   assert.equal(bodies, Array(10).fill('X'));
-  assert.is(await numberOfRequests(svc, port), connections.length + 10);
+  assert.is(await numberOfRequests(svc, port), asked + 10);
   assert.is((await svc.admin('DELETE', `/imposters/${port}/savedRequests`)).status, 200);
   for (const c of connections) await c.ask();
   assert.is(await numberOfRequests(svc, port), connections.length);
@@ -200,7 +201,7 @@ test('numberOfRequests stays exact when both threads count and it is cleared bet
 
 test('a stub edit is seen by the very next request on every thread, keep-alive connections included', async ({ svc }) => {
   const port = await imposter(svc, { stubs: [{ responses: [{ is: { body: 'v0' } }] }] });
-  const connections = await onBothThreads(svc, port);
+  const { connections } = await onBothThreads(svc, port);
   for (let v = 1; v <= 8; v += 1) {
     const res = await svc.admin('PUT', `/imposters/${port}/stubs`, { stubs: [{ responses: [{ is: { body: `v${v}` } }] }] });
     assert.is(res.status, 200);
@@ -229,7 +230,7 @@ test("an edit keeps unchanged stubs' cycle positions (shared slots survive)", as
 
 test('disable/enable and recordRequests switch threads to forwarding and back', async ({ svc }) => {
   const port = await imposter(svc, { stubs: [{ responses: [{ is: { body: 'on' } }] }] });
-  const connections = await onBothThreads(svc, port);
+  const { connections } = await onBothThreads(svc, port);
   assert.is((await svc.admin('POST', `/imposters/${port}/disable`)).status, 200);
   for (const c of connections) assert.is(await c.ask(), '');
   assert.is((await svc.admin('POST', `/imposters/${port}/enable`)).status, 200);
