@@ -15,7 +15,16 @@ import {
 } from './shared/index.js';
 import { applyFaultBlock } from './faults/index.js';
 import { BehaviorError, behaviorScriptsOf, injectedPredicates, runBehaviors, type BehaviorContext, type ResponseFields } from './behaviors/index.js';
-import { callUpstream, proxiedRequest, ProxyError, proxyPredicates, recordProxyResponse, type ProxyObserver, type ProxyRecorder } from './proxy/index.js';
+import {
+  answeredByOwnRecording,
+  callUpstream,
+  proxiedRequest,
+  ProxyError,
+  proxyPredicates,
+  recordProxyResponse,
+  type ProxyObserver,
+  type ProxyRecorder,
+} from './proxy/index.js';
 import { runInject } from './inject-response.js';
 
 const TEXT = [['Content-Type', 'text/plain']] as Array<[string, string]>;
@@ -120,7 +129,7 @@ async function proxied(compiled: CompiledResponse, ctx: ResolveContext & Serving
     const response = await upstream();
     return { made: response, recorded: await recordProxyResponse(proxy, compiled, recorder, predicates, response) };
   };
-  if (proxy.mode === 'proxyAlways') return served((await record()).made, ctx);
+  if (proxy.mode === 'proxyAlways' || !(await answeredByOwnRecording(predicates, ctx.request))) return served((await record()).made, ctx);
   const once = await recorder.once(compiled, predicates, record);
   // Replayed as the recorded stub would answer it (its wait / decorate behaviors included).
   if ('replay' in once) return typedResponse(compileResponse(once.replay, ctx.imposter.defaults), ctx);

@@ -109,4 +109,25 @@ test('proxyAlways keeps calling the upstream and appends every response to one s
   assert.is(recorded[1].responses.length, 20);
 });
 
+test('a request its own recording would not answer (ignore drops a field it has) is proxied and recorded itself', async () => {
+  const port = await svc.createImposter({
+    stubs: [{ responses: [{ proxy: { to: upstream.origin, predicateGenerators: [{ matches: { query: true }, ignore: { query: 'ts' } }] } }] }],
+  });
+  // Each recording is deepEquals {q: '1'}: a request with ts never matches it, so, as in mountebank,
+  // every one goes to the upstream, at once or one after another.
+  const stamped = await Promise.all(Array.from({ length: 5 }, (_, i) => call(port, 'GET', `/x?q=1&ts=${i}`)));
+  assert.equal(
+    stamped.map((res) => res.body),
+    stamped.map((_, i) => `origin saw /x?q=1&ts=${i}`),
+  );
+  assert.is((await call(port, 'GET', '/x?q=1&ts=9')).body, 'origin saw /x?q=1&ts=9');
+  assert.is(upstream.seen.length, 6);
+  const recorded = await stubs(port);
+  assert.is(recorded.length, 7, 'six recordings and the proxy');
+  assert.ok(recorded.slice(0, 6).every((stub) => JSON.stringify(stub.predicates) === JSON.stringify([{ deepEquals: { query: { q: '1' } } }])));
+  // Without ts the request matches a recording: replayed, the upstream sees nothing more.
+  assert.match((await call(port, 'GET', '/x?q=1')).body, /^origin saw \/x\?q=1&ts=/);
+  assert.is(upstream.seen.length, 6);
+});
+
 test.run();
