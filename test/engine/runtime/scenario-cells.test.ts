@@ -99,7 +99,10 @@ test('200 concurrent requests that each flip a scenario A ⇄ B across both thre
     assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
     const before = await acceptedBySlot(svc.metricsPort);
     // Sent from a worker thread: a burst built on this thread (svc's main) would keep slot 0 from accepting.
-    const bodies = await concurrentGets(port, Array.from({ length: 200 }, () => '/'));
+    const bodies = await concurrentGets(
+      port,
+      Array.from({ length: 200 }, () => '/'),
+    );
     const after = await acceptedBySlot(svc.metricsPort);
     acrossThreads = ['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0));
     // Moves alternate from Started: as many to B as back (even), or one more (odd), and the state says which.
