@@ -1,6 +1,6 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, hasFlowGate, isObject, newStateOf, plainRequest, predicatesAreScripted, requiredStateOf, scenarioNameOf } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, newStateOf, plainRequest, requiredStateOf, scenarioNameOf } from '../model/index.js';
 import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
@@ -22,7 +22,6 @@ import {
   type IsFields,
   type PreparedResponse,
   weakProxyCertificates,
-  servesFromConfig,
 } from '../respond/index.js';
 import type { Listener, ResponseSink } from '../transport/index.js';
 import { JournalRing, type JournalEntry } from '../journal/index.js';
@@ -53,7 +52,6 @@ import {
   debugOutcomeOf,
   debugReportOf,
   RequestPipeline,
-  servesAnywhere,
   stubsUseJavaScript,
   stubsUseRhai,
   recordOf,
@@ -201,7 +199,10 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   private readonly shared: SharedJournal | undefined;
   /** Where proxy recordings go: straight into this imposter's stubs (the list as it is, pending recordings aside). */
   readonly proxyRecorder: ProxyRecorder = ownerRecorder(this.ownStubs());
-  /** Per-core: proxyAlways recordings engine threads posted and main has not applied (read before the stubs are). */
+  /**
+   * Per-core, what engine threads posted that changes the stubs as read and main has not received (drained
+   * before the stubs are read): [0] proxyAlways recordings, [2] `--debug` matches ([1]: ImposterPlan.recordings).
+   */
   private readonly pendingRecordings: Int32Array | undefined;
   /** Per-core: each stub's key in plans (engine threads name the stub a recording belongs to by it), by its cycle. */
   private readonly stubKeys = new WeakMap<object, number>();
@@ -227,7 +228,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (options.sharedState) {
       this.sharedCount = ThreadCounter.forThreads(options.threads ?? 1);
       this.sharedDraws = sharedFaultDraws();
-      this.pendingRecordings = new Int32Array(new SharedArrayBuffer(8));
+      this.pendingRecordings = new Int32Array(new SharedArrayBuffer(12));
     }
     this.protocol = definition.protocol;
     this.config = { ...definition.config, port };
@@ -336,8 +337,9 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   }
 
   get stubs(): readonly LiveStub[] {
-    // Per-core: a proxyAlways recording whose response a client has seen is in the list it reads.
-    if (this.pendingRecordings && Atomics.load(this.pendingRecordings, 0) !== 0) this.drainThreads?.();
+    // Per-core: a proxyAlways recording or a `--debug` match whose response a client has seen is in the list it reads.
+    const pending = this.pendingRecordings;
+    if (pending && (Atomics.load(pending, 0) !== 0 || Atomics.load(pending, 2) !== 0)) this.drainThreads?.();
     return this.stubList;
   }
 
@@ -573,6 +575,10 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     if (notify) this.observers.onRecorded(this.port, record.index, record.value, this.flowIdOf(record.value));
   }
 
+  matched(stub: LiveStub, _index: number, entry: Record<string, unknown>): void {
+    (stub.matches ??= []).push(entry);
+  }
+
   answered(method: string, status: number, times = 1): void {
     if (!this.observers.hasRequestObservers) return;
     for (let i = 0; i < times; i += 1) this.observers.onRequest(this.port, method, status);
@@ -584,12 +590,12 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
 
   // ---- PlanSource (per-core runtime) ----
 
-  /** The whole imposter for engine threads to compile and serve from; undefined when only main can serve it (servesAnywhere). */
+  /** The whole imposter for engine threads to compile and serve from; undefined when only main can serve it (a fleet's, or outside per-core). */
   plan(): ImposterPlan | undefined {
     // Every store is reachable from engine threads: the in-memory (and noop) one is this thread's, reached by
     // message; a redis one each thread opens itself from the config.
     // A fleet's journal and cycles are reached from this thread only.
-    if (this.shared || !this.sharedCount || !this.sharedDraws || !servesAnywhere(this)) return undefined;
+    if (this.shared || !this.sharedCount || !this.sharedDraws) return undefined;
     return {
       port: this.port,
       protocol: this.protocol,
@@ -634,15 +640,11 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
    * sandbox worker that holds its `state` (placed now), and the `_svc.script` workers started (their links).
    */
   private scriptsPlan(): ImposterPlan['scripts'] {
-    const responses = this.stubList.flatMap((stub) => stub.cycle.responses);
-    const scripted =
-      this.stubList.some((stub) => stub.traits.scripts.length > 0 || predicatesAreScripted(stub.config.predicates))
-      || responses.some((response) => !servesFromConfig(response));
-    if (!scripted) return undefined;
     const predicateScripts = (stub: ServedStub) => (stub as LiveStub).traits.scripts;
     const js = stubsUseJavaScript(this.stubList, predicateScripts);
+    const rhai = stubsUseRhai(this.stubList, predicateScripts);
+    if (!js && !rhai) return undefined;
     // Only what the stubs use is started (a worker's cold start costs seconds of CPU on a loaded machine).
-    const rhai = this.svcRunner && stubsUseRhai(this.stubList, predicateScripts);
     return {
       settings: this.scriptSettings,
       ...(js ? { jsWorker: this.scope.scripts.host().place(this.port) } : {}),
@@ -672,6 +674,13 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       (at) => this.stubList.find((stub) => this.stubKeys.get(stub.cycle) === at.stub)?.cycle.responses[at.response],
     );
     return this.proxyOwner;
+  }
+
+  /** A `--debug` match an engine thread posted for the stub with `key` (gone with an edit meanwhile: as on one loop, nobody reads it). */
+  threadMatched(key: number, entry: Record<string, unknown>): void {
+    Atomics.sub(this.pendingRecordings!, 2, 1);
+    const stub = this.stubList.find((s) => this.stubKeys.get(s.cycle) === key);
+    if (stub) this.matched(stub, -1, entry);
   }
 
   proxyRecorded(recording: ProxyRecording): void {

@@ -1,6 +1,6 @@
 import { prepareResponse, type IsFields, type PreparedResponse, compileScript, type CompiledScript } from './shared/index.js';
 import { isObject } from '../model/index.js';
-import { behaviorsRunAnywhere, behaviorsRunOnThreads, compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
+import { compileBehaviors, type CompiledBehaviors } from './behaviors/index.js';
 import { compileProxy, type CompiledProxy } from './proxy/index.js';
 import type { ScriptSettings } from '../script/svc/index.js';
 
@@ -58,43 +58,4 @@ export function compileResponse(config: Record<string, unknown>, defaults: IsFie
 /** The response served when no stub matches (or the imposter is disabled). */
 export function compileDefaultResponse(defaults: unknown): PreparedResponse {
   return prepareResponse({}, isObject(defaults) ? (defaults as IsFields) : undefined);
-}
-
-/**
- * True when serving the response needs nothing but its config (per-core: any engine thread may answer
- * it): an `is` or a TCP `fault`, with `_svc.fault`/`_svc.templated` and behaviors that run anywhere
- * (`_svc.stateOps` go to the flow store: the stub's business), or a proxy (proxyServesAnywhere).
- * Scripted responses are servesWithScripts'.
- */
-export function servesFromConfig(compiled: CompiledResponse): boolean {
-  if (compiled.type === 'proxy') return proxyServesAnywhere(compiled);
-  if (compiled.type !== 'is' && compiled.type !== 'fault') return false;
-  const svc = compiled.config._svc;
-  if (isObject(svc) && svc.script !== undefined) return false;
-  return behaviorsRunAnywhere(compiled.config);
-}
-
-/**
- * A proxy any engine thread may serve: it forwards with that thread's own agents and hands recordings
- * to the stubs' owner (ProxyRecorder); not when predicate generators or behaviors run user JavaScript,
- * nor with `addDecorateBehavior` (a waiting request replays the recording, decorate included).
- */
-function proxyServesAnywhere(compiled: CompiledResponse): boolean {
-  if (compiled.proxy?.addDecorateBehavior !== undefined) return false;
-  const generators = compiled.proxy?.predicateGenerators;
-  if (Array.isArray(generators) && generators.some((g) => isObject(g) && g.inject !== undefined)) return false;
-  return behaviorsRunAnywhere(compiled.config);
-}
-
-/**
- * True when the response runs scripts an engine thread sends straight to the script workers (per-core):
- * `inject`, a `_svc.script` response, or an `is`/`fault` with decorate or a function wait. Kept apart from
- * servesFromConfig; shellTransform, and a proxy with scripted behaviors or predicateGenerators
- * injection, still need the main thread.
- */
-export function servesWithScripts(compiled: CompiledResponse): boolean {
-  const svc = compiled.config._svc;
-  const scripted = isObject(svc) && svc.script !== undefined;
-  if (compiled.type === 'inject' || (compiled.type === '_svc' && scripted)) return behaviorsRunOnThreads(compiled.config);
-  return (compiled.type === 'is' || compiled.type === 'fault') && !scripted && behaviorsRunOnThreads(compiled.config);
 }

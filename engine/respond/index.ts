@@ -4,8 +4,6 @@ export {
   compileResponse,
   compileDefaultResponse,
   responseTypeOf,
-  servesFromConfig,
-  servesWithScripts,
   type CompiledResponse,
   type ResponseType,
   type ScriptCompileContext,

@@ -1,4 +1,4 @@
-import { MessageChannel, receiveMessageOnPort, type MessagePort, type TransferListItem, type Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, SHARE_ENV, type MessagePort, type TransferListItem, type Worker } from 'node:worker_threads';
 import type { Logger } from '../log/index.js';
 import {
   asBuffer,
@@ -40,6 +40,8 @@ export interface PlanSource {
   observed(event: ObserverEvent): void;
   /** A proxyAlways recording an engine thread posted (before its response was written), in the order main receives them. */
   proxyRecorded(recording: ProxyRecording): void;
+  /** A `--debug` match an engine thread posted (before its response was written) for the stub with `key`. */
+  threadMatched(key: number, entry: Record<string, unknown>): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
   /** What engine threads did in the plan's shared memory that observers count (scenario cells' ops and flows). */
@@ -77,7 +79,8 @@ const COLLECT_MS = 1000;
 /** How long engine threads outlive the last listener. */
 const IDLE_STOP_MS = 5000;
 
-const spawn = workerSpawner(import.meta.url, 'engine-thread');
+// One environment with main: a shellTransform's command sees process.env as it is now, as on one loop.
+const spawn = workerSpawner(import.meta.url, 'engine-thread', { env: SHARE_ENV });
 
 /**
  * One engine thread (slot 1..N-1). Its lifecycle is a ThreadHost's: batched posts, heartbeat, and a
@@ -175,6 +178,7 @@ class EngineThread {
     if (report.t === 'key') this.counts.learn(report.key);
     else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
     else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
+    else if (report.t === 'match') this.runtime.source(report.id)?.threadMatched(report.stub, report.entry);
     else if (report.t === 'events') for (const event of report.events) this.runtime.source(report.id)?.observed(event);
     else this.runtime.source(report.id)?.observed(report.event);
   }
@@ -332,9 +336,9 @@ async function portable(options: ListenerOptions): Promise<PortableListenerOptio
 
 /**
  * `--runtime per-core` (docs/cli.md): N engine threads accept on every listener the main thread binds (the
- * main thread is slot 0 and serves too). An engine thread answers an imposter whose plan is local (static
- * stubs; cycles and counts in shared memory) itself and forwards every other request to the main thread's
- * one engine, so state (journal, flow state, scenarios, scripts) stays exactly as on one loop.
+ * main thread is slot 0 and serves too). An engine thread answers every request of an imposter with a plan
+ * itself (ImposterPlan: counters and cycles in shared memory, what has one owner reached on main by message);
+ * a listener without one (a fleet's imposter) has its requests forwarded to the main thread's engine.
  */
 export class PerCoreRuntime {
   private threads: EngineThread[] | undefined;

@@ -8,7 +8,7 @@ import type { ScriptSettings } from '../script/svc/index.js';
 import type { LinkOffer } from '../threads/index.js';
 
 /**
- * A whole imposter as engine threads serve it (servesAnywhere): its validated config, from which each
+ * A whole imposter as engine threads serve it: its validated config, from which each
  * thread compiles its own stub set, responses and behaviors, and the shared memory its counters live in.
  */
 export interface ImposterPlan {
@@ -30,8 +30,9 @@ export interface ImposterPlan {
   /** The imposter's fault draws (the seeded stream stays one across threads). */
   faultDraws: SharedFaultDraws;
   /**
-   * Two Int32s: [0] proxyAlways recordings posted by engine threads and not received yet (the owner
-   * drains them before stub reads); [1] the next recording's sequence number (its order across threads).
+   * Three Int32s: [0] proxyAlways recordings posted by engine threads and not received yet (the owner
+   * drains them before stub reads); [1] the next recording's sequence number (its order across threads);
+   * [2] `--debug` matches posted and not received yet (drained before stub reads too).
    */
   recordings: SharedArrayBuffer;
   /** The in-memory flow store's scenario states in shared memory (per-core; absent: reached by message). */
@@ -86,7 +87,9 @@ export type ThreadReport =
   /** A proxied request's upstream calls and its own event, in one message. */
   | { t: 'events'; id: number; events: ObserverEvent[] }
   /** A proxyAlways recording, posted before its response is written: the owner applies it in arrival order. */
-  | { t: 'recording'; id: number; recording: ProxyRecording };
+  | { t: 'recording'; id: number; recording: ProxyRecording }
+  /** `--debug`: what the stub with key `stub` matched and answered, posted before the response is written. */
+  | { t: 'match'; id: number; stub: number; entry: Record<string, unknown> };
 
 /** A recording as the owner stores it: which proxy response made it (ResponseAt), where its mode puts it, what. */
 export interface ProxyRecording {

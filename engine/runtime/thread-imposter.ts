@@ -66,14 +66,18 @@ export interface ThreadLinks {
   scripts: () => { js: LinkedJsHost; svc: LinkedSvcRunner };
 }
 
-/** Logs go to the main thread's logger; only warnings and errors leave an engine thread (debug logging forwards the imposter). */
-function threadLogger(links: ThreadLinks): Logger {
+/**
+ * Logs go to the main thread's logger, in the order this thread logged them (one channel). Debug and
+ * info lines leave the thread only when main logs at debug level (`logRequests`, fixed with the imposter):
+ * otherwise main would drop them.
+ */
+function threadLogger(links: ThreadLinks, debug: boolean): Logger {
   return {
-    debug: () => undefined,
-    info: () => undefined,
+    debug: debug ? (message) => links.log('debug', message) : () => undefined,
+    info: debug ? (message) => links.log('info', message) : () => undefined,
     warn: (message) => links.log('warn', message),
     error: (message) => links.log('error', message),
-    isEnabled: (level) => level === 'warn' || level === 'error',
+    isEnabled: (level) => debug || level === 'warn' || level === 'error',
     recent: (): LogEntry[] => [],
   };
 }
@@ -95,6 +99,10 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   readonly proxyRecorder: ThreadProxyRecorder;
   readonly proxyObserver: ProxyObserver;
   private readonly flowIdSource: FlowIdSource;
+  /** Each stub's key on the owner (plan order), which names it in `--debug` matches. */
+  private readonly stubKeys: readonly number[];
+  /** [2]: `--debug` matches posted and not received by main yet (ImposterPlan.recordings). */
+  private readonly pending: Int32Array;
   /** Upstream calls reported since the last proxied request's own event. */
   private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
@@ -111,7 +119,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     this.name = plan.config.name;
     this.enabled = plan.enabled;
     this.options = plan.options;
-    this.log = threadLogger(links);
+    this.log = threadLogger(links, plan.options.logRequests);
     const defaults = isObject(plan.config.defaultResponse) ? (plan.config.defaultResponse as IsFields) : undefined;
     this.defaultPrepared = compileDefaultResponse(defaults);
     const settings = plan.scripts?.settings;
@@ -138,15 +146,12 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       },
     };
     const pending = new Int32Array(plan.recordings);
-    this.proxyRecorder = new ThreadProxyRecorder(
-      this.stubs,
-      plan.stubs.map((stub) => stub.key),
-      links.proxyCall,
-      (recording) => {
-        Atomics.add(pending, 0, 1);
-        links.report({ t: 'recording', id: links.id, recording: { ...recording, seq: Atomics.add(pending, 1, 1) } });
-      },
-    );
+    this.pending = pending;
+    this.stubKeys = plan.stubs.map((stub) => stub.key);
+    this.proxyRecorder = new ThreadProxyRecorder(this.stubs, this.stubKeys, links.proxyCall, (recording) => {
+      Atomics.add(pending, 0, 1);
+      links.report({ t: 'recording', id: links.id, recording: { ...recording, seq: Atomics.add(pending, 1, 1) } });
+    });
     this.scope = {
       port: plan.port,
       defaults,
@@ -225,5 +230,11 @@ export class ThreadImposter implements ServedImposter, ImposterState {
 
   answered(method: string, status: number): void {
     this.links.counts.add(this.links.id, method, status);
+  }
+
+  /** Counted as pending first: main drains this thread before reading stubs while any is on its way. */
+  matched(_stub: LiveStub, index: number, entry: Record<string, unknown>): void {
+    Atomics.add(this.pending, 2, 1);
+    this.links.report({ t: 'match', id: this.links.id, stub: this.stubKeys[index]!, entry });
   }
 }

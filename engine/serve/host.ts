@@ -4,8 +4,6 @@ import type { MatchContext, StubSetMatcher } from '../match/index.js';
 import {
   compileResponse,
   ResponseCycle,
-  servesFromConfig,
-  servesWithScripts,
   type CompiledResponse,
   type ImposterScope,
   type IsFields,
@@ -106,25 +104,12 @@ export interface ImposterState {
   closeRecord(record: JournalEntry<RecordedRequest>, notify: boolean): void | Promise<void>;
   /** An HTTP status is about to be written (request metrics). */
   answered(method: string, status: number): void;
+  /** `--debug`: stub `index` (`stub`) matched; `entry` is kept in its `matches`, before the response is written. */
+  matched(stub: LiveStub, index: number, entry: Record<string, unknown>): void;
   readonly flowStore: FlowStore;
   /** Where proxy recordings go (the stubs' owner, reached from an engine thread by message). */
   readonly proxyRecorder: ProxyRecorder | undefined;
   readonly proxyObserver: ProxyObserver | undefined;
-}
-
-/**
- * True when any thread can serve every request of the imposter from its config, shared counters, a
- * journal reached by message and a flow store every thread reaches (the owner's in-memory one by
- * message, redis by its own connection) for gates and `_svc.stateOps`, the script workers it reaches on
- * its own links (predicates included: `inject` and `_svc.script`) and the upstreams of proxies (its own
- * agents; recordings go to the stubs' owner). Not with a response needing what only the main thread
- * holds (shellTransform, a predicateGenerators injection), per-stub `--debug` matches or a per-request
- * debug log. Walks the stubs: ask when they change.
- */
-export function servesAnywhere(imposter: ServedImposter): boolean {
-  const { debugMatches, logRequests } = imposter.options;
-  if (debugMatches || logRequests) return false;
-  return imposter.stubs.every((stub) => stub.cycle.responses.every((response) => servesFromConfig(response) || servesWithScripts(response)));
 }
 
 /** Any script an engine thread sends to the JavaScript sandbox: `inject` (predicate or response), decorate, a function wait, or a `_svc.script` in JavaScript. */
@@ -137,7 +122,8 @@ export function stubsUseJavaScript(
       predicatesAreScripted(stub.config.predicates)
       || predicateScripts(stub).some(({ script }) => script.source.engine === 'javascript')
       || stub.cycle.responses.some(
-        (response) => response.type === 'inject' || response.script?.source.engine === 'javascript' || hasJsBehavior(response.config),
+        (response) =>
+          response.type === 'inject' || response.script?.source.engine === 'javascript' || hasJsBehavior(response.config) || proxyRunsJavaScript(response),
       ),
   );
 }
@@ -164,9 +150,22 @@ function hasSvcBehavior(config: Record<string, unknown>): boolean {
 function hasJsBehavior(config: Record<string, unknown>): boolean {
   const behaviors = config._behaviors ?? config.behaviors;
   const entries = Array.isArray(behaviors) ? behaviors : [behaviors];
-  return entries.some(
-    (entry) =>
-      isObject(entry)
-      && (entry.decorate !== undefined || (entry.wait !== undefined && typeof entry.wait !== 'number' && Number.isNaN(parseInt(String(entry.wait), 10)))),
+  return entries.some((entry) => isObject(entry) && (entry.decorate !== undefined || isScriptedWait(entry.wait)));
+}
+
+/** A wait given as a function (`inject`, `_svc`, or a string that is not a number); a number or a `{min, max}` range is not. */
+function isScriptedWait(wait: unknown): boolean {
+  if (wait === undefined || typeof wait === 'number') return false;
+  if (isObject(wait)) return wait.inject !== undefined || wait._svc !== undefined;
+  return Number.isNaN(parseInt(String(wait), 10));
+}
+
+/** A proxy whose recordings run JavaScript: `predicateGenerators` injection, or `addDecorateBehavior` (a replayed recording's decorate). */
+function proxyRunsJavaScript(response: CompiledResponse): boolean {
+  const proxy = response.proxy;
+  if (!proxy) return false;
+  return (
+    proxy.addDecorateBehavior !== undefined
+    || (Array.isArray(proxy.predicateGenerators) && proxy.predicateGenerators.some((g) => isObject(g) && g.inject !== undefined))
   );
 }

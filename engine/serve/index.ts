@@ -1,7 +1,6 @@
 export { debugOutcomeOf, debugReportOf, RequestPipeline } from './pipeline.js';
 export {
   compileLiveStub,
-  servesAnywhere,
   stubsUseJavaScript,
   stubsUseRhai,
   type ImposterState,

@@ -277,8 +277,8 @@ export class RequestPipeline {
     const configIndex = debugMatches && taken ? taken.configIndex : -1;
     const compiled = taken?.compiled ?? stub.cycle.next();
     if (!compiled.dynamic) {
+      if (configIndex >= 0) this.recordMatch(stub, index, configIndex, ex.request, undefined, debugAt);
       this.answer(ex, compiled.prepared!);
-      if (configIndex >= 0) recordMatch(stub, configIndex, ex.request, undefined, debugAt);
       return;
     }
     const ctx = {
@@ -300,14 +300,20 @@ export class RequestPipeline {
           this.gate(ex);
           return;
         }
+        // Before the answer is written: an admin read after the client saw it finds the match (an engine thread's too).
+        if (configIndex >= 0) this.recordMatch(stub, index, configIndex, ex.request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
         this.deliver(ex, outcome);
-        if (configIndex >= 0) recordMatch(stub, configIndex, ex.request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
       },
       (err: unknown) => {
         const message = errorText(err);
         this.answer(ex, errorResponse('internal_error', message), `response failed: ${(err as Error)?.stack ?? String(err)}`);
       },
     );
+  }
+
+  /** `--debug`: the stub keeps what it matched and answered (on its owner: the main thread). */
+  private recordMatch(stub: LiveStub, index: number, configIndex: number, request: MockRequest, served: PreparedResponse | undefined, started: number): void {
+    this.state.matched(stub, index, matchEntry(stub, configIndex, request, served, started));
   }
 
   /** docs/responses.md: a flow store failure while applying `_svc.stateOps` answers that request with a 500. */
@@ -383,7 +389,7 @@ export class RequestPipeline {
  * mountebank's `--debug` match entry: the request as recorded, the response (a static `is` as
  * configured, anything else as served) and the response config used.
  */
-function recordMatch(stub: LiveStub, configIndex: number, request: MockRequest, served: PreparedResponse | undefined, started: number): void {
+function matchEntry(stub: LiveStub, configIndex: number, request: MockRequest, served: PreparedResponse | undefined, started: number): Record<string, unknown> {
   const responseConfig = cloneJson((stub.config.responses as Array<Record<string, unknown>>)[configIndex]);
   const { timestamp, ...seen } = recordOf(request);
   const response = served
@@ -391,13 +397,13 @@ function recordMatch(stub: LiveStub, configIndex: number, request: MockRequest, 
     : isObject(responseConfig.is)
       ? cloneJson(responseConfig.is)
       : {};
-  (stub.matches ??= []).push({
+  return {
     timestamp,
     request: { ...seen, body: seen.body ?? '' },
     response,
     responseConfig,
     processingTime: Math.round(performance.now() - started),
-  });
+  };
 }
 
 /** docs/metrics-and-events.md: what matching `index` (-1: nothing) means for a debug report. */

@@ -179,6 +179,8 @@ export class ThreadHost<In = unknown> {
     const wiring: ThreadWiring = { beat: this.beat.buffer, intervalMs: this.intervalMs, control: port2 };
     // Test hook, read only by tests: the first thread of this kind hangs once ready.
     if (process.env.SVC_TEST_THREAD_SPIN === this.options.kind && this.spawns === 1) wiring.spin = true;
+    const [slowKind, slowMs] = (process.env.SVC_TEST_THREAD_SLOW_START ?? '').split(':');
+    if (slowKind === this.options.kind && this.spawns === 1) wiring.readyDelayMs = Number(slowMs);
     const own = this.options.starting?.(this.generation_) ?? {};
     const worker = this.options.spawn({
       stdout: own.stdout,

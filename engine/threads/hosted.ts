@@ -25,7 +25,8 @@ export function hostedThread(): HostedThread {
   return {
     ready() {
       beat();
-      wiring.control.postMessage('ready');
+      if (wiring.readyDelayMs) setTimeout(() => wiring.control.postMessage('ready'), wiring.readyDelayMs);
+      else wiring.control.postMessage('ready');
       if (wiring.spin) {
         // Test hook only (SVC_TEST_THREAD_SPIN): a loop no deadline reaches.
         setTimeout(() => {

@@ -97,8 +97,12 @@ export class AbiRun {
     );
   }
 
-  /** The next line's result for `label` (lines must arrive in this order). */
-  async next(label: string, timeoutMs = 15000): Promise<string> {
+  /**
+   * The next line's result for `label` (lines must arrive in this order). The first line waits for the
+   * engine host's cold start (node loading the TypeScript sources through tsx): seconds on a quiet box,
+   * many more on a loaded one; a program that exits is noticed at once, so the bound costs nothing.
+   */
+  async next(label: string, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     while (this.lines.length === 0) {
       if (this.child.exitCode !== null || Date.now() > deadline) {

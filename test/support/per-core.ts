@@ -1,4 +1,6 @@
 /** A per-core server (ServerBuilder, two engine threads) and the clients the runtime tests use. */
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import net from 'node:net';
 import https from 'node:https';
 import { Worker } from 'node:worker_threads';
@@ -14,15 +16,81 @@ export interface PerCoreServer {
   metricsPort: number;
 }
 
-export async function startPerCore(extra: string[] = []): Promise<PerCoreServer> {
-  const log = createLogger({ level: 'info', quiet: true });
-  const options = parseCliOptions(
-    ['--runtime', 'per-core', '--workers', '2', '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile', ...extra],
-    {},
-  );
+export async function startPerCore(extra: string[] = [], level: 'info' | 'debug' = 'info'): Promise<PerCoreServer> {
+  return startServer(['--runtime', 'per-core', '--workers', '2', ...extra], level);
+}
+
+/** The same server on one event loop (`--runtime single`), to compare what per-core answers with. */
+export async function startSingle(extra: string[] = [], level: 'info' | 'debug' = 'info'): Promise<PerCoreServer> {
+  return startServer(['--runtime', 'single', ...extra], level);
+}
+
+async function startServer(args: string[], level: 'info' | 'debug'): Promise<PerCoreServer> {
+  const log = createLogger({ level, quiet: true });
+  const options = parseCliOptions([...args, '--port', '0', '--host', '127.0.0.1', '--metrics-port', '0', '--nologfile'], {});
   const server = await ServerBuilder.fromCli(options).logger(log).start();
   return { server, log, admin: adminCaller(server.adminAddr().port), metricsPort: server.metricsAddr()!.port };
 }
+
+export interface Ask {
+  path?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** base64 */
+  body?: string;
+  tls?: boolean;
+}
+
+export interface Answer {
+  status?: number;
+  headers?: Record<string, string | string[]>;
+  /** base64 */
+  body?: string;
+  error?: string;
+  ms: number;
+}
+
+/** A child process's script sending `asks` one after another, each on a new connection, printing the answers as JSON. */
+function clientScript(port: number, asks: Ask[]): string {
+  return `
+    const http = require('node:http');
+    const https = require('node:https');
+    const asks = ${JSON.stringify(asks)};
+    const one = (ask) => new Promise((resolve) => {
+      const started = Date.now();
+      const lib = ask.tls ? https : http;
+      const req = lib.request({ host: '127.0.0.1', port: ${port}, path: ask.path || '/', method: ask.method || 'GET', headers: ask.headers || {},
+        agent: false, rejectUnauthorized: false, timeout: 5000 }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('base64'), ms: Date.now() - started }));
+        res.on('error', (e) => resolve({ error: e.code || e.message, ms: Date.now() - started }));
+      });
+      req.on('timeout', () => { req.destroy(new Error('timeout')); });
+      req.on('error', (e) => resolve({ error: e.code || e.message, ms: Date.now() - started }));
+      if (ask.body) req.write(Buffer.from(ask.body, 'base64'));
+      req.end();
+    });
+    (async () => { const out = []; for (const ask of asks) out.push(await one(ask)); process.stdout.write(JSON.stringify(out)); })();`;
+}
+
+/**
+ * Sends `asks` from a child process while this thread (svc's main thread when svc runs in this
+ * process) is blocked; an answer that does not come within 5 s is an error (a forwarded request would
+ * wait for this very thread forever).
+ */
+export function askWhileMainBlocked(port: number, asks: Ask[]): Answer[] {
+  return JSON.parse(execFileSync(process.execPath, ['-e', clientScript(port, asks)], { timeout: 60_000 }).toString()) as Answer[];
+}
+
+/** The same asks from the same kind of client, this thread free meanwhile (a server on one loop here answers them). */
+export async function askFromChild(port: number, asks: Ask[]): Promise<Answer[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', clientScript(port, asks)], { timeout: 60_000 });
+  return JSON.parse(stdout) as Answer[];
+}
+
+/** An answer's body as text. */
+export const text = (answer: Answer): string => Buffer.from(answer.body ?? '', 'base64').toString();
 
 /** svc_accepted_connections_total by worker slot. */
 export async function acceptedBySlot(metricsPort: number): Promise<Map<string, number>> {

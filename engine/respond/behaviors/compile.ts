@@ -55,31 +55,3 @@ export async function runBehaviors(behaviors: CompiledBehaviors, response: Respo
   for (const step of behaviors.steps) current = await step(current, ctx);
   return current;
 }
-
-/**
- * True when every behavior of the response runs on an engine thread: those that run anywhere, and the
- * scripted ones it sends straight to the script workers (decorate, a function or `_svc.script` wait);
- * not shellTransform (a child process main starts).
- */
-export function behaviorsRunOnThreads(response: Record<string, unknown>): boolean {
-  return (behaviorEntries(response) ?? [])
-    .filter(isObject)
-    .flatMap(entrySteps)
-    .every(({ kind }) => kind === 'copy' || kind === 'lookup' || kind === 'wait' || kind === 'decorate');
-}
-
-/**
- * True when every behavior of the response runs on its own (a `wait` of a number or range, `copy`,
- * `lookup`): no JavaScript, `_svc.script` or child process, so any thread can run it.
- */
-export function behaviorsRunAnywhere(response: Record<string, unknown>): boolean {
-  return (behaviorEntries(response) ?? [])
-    .filter(isObject)
-    .flatMap(entrySteps)
-    .every(({ kind, value }) => {
-      if (kind === 'copy' || kind === 'lookup') return true;
-      if (kind !== 'wait') return false;
-      if (isObject(value)) return value.inject === undefined && value._svc === undefined;
-      return typeof value === 'number' || !Number.isNaN(parseInt(String(value), 10));
-    });
-}

@@ -20,6 +20,7 @@ import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_thread
 import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
 import {
   SCRIPT_WORKER_LIMITS,
+  STARTUP_ALLOWANCE_MS,
   StateChannel,
   type Placement,
   type ScriptRequestData,
@@ -45,6 +46,7 @@ import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 const GRACE_MS = 1000;
+
 /** Function sources a worker is told about before they are forgotten and sent again. */
 const MAX_SOURCES = 4096;
 
@@ -116,6 +118,8 @@ interface PendingCall {
   timer: NodeJS.Timeout;
   /** Set once the caller was released at the deadline; the worker's late answer is then ignored. */
   released: boolean;
+  /** Made while the worker was starting and not posted yet: its deadline starts when the worker is ready. */
+  cold: boolean;
   timeoutMs: number;
   message: RunMessage;
   /** The worker slot the call was posted to (changes when a stuck worker is replaced). */
@@ -196,6 +200,8 @@ class WorkerSlot {
   /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
   grown = false;
   readonly thread: ThreadHost<SandboxItem>;
+  /** What waits for the current worker to be ready (calls made while it starts; links for engine threads). */
+  private readonly readyWaiters: Array<() => void> = [];
 
   constructor(
     readonly id: number,
@@ -220,6 +226,9 @@ class WorkerSlot {
         return workerData(this.state);
       },
       onStart: (generation, worker) => onStart(this, worker, generation),
+      onReady: () => {
+        for (const go of this.readyWaiters.splice(0)) go();
+      },
       log: (message) => log.error(message),
       // The calls of one event-loop turn go as one message: one wake-up of the worker per turn.
       batch: 'turn',
@@ -247,6 +256,16 @@ class WorkerSlot {
         return until;
       },
     });
+  }
+
+  /** Runs `go` once the current worker is ready (now when it is), starting it if it is not running. */
+  whenReady(go: () => void): void {
+    if (this.thread.ready) {
+      go();
+      return;
+    }
+    this.readyWaiters.push(go);
+    this.thread.wake();
   }
 
   run(message: RunMessage): void {
@@ -288,7 +307,11 @@ class WorkerScriptHost implements JsScriptHost {
     const workerData = (state: StateChannel) => ({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onLost = (slot: WorkerSlot, reason: string) => this.lost(slot, reason);
-    const onStart = (slot: WorkerSlot, worker: Worker, generation: number) => this.announce(slot, worker, generation);
+    // Engine threads get their links once the worker is ready: calls they made meanwhile start their deadlines then.
+    const onStart = (slot: WorkerSlot, worker: Worker, generation: number) =>
+      slot.whenReady(() => {
+        if (slot.thread.generation === generation && slot.thread.worker === worker) this.announce(slot, worker, generation);
+      });
     let slotId = 0;
     const storeOf = (scope: number) => options.storeOf?.(scope);
     this.newSlot = () => new WorkerSlot(slotId++, spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot), onStart, storeOf);
@@ -409,18 +432,33 @@ class WorkerScriptHost implements JsScriptHost {
     if (response !== undefined) message.response = JSON.stringify(response);
     if (svc) message.meta = svc.meta;
     return new Promise((resolve, reject) => {
+      const cold = !slot.thread.ready;
       const call: PendingCall = {
         resolve,
         reject,
         released: false,
+        cold,
         timeoutMs,
         message,
         slot,
-        timer: setTimeout(() => this.release(call), timeoutMs),
+        timer: setTimeout(() => this.release(call), cold ? timeoutMs + STARTUP_ALLOWANCE_MS : timeoutMs),
         store: svc?.store,
       };
       slot.pending.set(id, call);
-      slot.run(message);
+      if (!cold) {
+        slot.run(message);
+        return;
+      }
+      // The worker is starting (a cold start on a loaded machine takes seconds): the call is posted,
+      // and its deadline starts, once the worker is ready.
+      slot.whenReady(() => {
+        if (call.slot.pending.get(id) !== call || !call.cold) return;
+        call.cold = false;
+        clearTimeout(call.timer);
+        message.deadline = Date.now() + timeoutMs;
+        call.timer = setTimeout(() => this.release(call), timeoutMs);
+        call.slot.run(message);
+      });
     });
   }
 
@@ -429,6 +467,12 @@ class WorkerScriptHost implements JsScriptHost {
     if (call.released) return;
     call.released = true;
     call.reject(new ScriptTimeoutError(call.timeoutMs));
+    if (call.cold) {
+      // Never posted (the worker did not get ready in time): nothing to watch.
+      call.slot.pending.delete(call.message.id);
+      call.slot.holdProcess();
+      return;
+    }
     this.watchReleased(call);
   }
 
@@ -484,6 +528,7 @@ class WorkerScriptHost implements JsScriptHost {
     slot.retryNext = true;
     slot.thread.restart('unresponsive past a deadline (its imposters lose their state)');
     for (const call of queued) {
+      call.cold = false;
       call.slot = this.slotFor(call.message.scope);
       call.timer = setTimeout(() => this.release(call), Math.max(0, call.message.deadline - Date.now()));
       call.slot.pending.set(call.message.id, call);

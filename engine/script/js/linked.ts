@@ -121,7 +121,7 @@ export class LinkedJsHost implements JsScriptHost {
     const owed = this.links.owedBy(worker);
     owed?.add();
     return new Promise((resolve, reject) => {
-      this.links.call(worker, {
+      const call = {
         id,
         deadline,
         item: { run: message },
@@ -129,9 +129,15 @@ export class LinkedJsHost implements JsScriptHost {
         resolve,
         reject,
         expire: () => reject(new ScriptTimeoutError(timeoutMs)),
-        fail: (reason) => reject(new ScriptError(reason, 'host')),
+        fail: (reason: string) => reject(new ScriptError(reason, 'host')),
         done: () => owed?.release(),
-      });
+        // Made while the worker was starting: the deadline (the worker's too) starts once it is ready.
+        restartClock: (now: number) => {
+          call.deadline = now + timeoutMs;
+          message.deadline = call.deadline;
+        },
+      };
+      this.links.call(worker, call);
     });
   }
 }

@@ -248,7 +248,7 @@ test('disable/enable and recordRequests switch threads to forwarding and back', 
   );
 });
 
-test('a request asking for a debug report is forwarded and moves nothing', async ({ svc }) => {
+test('a request asking for a debug report is answered where it was accepted and moves nothing', async ({ svc }) => {
   const port = await imposter(svc, { stubs: [{ responses: CYCLE }] });
   for (let i = 0; i < 4; i += 1) {
     const res = await http('GET', `http://127.0.0.1:${port}/`, { headers: { 'X-Svc-Debug': 'true' } });

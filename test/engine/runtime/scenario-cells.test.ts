@@ -6,8 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, http } from '../../support/servers.js';
-import { acceptedBySlot, concurrentGets, startPerCore, type PerCoreServer } from '../../support/per-core.js';
-import { askWhileMainBlocked, text } from '../../support/blocked-main.js';
+import { acceptedBySlot, askWhileMainBlocked, concurrentGets, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
 
 const test = suite<{ svc: PerCoreServer }>('runtime per-core: in-memory scenarios in shared memory');
 

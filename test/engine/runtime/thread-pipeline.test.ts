@@ -12,8 +12,7 @@ import * as assert from 'uvu/assert';
 import { freePort, http } from '../../support/servers.js';
 import { startRedis } from '../../support/redis-server.js';
 import { eventJson, SseClient } from '../../support/sse-client.js';
-import { acceptedBySlot, concurrentGets, startPerCore, type PerCoreServer } from '../../support/per-core.js';
-import { askWhileMainBlocked, text } from '../../support/blocked-main.js';
+import { acceptedBySlot, askWhileMainBlocked, concurrentGets, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
 
 const test = suite<{ svc: PerCoreServer; mock: PerCoreServer; dir: string }>('runtime per-core: one pipeline on engine threads');
 
