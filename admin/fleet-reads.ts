@@ -9,10 +9,5 @@ const IMPOSTER_PATH = /^\/imposters(?:\/(\d+))?(?:\/|$)/;
 export async function freshJournals(manager: ImposterManager, path: string): Promise<void> {
   if (!manager.options.fleet) return;
   const found = IMPOSTER_PATH.exec(path);
-  if (!found) return;
-  if (found[1] !== undefined) {
-    await manager.get(Number(found[1]))?.syncJournal();
-    return;
-  }
-  await Promise.all(manager.list().map((imposter) => imposter.syncJournal()));
+  if (found) await manager.syncJournals(found[1] === undefined ? undefined : Number(found[1]));
 }

@@ -11,8 +11,8 @@ function sinceOf(req: AdminRequest): number | undefined {
 
 export function requestRoutes(router: Router, manager: ImposterManager): void {
   for (const name of ['savedRequests', 'requests']) {
-    router.on('GET', `/imposters/:port/${name}`, (req) => {
-      const page = manager.savedRequests(portParam(req), { since: sinceOf(req), match: req.query.getAll('match') });
+    router.on('GET', `/imposters/:port/${name}`, async (req) => {
+      const page = await manager.savedRequests(portParam(req), { since: sinceOf(req), match: req.query.getAll('match') });
       // A degraded read (a fleet journal missing records) gives no cursor: docs/recording-and-verify.md.
       const headers: Record<string, string> = page.nextIndex === undefined ? {} : { 'x-svc-next-index': String(page.nextIndex) };
       if (page.truncated) headers['x-svc-truncated'] = 'true';

@@ -52,7 +52,7 @@ export class AnchorIndex {
   add(index: number, facts: PredicateFacts): void {
     const anchor = anchorOf(facts);
     if (anchor === undefined) {
-      this.unanchored.push(index);
+      insertInOrder(this.unanchored, index);
     } else if (anchor.kind === 'exact') {
       appendTo(this.exact, anchor.key, index);
     } else {
@@ -63,6 +63,46 @@ export class AnchorIndex {
       if (!values) table.set(anchor.value.length, (values = new Map()));
       appendTo(values, anchor.value, index);
     }
+  }
+
+  /**
+   * The stubs `[at, at + removed)` replaced by `inserted` (undefined: a stub not indexed, a catch-all):
+   * later stubs shift, the lists stay in stub order.
+   */
+  splice(at: number, removed: ReadonlyArray<PredicateFacts | undefined>, inserted: ReadonlyArray<PredicateFacts | undefined>): void {
+    const end = at + removed.length;
+    const delta = inserted.length - removed.length;
+    const remap = (list: number[]): void => {
+      let kept = 0;
+      for (const index of list) {
+        if (index < at) list[kept++] = index;
+        else if (index >= end) list[kept++] = index + delta;
+      }
+      list.length = kept;
+    };
+    if (delta === 0) {
+      // Nothing moves: only the removed stubs' own lists change.
+      removed.forEach((facts, n) => {
+        const list = facts === undefined ? undefined : this.listOf(facts);
+        const found = list === undefined ? -1 : list.indexOf(at + n);
+        if (found !== -1) list!.splice(found, 1);
+      });
+    } else {
+      remap(this.unanchored);
+      for (const list of this.exact.values()) remap(list);
+      for (const table of this.affixes.values()) for (const values of table.values()) for (const list of values.values()) remap(list);
+    }
+    inserted.forEach((facts, n) => {
+      if (facts !== undefined) this.add(at + n, facts);
+    });
+  }
+
+  /** The list `add` put stubs of these facts in. */
+  private listOf(facts: PredicateFacts): number[] | undefined {
+    const anchor = anchorOf(facts);
+    if (anchor === undefined) return this.unanchored;
+    if (anchor.kind === 'exact') return this.exact.get(anchor.key);
+    return this.affixes.get(`${anchor.kind}\u0000${anchor.group}`)?.get(anchor.value.length)?.get(anchor.value);
   }
 
   candidates(facts: PredicateFacts): number[] {
@@ -97,8 +137,15 @@ export class AnchorIndex {
   }
 }
 
+/** Adds `index` to the key's list, kept in stub order (an insert lands before later stubs). */
 function appendTo<K>(map: Map<K, number[]>, key: K, index: number): void {
   const list = map.get(key);
-  if (list) list.push(index);
+  if (list) insertInOrder(list, index);
   else map.set(key, [index]);
+}
+
+function insertInOrder(list: number[], index: number): void {
+  let at = list.length;
+  while (at > 0 && list[at - 1]! > index) at--;
+  list.splice(at, 0, index);
 }

@@ -124,8 +124,8 @@ export class DataDirStore implements PersistenceHooks {
     }
   }
 
-  /** Manager persistence hook: `document` written durably as `<port>.json`, or a 503 naming the cause. */
-  persist(port: number, document: () => Record<string, unknown>): void {
+  /** Manager persistence hook: `document` (its JSON text) written durably as `<port>.json`, or a 503 naming the cause. */
+  persist(port: number, document: () => readonly Uint8Array[]): void {
     if (this.configOwned.has(port)) return;
     const target = this.fileFor(port);
     if (this.untouchable.has(target)) {
@@ -133,7 +133,7 @@ export class DataDirStore implements PersistenceHooks {
       return;
     }
     try {
-      writeFileDurably(target, JSON.stringify(document(), null, 2));
+      writeFileDurably(target, document());
     } catch (err) {
       this.log.error(`cannot persist imposter ${port} to ${target}: ${causeOf(err)}`);
       throw errors.serviceUnavailable(`cannot write ${target}: ${causeOf(err)}; the imposter is left as it was`, { port, file: target });

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writevSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** The temp file `writeFileDurably` writes beside `target` (`.<name>.<pid>.tmp`, so a directory scan can tell it). */
@@ -12,13 +12,13 @@ export function tempFileFor(target: string): string {
  * rename over the target, directory fsync. On any failure the temp file is removed, the target is left as
  * it was, and the error (ENOSPC, EIO, EACCES...) is thrown.
  */
-export function writeFileDurably(target: string, data: string | Uint8Array): void {
+export function writeFileDurably(target: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   const temp = tempFileFor(target);
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const chunks = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : data instanceof Uint8Array ? [data] : data;
   let fd: number | undefined;
   try {
     fd = openSync(temp, 'w');
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    writeAll(fd, chunks);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -29,6 +29,19 @@ export function writeFileDurably(target: string, data: string | Uint8Array): voi
     throw err;
   }
   syncDirectory(dirname(target));
+}
+
+/** Writes every chunk in order (the file is assembled from kept pieces, not copied into one buffer first). */
+function writeAll(fd: number, chunks: readonly Uint8Array[]): void {
+  let pending = chunks.filter((chunk) => chunk.length > 0);
+  while (pending.length > 0) {
+    // A full disk writes part, then throws ENOSPC on the next call.
+    let written = writevSync(fd, pending as Uint8Array[]);
+    let next = 0;
+    while (next < pending.length && written >= pending[next]!.length) written -= pending[next++]!.length;
+    pending = pending.slice(next);
+    if (written > 0) pending[0] = pending[0]!.subarray(written);
+  }
 }
 
 function removeQuietly(file: string): void {

@@ -6,11 +6,18 @@
  * also leaves its flow state behind (the next imposter on the port reads another key space).
  *
  * KEYS: the imposters hash, the version counter. ARGV: the change channel, '1' to replace the whole set
- * (DELETE /imposters) else '0', the key prefix, then triples of port, entry JSON (`{"config":...,"enabled":...}`)
+ * (DELETE /imposters), 'if:<version>' to write the one port only while its stored version is that
+ * (a proxy recording; else nothing is written and the reply is -1), else '0'; the key prefix, then triples of port, entry JSON (`{"config":...,"enabled":...}`)
  * or '' (removed), and '1' when the port's journal starts over. The notice is `<version> <ports
  * comma-separated>` or `<version> *` for the whole set.
  */
 export const COMMIT_SCRIPT = `
+local expected = string.match(ARGV[2], '^if:(%d+)$')
+if expected then
+  local stored = redis.call('HGET', KEYS[1], ARGV[4])
+  local at = stored and tonumber(string.match(stored, '^{"version":(%d+)')) or 0
+  if at ~= tonumber(expected) then return -1 end
+end
 local v = redis.call('INCR', KEYS[2])
 if ARGV[2] == '1' then redis.call('DEL', KEYS[1]) end
 local ports = {}
@@ -79,4 +86,27 @@ else
   redis.call('HSET', KEYS[2], 'count', count)
 end
 return redis.call('HINCRBY', KEYS[2], 'epoch', 1)
+`;
+
+/**
+ * Claims a proxyOnce recording (RecordingClaims): refused while another node holds it, or while the
+ * imposter's stored version is newer than the one the asking node runs (the recording may be in it).
+ *
+ * KEYS: the claim, the imposters hash. ARGV: port, this claim's token, its lifetime (ms), the version the
+ * node runs. Returns 'claimed', 'held' or 'behind'.
+ */
+export const CLAIM_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'held' end
+local stored = redis.call('HGET', KEYS[2], ARGV[1])
+local at = stored and tonumber(string.match(stored, '^{"version":(%d+)')) or 0
+if at > tonumber(ARGV[4]) then return 'behind' end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 'claimed'
+`;
+
+/** Renews (ARGV[2]: a lifetime in ms) or, without one, drops the claim KEYS[1] if it is still token ARGV[1]'s. */
+export const RENEW_CLAIM_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return redis.call('DEL', KEYS[1])
 `;

@@ -1,9 +1,19 @@
 import type { Redis } from 'ioredis';
-import type { ApplyShared, ConfigReplica, ImposterManager, SharedImposter, SharedJournal } from '../manager/index.js';
+import {
+  StaleWrite,
+  type ApplyShared,
+  type CommitOptions,
+  type ConfigReplica,
+  type ImposterManager,
+  type RecordingClaims,
+  type SharedImposter,
+  type SharedJournal,
+} from '../manager/index.js';
 import type { Logger } from '../log/index.js';
 import { errors, errorText, isObject } from '../model/index.js';
 import { DEFAULT_TTL_SECONDS, flowStateSettings, RedisFlowStore, stubsNeedFlowStore, type FlowStore } from '../state/index.js';
-import { APPEND_SCRIPT, CLEAR_SCRIPT, COMMIT_SCRIPT } from './fleet-scripts.js';
+import { APPEND_SCRIPT, CLAIM_SCRIPT, CLEAR_SCRIPT, COMMIT_SCRIPT, RENEW_CLAIM_SCRIPT } from './fleet-scripts.js';
+import { FleetClaims, type ClaimCommands } from './fleet-claims.js';
 import { FleetJournal, type JournalCommands } from './fleet-journal.js';
 import { DEFAULT_FLEET_PREFIX } from './fleet-url.js';
 
@@ -68,7 +78,7 @@ function parseEntry(raw: string): StoredEntry | undefined {
  */
 export class RedisFleet implements ConfigReplica {
   private readonly keys: { prefix: string; imposters: string; version: string; channel: string; records: string; nodes: string; node: (id: string) => string };
-  private writer: (Redis & JournalCommands) | undefined;
+  private writer: (Redis & JournalCommands & ClaimCommands) | undefined;
   private subscriber: Redis | undefined;
   private manager: ImposterManager | undefined;
   /** Per port, the fleet version this node runs. */
@@ -90,6 +100,10 @@ export class RedisFleet implements ConfigReplica {
   private readonly fresh = new Set<number>();
   /** True while this node applies what another node wrote (those imposters are not new to the fleet). */
   private applying = false;
+  /** Each imposter's proxyOnce claims on this node, by port. */
+  private readonly claims = new Map<number, FleetClaims>();
+  /** proxyOnce waiters to wake when this node applies a change to their port. */
+  private readonly appliedWaiters = new Map<number, Set<() => void>>();
 
   constructor(private readonly options: FleetOptions) {
     const prefix = options.prefix ?? DEFAULT_FLEET_PREFIX;
@@ -126,9 +140,11 @@ export class RedisFleet implements ConfigReplica {
       connection.on('error', () => undefined);
       return connection;
     };
-    const writer = connect(false) as Redis & JournalCommands;
+    const writer = connect(false) as Redis & JournalCommands & ClaimCommands;
     writer.defineCommand('svcJournalAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     writer.defineCommand('svcJournalClear', { numberOfKeys: 2, lua: CLEAR_SCRIPT });
+    writer.defineCommand('svcClaim', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
+    writer.defineCommand('svcClaimRenew', { numberOfKeys: 1, lua: RENEW_CLAIM_SCRIPT });
     // Subscribed connections queue their resubscription while reconnecting.
     const subscriber = connect(true);
     this.writer = writer;
@@ -186,6 +202,47 @@ export class RedisFleet implements ConfigReplica {
     return journal;
   }
 
+  recordingClaims(port: number): RecordingClaims {
+    const claims = new FleetClaims({
+      port,
+      prefix: this.keys.prefix,
+      imposters: this.keys.imposters,
+      node: this.options.nodeId,
+      writer: () => (this.synced && this.writer?.status === 'ready' ? this.writer : undefined),
+      applied: () => this.applied.get(port) ?? 0,
+      changed: (ms) => this.appliedChange(port, ms),
+    });
+    this.claims.get(port)?.close();
+    this.claims.set(port, claims);
+    return claims;
+  }
+
+  /** Resolves when this node applies a change to `port` (appliedOn), or after `ms`. */
+  private appliedChange(port: number, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      let waiters = this.appliedWaiters.get(port);
+      if (!waiters) {
+        waiters = new Set();
+        this.appliedWaiters.set(port, waiters);
+      }
+      const set = waiters;
+      const wake = () => {
+        clearTimeout(timer);
+        set.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      set.add(wake);
+    });
+  }
+
+  private appliedOn(port: number): void {
+    const waiters = this.appliedWaiters.get(port);
+    if (!waiters) return;
+    this.appliedWaiters.delete(port);
+    for (const wake of waiters) wake();
+  }
+
   /**
    * Scenario states, spaces and flow state of a fleet's imposter live on the fleet's Redis (when the
    * imposter uses any, or asks for an in-memory store): every node moves the same scenario.
@@ -234,13 +291,16 @@ export class RedisFleet implements ConfigReplica {
     void this.journals.get(Number(port))?.foreign(Number(first), Number(n));
   }
 
-  async committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void> {
+  async committed(ports: readonly number[] | 'all', apply: ApplyShared, options?: CommitOptions): Promise<void> {
     const manager = this.manager;
     const writer = this.writer;
     if (!manager || !writer) return;
     const whole = ports === 'all';
     const changed = whole ? manager.list().map((imposter) => imposter.port) : ports;
-    const args: Array<string | number> = [this.keys.channel, whole ? '1' : '0', this.keys.prefix];
+    // A proxy recording changes one imposter; it is shared only on top of the version this node runs.
+    const only = !whole && options?.ifUnchanged && changed.length === 1 ? changed[0] : undefined;
+    const mode = whole ? '1' : only === undefined ? '0' : `if:${this.applied.get(only) ?? 0}`;
+    const args: Array<string | number> = [this.keys.channel, mode, this.keys.prefix];
     const entries = new Map<number, SharedImposter | undefined>();
     for (const port of changed) {
       const shared = manager.sharedImposter(port);
@@ -265,6 +325,12 @@ export class RedisFleet implements ConfigReplica {
         }
       });
       throw errors.serviceUnavailable(`fleet: redis is unreachable (${errorText(err)}), so the write was not applied on any node`);
+    }
+    if (version === -1 && only !== undefined) {
+      // Another node changed the imposter meanwhile: run its version here (the recording goes with it).
+      const raw = await writer.hget(this.keys.imposters, String(only)).catch(() => null);
+      await this.applyingShared(() => this.applyOne(apply, only, raw ?? undefined, true));
+      throw new StaleWrite(`imposter ${only} changed on another node meanwhile`);
     }
     if (whole) {
       this.applied.clear();
@@ -313,7 +379,16 @@ export class RedisFleet implements ConfigReplica {
     });
   }
 
-  private async applyOne(apply: ApplyShared, port: number, raw: string | undefined): Promise<void> {
+  /** Applies one stored entry unless this node runs that version already (`always`: its local copy changed unshared). */
+  private async applyOne(apply: ApplyShared, port: number, raw: string | undefined, always = false): Promise<void> {
+    try {
+      await this.applyEntry(apply, port, raw, always);
+    } finally {
+      this.appliedOn(port);
+    }
+  }
+
+  private async applyEntry(apply: ApplyShared, port: number, raw: string | undefined, always: boolean): Promise<void> {
     if (raw === undefined) {
       this.applied.delete(port);
       this.known.delete(port);
@@ -325,7 +400,7 @@ export class RedisFleet implements ConfigReplica {
       this.options.log.warn(`fleet: imposter ${port} in redis is not a fleet entry; skipped`);
       return;
     }
-    if (this.applied.get(port) === entry.version) return;
+    if (!always && this.applied.get(port) === entry.version) return;
     this.known.set(port, { config: entry.config, enabled: entry.enabled });
     try {
       await apply(port, entry);
@@ -437,6 +512,7 @@ export class RedisFleet implements ConfigReplica {
     clearInterval(this.hearing);
     clearTimeout(this.retry);
     for (const journal of this.journals.values()) journal.close();
+    for (const claims of this.claims.values()) claims.close();
     await this.feed.catch(() => undefined);
     const writer = this.writer;
     if (writer?.status === 'ready') {

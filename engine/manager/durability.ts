@@ -7,8 +7,8 @@ import { errorText } from '../model/index.js';
 export class Durability {
   constructor(
     private hooks: PersistenceHooks | undefined,
-    /** What the persistence hooks keep of an imposter: its replayable JSON. */
-    private readonly durableForm: (port: number) => Record<string, unknown>,
+    /** What the persistence hooks keep of an imposter: its replayable JSON text, as if its stubs were `stubs`. */
+    private readonly durableForm: (port: number, stubs?: readonly LiveStub[]) => readonly Uint8Array[],
     private readonly log: Logger,
   ) {}
 
@@ -46,7 +46,7 @@ export class Durability {
 
   /** Writes `imposter` as it will be with `stubs`, before they are applied: a refused write changes nothing. */
   persistStubs(imposter: Imposter, stubs: readonly LiveStub[]): void {
-    this.hooks?.persist(imposter.port, () => imposter.renderingStubs(stubs, () => this.durableForm(imposter.port)));
+    this.hooks?.persist(imposter.port, () => this.durableForm(imposter.port, stubs));
   }
 
   /** Proxy recordings change stubs while serving: no caller to answer, so a failed write is logged. */

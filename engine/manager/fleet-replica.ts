@@ -13,7 +13,7 @@ export interface ConfigReplica {
    * After an admin write: the ports whose config it changed ('all': the whole set, e.g. DELETE /imposters).
    * `apply` (as in `replicate`) lets a fleet that cannot share the write put those ports back before it throws.
    */
-  committed(ports: readonly number[] | 'all', apply: ApplyShared): Promise<void>;
+  committed(ports: readonly number[] | 'all', apply: ApplyShared, options?: CommitOptions): Promise<void>;
   /** Loads the shared set into `manager` and follows its changes from then on. */
   attach(manager: ReplicaTarget): Promise<void>;
   /** `GET /fleet`: the nodes and the versions they run. */
@@ -22,7 +22,38 @@ export interface ConfigReplica {
   journalOf?(port: number): SharedJournal;
   /** The fleet-wide flow store (scenarios, spaces, flow state) of an imposter that needs one; undefined: its own. */
   flowStoreOf?(port: number, config: Record<string, unknown>, stubs: readonly unknown[]): Promise<FlowStore | undefined>;
+  /** proxyOnce fleet-wide: who records a (proxy response, predicates) pair for the imposter on `port`. */
+  recordingClaims?(port: number): RecordingClaims;
   close(): Promise<void>;
+}
+
+export interface CommitOptions {
+  /**
+   * A proxy recording: shared only if no other node changed the port since this node applied it (else
+   * this node applies the newer config and the commit throws StaleWrite: the caller records again on it).
+   */
+  ifUnchanged?: boolean;
+}
+
+/** A conditional commit (CommitOptions.ifUnchanged) lost to another node's write; nothing was shared. */
+export class StaleWrite extends Error {}
+
+/**
+ * proxyOnce across a fleet (issue 20): one node at a time holds the claim of a (proxy response,
+ * predicates) key, calls the upstream and shares the recorded stub; the others wait for it through the
+ * change feed. A claim expires when its node stops renewing it (killed): another node then claims it.
+ */
+export interface RecordingClaims {
+  /**
+   * 'claimed': this node records (then `release`s); 'busy': another node holds the claim, or the fleet has
+   * a change to this imposter this node has not applied yet (wait for `changed`, then look again);
+   * 'unshared': Redis is unreachable, nothing can be recorded fleet-wide.
+   */
+  claim(key: string): Promise<'claimed' | 'busy' | 'unshared'>;
+  /** Gives the claim up (the recording is shared, or none was made). */
+  release(key: string): Promise<void>;
+  /** Resolves when this node has applied a fleet change to the imposter, or after `ms` at the latest. */
+  changed(ms: number): Promise<void>;
 }
 
 /** Sets one port to a shared config, or deletes it (undefined). */

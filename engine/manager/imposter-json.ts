@@ -1,6 +1,6 @@
 import { cloneJson, isObject } from '../model/index.js';
 import type { KeyPair } from '../transport/index.js';
-import type { Imposter } from './imposter.js';
+import type { Imposter, LiveStub } from './imposter.js';
 import { renderMountebank } from './mountebank-json.js';
 import { indentedStub, STUBS_CLOSE, STUBS_OPEN, stubsText } from './stub-text.js';
 
@@ -14,6 +14,8 @@ export interface RenderOptions {
   /** Absolute base for `_links` (mountebank uses the admin request's Host); absent renders no `_links` (the C ABI). */
   baseUrl?: string;
   compat?: Compat;
+  /** Replayable output that keeps proxy recordings' `_proxyResponseTime`: a fleet's shared form (other nodes must know them as recordings). */
+  recordingTimes?: boolean;
 }
 
 const LEADING = ['protocol', 'port', 'name'];
@@ -122,7 +124,7 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
   let stubs = imposter.stubConfigs();
   if (options.removeProxies) stubs = withoutProxies(stubs);
   if (options.replayable) {
-    stubs = withoutRecordingTimes(stubs);
+    if (!options.recordingTimes) stubs = withoutRecordingTimes(stubs);
     return { ...header(imposter), ...extraConfig(imposter), ...imposter.tls, recordRequests: imposter.config.recordRequests === true, stubs };
   }
   const out = detailFields(imposter, options);
@@ -141,9 +143,10 @@ export function renderImposter(imposter: Imposter, options: RenderOptions): Reco
  * the stubs it changed and writing the bytes out, not a deep copy and a serialisation of every stub.
  */
 export function renderImposterText(imposter: Imposter, options: RenderOptions): readonly Uint8Array[] {
-  if (options.compat === 'mountebank' || options.replayable || options.removeProxies) {
+  if (options.compat === 'mountebank' || options.removeProxies) {
     return [Buffer.from(JSON.stringify(renderImposter(imposter, options), null, 2))];
   }
+  if (options.replayable) return replayableText(imposter, imposter.stubs);
   const head: Record<string, unknown> = {};
   const tail: Record<string, unknown> = {};
   let into = head;
@@ -152,7 +155,7 @@ export function renderImposterText(imposter: Imposter, options: RenderOptions): 
     else into[key] = value;
   }
   const { baseUrl } = options;
-  const stubs = stubsText(imposter, {
+  const stubs = stubsText(imposter, imposter.stubs, {
     // The index is digits, which need no escaping after the escaped prefix.
     href: baseUrl === undefined ? undefined : JSON.stringify(`${baseUrl}/imposters/${imposter.port}/stubs/`).slice(0, -1),
     slow: (index) => {
@@ -161,11 +164,32 @@ export function renderImposterText(imposter: Imposter, options: RenderOptions): 
       return indentedStub({ ...config, ...(matches ? { matches } : {}), ...linked });
     },
   });
+  return spliced(head, stubs, tail);
+}
+
+/** `JSON.stringify({...head, stubs, ...tail}, null, 2)` with the stubs array's inner text given. */
+function spliced(head: Record<string, unknown>, stubs: Buffer, tail: Record<string, unknown>): readonly Uint8Array[] {
   const empty = stubs.length === 0;
   const before = `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "stubs": ${empty ? '[]' : STUBS_OPEN}`;
   const rest = JSON.stringify(tail, null, 2);
   const after = `${empty ? '' : STUBS_CLOSE}${rest === '{}' ? '\n}' : `,\n${rest.slice(2)}`}`;
   return [Buffer.from(before), stubs, Buffer.from(after)];
+}
+
+/** One stub as the replayable form holds it (renderImposter's `replayable` path). */
+function replayableStub(config: Record<string, unknown>): Record<string, unknown> {
+  return withoutRecordingTimes([cloneJson(config)])[0]!;
+}
+
+/**
+ * `JSON.stringify(renderImposter(imposter, {replayable: true}), null, 2)` as UTF-8 chunks, as if the
+ * imposter's stubs were `stubs` (the data directory writes a change before it is applied), from the
+ * stubs' kept text (stub-text.ts): a stub edit costs the stubs it changed and copying bytes.
+ */
+export function replayableText(imposter: Imposter, stubs: readonly LiveStub[]): readonly Uint8Array[] {
+  const head = { ...header(imposter), ...extraConfig(imposter), ...imposter.tls, recordRequests: imposter.config.recordRequests === true };
+  const text = stubsText(imposter, stubs, { href: undefined, replayable: true, slow: (index) => indentedStub(replayableStub(stubs[index]!.config)) });
+  return spliced(head, text, {});
 }
 
 /** Snapshot returned by a delete: the detail with no recorded requests (docs/imposters.md; mountebank keeps them). */

@@ -2,8 +2,8 @@ import { errors, isObject } from '../model/index.js';
 import type { ImposterDefinition } from '../validate/index.js';
 import { BodyBudget, DEFAULT_BUFFERED_BODY_BYTES, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
 import { PerCoreRuntime, runtimeFromEnv, type PlanSource } from '../runtime/index.js';
-import type { Imposter } from './imposter.js';
-import { renderDeleted, renderImposter, renderImposterText, renderSummary, type Compat, type RenderOptions } from './imposter-json.js';
+import type { Imposter, LiveStub } from './imposter.js';
+import { renderDeleted, renderImposter, renderImposterText, renderSummary, replayableText, type Compat, type RenderOptions } from './imposter-json.js';
 import type { RecordedRequest } from './recorded-request.js';
 import { verifyBody, type VerifyResult } from './verify.js';
 import { clearFlowState, deleteFlowState, getFlowState, listFlowState, putFlowState } from './flow-state-api.js';
@@ -75,7 +75,7 @@ export class ImposterManager {
     // Per-core: one count in shared memory, so the cap holds across engine threads.
     this.bodyBudget = new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_BUFFERED_BODY_BYTES, perCore ? new SharedArrayBuffer(8) : undefined);
     this.policy = new CallPolicy(options);
-    this.durability = new Durability(options.persistence, (port) => this.render(port, { replayable: true, baseUrl: '' }), options.log);
+    this.durability = new Durability(options.persistence, (port, stubs) => this.durableText(port, stubs), options.log);
     if (perCore) {
       this.runtime = new PerCoreRuntime(runtime.workers, options.log);
       // A stub change may bring a TCP fault: engine threads must stop offering HTTP/2 on new connections.
@@ -88,6 +88,7 @@ export class ImposterManager {
       bodyBudget: this.bodyBudget,
       runtime: this.runtime,
       persistRecorded: (port) => durability.persistRecorded(port),
+      shareRecording: (work) => (options.fleet ? this.writes.recording(options.fleet, work) : work()),
     });
     this.reconciler = new Reconciler({ running: this.running, durability, observers, log: options.log, parse: (body, o) => this.parse(body, o) });
     this.writes = new WriteQueue(options.fleet, (port, shared) => this.reconciler.applyShared(port, shared));
@@ -157,7 +158,7 @@ export class ImposterManager {
   sharedImposter(port: number): SharedImposter | undefined {
     const imposter = this.running.get(port);
     if (!imposter) return undefined;
-    return { config: renderImposter(imposter, { replayable: true }), enabled: imposter.enabled };
+    return { config: renderImposter(imposter, { replayable: true, recordingTimes: true }), enabled: imposter.enabled };
   }
 
   list(): Imposter[] {
@@ -287,7 +288,23 @@ export class ImposterManager {
 
   // ---- recorded requests (docs/recording-and-verify.md) ----
 
-  savedRequests(port: number, query: SavedRequestsQuery): SavedRequestsPage {
+  /**
+   * A fleet (docs/runtime.md): brings the journal and numberOfRequests of the imposter on `port` (all
+   * imposters when left out) up to what every node recorded; a no-op on a single node. The reads below
+   * call it themselves; an embedder calls it before `render` to see every node's requests there too.
+   */
+  async syncJournals(port?: number): Promise<void> {
+    if (!this.options.fleet) return;
+    if (port !== undefined) {
+      await this.get(port)?.syncJournal();
+      return;
+    }
+    await Promise.all(this.list().map((imposter) => imposter.syncJournal()));
+  }
+
+  /** GET /imposters/{port}/savedRequests: in a fleet, every node's records. */
+  async savedRequests(port: number, query: SavedRequestsQuery): Promise<SavedRequestsPage> {
+    await this.syncJournals(port);
     return savedRequestsPage(this.require(port), query);
   }
 
@@ -302,6 +319,7 @@ export class ImposterManager {
 
   /** POST /imposters/{port}/verify: a read, so not queued behind mutations. */
   async verify(port: number, body: unknown, options: VerifyOptions = {}): Promise<VerifyResult> {
+    await this.syncJournals(port);
     return verifyBody(this.require(port), body, this.policy.admitsInjection(options));
   }
 
@@ -382,6 +400,15 @@ export class ImposterManager {
   /** `render` as the admin API writes it (JSON.stringify with two-space indent) in UTF-8 chunks, built from the stubs' kept text. */
   renderText(port: number, render: RenderOptions): readonly Uint8Array[] {
     return renderImposterText(this.require(port), this.policy.rendering(render));
+  }
+
+  /** The replayable form as the data directory keeps it, as if the imposter's stubs were `stubs` (an edit not yet applied). */
+  private durableText(port: number, stubs?: readonly LiveStub[]): readonly Uint8Array[] {
+    const imposter = this.require(port);
+    const options = this.policy.rendering({ replayable: true, baseUrl: '' });
+    if (options.compat !== 'mountebank') return replayableText(imposter, stubs ?? imposter.stubs);
+    const text = () => [Buffer.from(JSON.stringify(renderImposter(imposter, options), null, 2))];
+    return stubs === undefined ? text() : imposter.renderingStubs(stubs, text);
   }
 
   /** Tears everything down (process shutdown). */

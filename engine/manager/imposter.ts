@@ -113,6 +113,8 @@ export interface ImposterOptions {
    * it; this imposter's ring mirrors the shared journal.
    */
   journal?: SharedJournal;
+  /** A fleet: where proxy recordings go instead of straight into the stubs (fleetRecorder). */
+  recorder?: (stubs: StubStore) => ProxyRecorder;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -122,6 +124,12 @@ function appendsTo(previous: readonly LiveStub[], next: readonly LiveStub[]): bo
   if (previous.length === 0 || next.length < previous.length) return false;
   for (let i = 0; i < previous.length; i++) if (previous[i] !== next[i]) return false;
   return true;
+}
+
+function countScripted(stubs: readonly LiveStub[], from: number, to: number): number {
+  let count = 0;
+  for (let index = from; index < to; index++) if (stubs[index]!.traits.scripts.length > 0) count++;
+  return count;
 }
 
 /** The shared empty list for an empty one: most stubs have no scripts and no ignored keys. */
@@ -168,6 +176,8 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   private stubIgnored: StubWarning[] = [];
   /** Some stub has a space or scenario field. */
   private flowGated = false;
+  /** How many stubs have `_svc.script` predicates (their rule ids may name their index). */
+  private scriptedStubs = 0;
   /** Responses a proxy recording appended to live stubs so far: their kept reply text is stale (stub-text.ts). */
   responsesAdded = 0;
   /** Counts stub list changes; `stubsKept` leading stubs of the list before the last one are in the list after it, unchanged. */
@@ -198,7 +208,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
   private readonly pipeline: RequestPipeline;
   private readonly shared: SharedJournal | undefined;
   /** Where proxy recordings go: straight into this imposter's stubs (the list as it is, pending recordings aside). */
-  readonly proxyRecorder: ProxyRecorder = ownerRecorder(this.ownStubs());
+  readonly proxyRecorder: ProxyRecorder;
   /**
    * Per-core, what engine threads posted that changes the stubs as read and main has not received (drained
    * before the stubs are read): [0] proxyAlways recordings, [2] `--debug` matches ([1]: ImposterPlan.recordings).
@@ -220,6 +230,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.port = port;
     this.persistRecorded = options.persistRecorded;
     this.shared = options.journal;
+    this.proxyRecorder = (options.recorder ?? ownerRecorder)(this.ownStubs());
     this.shared?.attach({
       ring: this.ring,
       notify: (index, record) => observers.onRecorded(port, index, record, this.flowIdOf(record)),
@@ -412,9 +423,21 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
 
   /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
   setStubs(stubs: LiveStub[]): void {
-    const kept = appendsTo(this.stubList, stubs) ? this.stubList.length : 0;
-    this.upgradeFlowStore(kept === 0 ? stubs : stubs.slice(kept));
-    this.adopt(stubs, kept);
+    const previous = this.stubList;
+    if (appendsTo(previous, stubs)) {
+      this.upgradeFlowStore(stubs.slice(previous.length));
+      this.adopt(stubs, previous.length);
+      return;
+    }
+    // An edit inside the list (PUT or DELETE of one stub, POST at an index): the stubs before and after it are kept.
+    const shorter = Math.min(previous.length, stubs.length);
+    let kept = 0;
+    while (kept < shorter && previous[kept] === stubs[kept]) kept++;
+    let tailKept = 0;
+    while (tailKept < shorter - kept && previous[previous.length - 1 - tailKept] === stubs[stubs.length - 1 - tailKept]) tailKept++;
+    this.upgradeFlowStore(tailKept === 0 ? stubs.slice(kept) : stubs.slice(kept, stubs.length - tailKept));
+    if (tailKept === 0) this.adopt(stubs, 0);
+    else this.adoptSplice(stubs, kept, tailKept);
   }
 
   /**
@@ -436,20 +459,89 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       tcpFault ||= traits.tcpFault;
       flowGate ||= traits.flowGate;
       for (const key of traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
-      if (traits.scripts.length === 0) continue;
-      const ruleId = typeof config.id === 'string' ? config.id : `${this.port}:${index}`;
-      for (const { predicate, script } of traits.scripts) scripts.set(predicate, { script, ruleId });
+      this.noteScripts(scripts, stubs[index]!, index);
     }
     this.matcher = compileStubSet(configs, { previous: this.matcher, unchanged: kept });
+    this.adopted(stubs, kept, 0, { configs, scripts, ignored, tcpFault, flowGate });
+  }
+
+  /**
+   * `adopt` for an edit inside the list: the first `kept` and last `tailKept` stubs are the previous
+   * list's. What depends on a stub's index (script rule ids, ignored-key paths) is redone for the kept
+   * stubs after the edit only where they have some; the matcher's index and the analysis are spliced.
+   */
+  private adoptSplice(stubs: LiveStub[], kept: number, tailKept: number): void {
+    const previous = this.stubList;
+    const end = stubs.length - tailKept;
+    const removedEnd = previous.length - tailKept;
+    const delta = end - removedEnd;
+    const removed = previous.slice(kept, removedEnd);
+    const added = stubs.slice(kept, end);
+    const configs = [...this.configList.slice(0, kept), ...added.map((stub) => stub.config), ...this.configList.slice(removedEnd)];
+    const scripts = this.predicateScripts;
+    for (let index = kept; index < end; index++) this.noteScripts(scripts, stubs[index]!, index);
+    if (delta !== 0 && this.scriptedStubs > 0) {
+      for (let index = end; index < stubs.length; index++) this.noteScripts(scripts, stubs[index]!, index);
+    }
+    const ignored: StubWarning[] = [];
+    const tailIgnored = new Set<number>();
+    for (const warning of this.stubIgnored) {
+      const at = warning.stubIndex!;
+      if (at < kept) ignored.push(warning);
+      else if (at >= removedEnd) tailIgnored.add(at + delta);
+    }
+    for (let index = kept; index < end; index++)
+      for (const key of stubs[index]!.traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
+    for (const index of tailIgnored)
+      for (const key of stubs[index]!.traits.ignoredKeys) ignored.push({ warningType: 'config_key_ignored', ...stubKeyAt(key, index) });
+    // A flag a removed stub may have raised is recounted over the whole list; else the added stubs only add to it.
+    const recount = (flag: keyof Pick<StubTraits, 'tcpFault' | 'flowGate'>, now: boolean): boolean =>
+      removed.some((stub) => stub.traits[flag]) ? stubs.some((stub) => stub.traits[flag]) : now || added.some((stub) => stub.traits[flag]);
+    this.matcher = compileStubSet(configs, { previous: this.matcher, unchanged: kept, tailKept });
+    this.adopted(stubs, kept, tailKept, {
+      configs,
+      scripts,
+      ignored,
+      tcpFault: recount('tcpFault', this.usesTcpFault),
+      flowGate: recount('flowGate', this.flowGated),
+    });
+  }
+
+  /** Records the stub's `_svc.script` predicates under its rule id (its id, else `port:index`). */
+  private noteScripts(scripts: WeakMap<object, { script: CompiledScript; ruleId: string }>, stub: LiveStub, index: number): void {
+    if (stub.traits.scripts.length === 0) return;
+    const ruleId = typeof stub.config.id === 'string' ? stub.config.id : `${this.port}:${index}`;
+    for (const { predicate, script } of stub.traits.scripts) scripts.set(predicate, { script, ruleId });
+  }
+
+  /** The last part of `adopt`: the new list and what was gathered of it take effect. */
+  private adopted(
+    stubs: LiveStub[],
+    kept: number,
+    tailKept: number,
+    gathered: {
+      configs: Array<Record<string, unknown>>;
+      scripts: WeakMap<object, { script: CompiledScript; ruleId: string }>;
+      ignored: StubWarning[];
+      tcpFault: boolean;
+      flowGate: boolean;
+    },
+  ): void {
+    const { configs, scripts, ignored, tcpFault, flowGate } = gathered;
     this.predicateScripts = scripts;
     this.gates = flowGate ? StubGates.compile(configs) : undefined;
     this.flowGated = flowGate;
+    const previous = this.stubList;
+    this.scriptedStubs =
+      kept === 0 && tailKept === 0
+        ? stubs.filter((stub) => stub.traits.scripts.length > 0).length
+        : this.scriptedStubs + countScripted(stubs, kept, stubs.length - tailKept) - countScripted(previous, kept, previous.length - tailKept);
     this.stubList = stubs;
     this.stubsVersion += 1;
     this.stubsKept = kept;
     this.configList = configs;
     this.stubIgnored = ignored;
-    this.analyse(configs, kept);
+    this.analyse(configs, kept, tailKept);
     this.usesTcpFault = tcpFault;
     this.planChanged?.();
   }
@@ -478,18 +570,18 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     this.observers.onLifecycle('stubsChanged', this.port);
   }
 
-  /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list; `kept` stubs were analysed before. */
-  private analyse(configs: ReadonlyArray<Record<string, unknown>>, kept: number): void {
+  /** Logs only warnings the last analysis did not have, so stub-by-stub edits do not repeat the list; `kept` (and `tailKept`) stubs were analysed before. */
+  private analyse(configs: ReadonlyArray<Record<string, unknown>>, kept: number, tailKept = 0): void {
     const known = new Set(this.warnings.map((w) => w.message));
     const ignored = this.ignoredKeys.map((key): StubWarning => ({ warningType: 'config_key_ignored', ...key }));
-    this.warnings = [...ignored, ...this.stubIgnored, ...this.analysis.update(configs, kept)];
+    this.warnings = [...ignored, ...this.stubIgnored, ...this.analysis.update(configs, tailKept === 0 ? kept : { kept, tailKept })];
     for (const w of this.warnings) {
       if (known.has(w.message)) continue;
       // A catch-all stub is the usual last stub, not a mistake: warn-level noise for every imposter.
       if (w.warningType === 'catch_all') this.log.debug(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
       else this.log.warn(`imposter ${this.port}: ${w.warningType}: ${w.message}`);
     }
-    for (const line of weakProxyCertificates(configs, kept)) {
+    for (const line of weakProxyCertificates(tailKept === 0 ? configs : configs.slice(0, configs.length - tailKept), kept)) {
       if (this.weakTlsLogged.has(line)) continue;
       this.weakTlsLogged.add(line);
       this.log.warn(`imposter ${this.port}: ${line}: presented anyway (accepted at OpenSSL security level 0)`);

@@ -1,5 +1,13 @@
 export { ImposterManager } from './imposter-manager.js';
-export type { ConfigReplica, SharedImposter, ApplyShared, ReplicaTarget } from './fleet-replica.js';
+export {
+  StaleWrite,
+  type ConfigReplica,
+  type SharedImposter,
+  type ApplyShared,
+  type ReplicaTarget,
+  type CommitOptions,
+  type RecordingClaims,
+} from './fleet-replica.js';
 export type {
   ManagerOptions,
   PersistenceHooks,

@@ -51,11 +51,11 @@ export interface PersistenceHooks {
    */
   beforeDelete(port: number): void;
   /**
-   * Keeps `document()` (the imposter's replayable JSON) as the imposter on `port`, before the call
-   * answers; throwing refuses the change (it is not applied, or undone) and the error (an SvcError 503)
-   * is what the caller sees.
+   * Keeps `document()` (the imposter's replayable JSON as the admin API writes it, two-space indent, in
+   * UTF-8 chunks) as the imposter on `port`, before the call answers; throwing refuses the change (it is
+   * not applied, or undone) and the error (an SvcError 503) is what the caller sees.
    */
-  persist(port: number, document: () => Record<string, unknown>): void;
+  persist(port: number, document: () => readonly Uint8Array[]): void;
 }
 
 export type StubRef = { index: number } | { id: string };

@@ -16,6 +16,8 @@ import type { PerCoreRuntime, PlanSource } from '../runtime/index.js';
 import { createJsScriptHost, type JsScriptHost } from '../script/js/index.js';
 import { SvcScriptRunner } from '../script/svc/index.js';
 import { Imposter } from './imposter.js';
+import { fleetRecorder } from './fleet-recorder.js';
+import type { ProxyRecorder, StubStore } from '../respond/index.js';
 import { tlsMetadata } from './imposter-json.js';
 import type { ObserverSet } from './observer.js';
 import type { ManagerOptions } from './options.js';
@@ -43,6 +45,8 @@ export interface RunningImpostersDeps {
   runtime: PerCoreRuntime | undefined;
   /** Proxy recordings change stubs while serving: the manager makes them durable. */
   persistRecorded: (port: number) => void;
+  /** A fleet: runs a proxy recording's stub change as a shared write (WriteQueue.recording). */
+  shareRecording: (work: () => Promise<boolean>) => Promise<boolean>;
 }
 
 /** The running imposters by port: how one is bound (port, listener, flow store, scripts) and stopped. */
@@ -117,6 +121,14 @@ export class RunningImposters {
     };
   }
 
+  /** A fleet's proxyOnce recordings are made once fleet-wide (fleetRecorder); undefined: straight into the stubs. */
+  private fleetRecorder(port: number): ((stubs: StubStore) => ProxyRecorder) | undefined {
+    const claims = this.options.fleet?.recordingClaims?.(port);
+    if (!claims) return undefined;
+    const { log } = this.options;
+    return (stubs) => fleetRecorder(stubs, { claims, share: this.deps.shareRecording, log, port });
+  }
+
   private async bind(definition: ImposterDefinition, port: number, flowStore: FlowStore | undefined): Promise<Imposter> {
     const imposter = new Imposter({
       definition,
@@ -133,6 +145,7 @@ export class RunningImposters {
       threads: this.deps.runtime?.workers,
       persistRecorded: () => this.deps.persistRecorded(port),
       journal: this.options.fleet?.journalOf?.(port),
+      recorder: this.fleetRecorder(port),
     });
     // Decided per connection: stubs added later may bring a TCP fault, which rules HTTP/2 out.
     const options = { ...this.listenerOptions(definition, port), http2Allowed: () => !imposter.usesTcpFault };

@@ -1,11 +1,12 @@
 import type { Imposter, LiveStub } from './imposter.js';
 
 /**
- * The `stubs` array of the imposter detail as UTF-8, kept from one reply to the next so that a stub
- * edit's reply costs the stubs it changed, not the imposter: each stub's JSON is serialised once per
- * config (while its response count holds), and the array's bytes are kept in one growing buffer that an
- * append extends in place. Bytes already handed to a reply are never written again (a reply may still be
- * on its way out of the socket): an edit before them starts a new buffer.
+ * The `stubs` array of the imposter detail (and of its replayable form, the data directory's file) as
+ * UTF-8, kept from one rendering to the next so that a stub edit's reply costs the stubs it changed, not
+ * the imposter: each stub's JSON is serialised once per config (while its response count holds), and the
+ * array's bytes are kept in one growing buffer that an append extends in place and a replacement splices
+ * (the unchanged stubs after it are copied as bytes). Bytes already handed to a reply are never written
+ * again (a reply may still be on its way out of the socket): an edit before them starts a new buffer.
  */
 
 const STUB_INDENT = '\n    ';
@@ -24,6 +25,8 @@ export function indentedStub(value: unknown): string {
 interface StubText {
   responses: number;
   open: Buffer;
+  /** A response holds a proxy recording time, which the replayable form leaves out. */
+  timed: boolean;
 }
 
 const stubTexts = new WeakMap<object, StubText>();
@@ -41,15 +44,29 @@ function stubText(config: Record<string, unknown>): StubText | undefined {
   if (Object.hasOwn(config, 'matches') || Object.hasOwn(config, '_links')) return undefined;
   const text = indentedStub(config);
   if (!text.endsWith(STUB_CLOSE)) return undefined;
-  const entry = { responses, open: Buffer.from(text.slice(0, -STUB_CLOSE.length)) };
+  const entry = { responses, open: Buffer.from(text.slice(0, -STUB_CLOSE.length)), timed: hasRecordingTime(config) };
   stubTexts.set(config, entry);
   return entry;
+}
+
+function hasRecordingTime(config: Record<string, unknown>): boolean {
+  const responses = config.responses;
+  if (!Array.isArray(responses)) return false;
+  return responses.some((response) => {
+    const is = (response as { is?: unknown } | null)?.is;
+    return typeof is === 'object' && is !== null && '_proxyResponseTime' in is;
+  });
 }
 
 export interface LinkSpec {
   /** `${baseUrl}/imposters/{port}/stubs/` as JSON, without its closing quote; undefined renders no `_links`. */
   href: string | undefined;
-  /** The stub built as an object (rare shapes, `--debug` matches): renderImposter's key order exactly. */
+  /**
+   * The replayable form (no `--debug` matches, no proxy recording times): a stub's text depends on its
+   * config alone, never on the imposter's stub list versions (it is rendered before an edit is applied).
+   */
+  replayable?: boolean;
+  /** The stub built as an object (rare shapes, `--debug` matches, recording times): renderImposter's key order exactly. */
   slow(index: number): string;
 }
 
@@ -59,11 +76,11 @@ class StubsSegment {
   /** Bytes handed to a reply: never written again. */
   sealed = 0;
   /** Where each stub's part starts (its leading separator included). */
-  readonly starts: number[] = [];
+  starts: number[] = [];
   /** The stub each part was written from (undefined: written the slow way, rewritten every time). */
-  readonly stubs: Array<LiveStub | undefined> = [];
+  stubs: Array<LiveStub | undefined> = [];
   /** Each part's response count when written. */
-  readonly responses: number[] = [];
+  responses: number[] = [];
   /** The imposter's `responsesAdded` when the parts were last checked. */
   responsesAdded = 0;
   /** The stub list (array) and `stubsVersion` the parts were last brought up to date with. */
@@ -71,7 +88,10 @@ class StubsSegment {
   version = -1;
   readonly linkHead: Buffer | undefined;
 
-  constructor(readonly href: string | undefined) {
+  constructor(
+    readonly href: string | undefined,
+    readonly replayable: boolean,
+  ) {
     this.linkHead = href === undefined ? undefined : Buffer.from(`,${STUB_INDENT}  "_links": {${STUB_INDENT}    "self": {${STUB_INDENT}      "href": ${href}`);
   }
 
@@ -109,8 +129,8 @@ class StubsSegment {
   private append(index: number, stub: LiveStub, links: LinkSpec): void {
     this.starts.push(this.length);
     if (index > 0) this.put(SEPARATOR);
-    const text = stub.matches === undefined ? stubText(stub.config) : undefined;
-    if (text === undefined) {
+    const text = this.replayable || stub.matches === undefined ? stubText(stub.config) : undefined;
+    if (text === undefined || (this.replayable && text.timed)) {
       this.stubs.push(undefined);
       this.responses.push(-1);
       this.put(Buffer.from(links.slow(index)));
@@ -130,36 +150,124 @@ class StubsSegment {
     this.put(LINK_END);
   }
 
-  /**
-   * Brings the parts up to date with the imposter's stubs, from the first one that changed. Stubs are
-   * compared by identity in the two arrays alone (reading each stub object would cost a cache miss per
-   * stub, most of an edit's budget at 10,000 stubs), and not at all where the imposter says which it kept.
-   */
-  sync(imposter: Imposter, links: LinkSpec): void {
-    const stubs = imposter.stubs;
-    const kept = Math.min(this.stubs.length, stubs.length);
-    // The list the parts were written from, or the one a change made from it (its leading stubs kept): no comparing those.
-    let from = stubs === this.list ? kept : imposter.stubsVersion === this.version + 1 ? Math.min(imposter.stubsKept, kept) : 0;
-    this.list = stubs;
-    this.version = imposter.stubsVersion;
-    // `--debug` matches grow while serving; a proxy recording appends responses to a live stub: both change text in place.
-    if (imposter.options.debugMatches) from = 0;
-    else {
-      const known = this.stubs;
-      while (from < kept && known[from] === stubs[from]) from++;
-      if (this.responsesAdded !== imposter.responsesAdded) {
-        this.responsesAdded = imposter.responsesAdded;
-        for (let index = 0; index < from; index++) {
-          if (this.responses[index] !== responseCount(stubs[index]!.config)) {
-            from = index;
-            break;
-          }
-        }
+  /** The first part (from `from`) whose stub is not the one `stubs` holds there, or whose response count changed. */
+  private firstChange(imposter: Imposter, stubs: readonly LiveStub[], from: number): number {
+    const known = this.stubs;
+    const kept = Math.min(known.length, stubs.length);
+    while (from < kept && known[from] === stubs[from]) from++;
+    if (this.responsesAdded !== imposter.responsesAdded) {
+      for (let index = 0; index < from; index++) {
+        if (this.responses[index] !== responseCount(stubs[index]!.config)) return index;
       }
     }
+    return from;
+  }
+
+  /**
+   * How many parts at the end can be kept as bytes after the parts from `from` are rewritten: the same
+   * stubs at the same distance from the end, at the same index where their text holds it (`_links`).
+   */
+  private keptTail(imposter: Imposter, stubs: readonly LiveStub[], from: number): number {
+    const known = this.stubs;
+    // A proxy recording may have added responses to any stub: the tail is not compared for that.
+    if (this.responsesAdded !== imposter.responsesAdded) return 0;
+    let tail = 0;
+    const most = Math.min(known.length, stubs.length) - from;
+    while (tail < most && known[known.length - 1 - tail] !== undefined && known[known.length - 1 - tail] === stubs[stubs.length - 1 - tail]) tail++;
+    return tail;
+  }
+
+  /**
+   * Brings the parts up to date with `stubs`, from the first one that changed. Stubs are compared by
+   * identity in the two arrays alone (reading each stub object would cost a cache miss per stub, most
+   * of an edit's budget at 10,000 stubs), and not at all where the imposter says which it kept. The
+   * unchanged stubs after an edit are copied as bytes.
+   */
+  sync(imposter: Imposter, stubs: readonly LiveStub[], links: LinkSpec): void {
+    const kept = Math.min(this.stubs.length, stubs.length);
+    // The list the parts were written from, or the one a change made from it (its leading stubs kept): no comparing those.
+    // The replayable form is rendered from a list not yet applied: only identity tells.
+    let from = stubs === this.list ? kept : !this.replayable && imposter.stubsVersion === this.version + 1 ? Math.min(imposter.stubsKept, kept) : 0;
+    this.list = stubs;
+    this.version = imposter.stubsVersion;
+    let tail = 0;
+    // `--debug` matches grow while serving: they change the detail's text in place.
+    if (imposter.options.debugMatches && !this.replayable) from = 0;
+    else {
+      from = this.firstChange(imposter, stubs, from);
+      tail = this.keptTail(imposter, stubs, from);
+      this.responsesAdded = imposter.responsesAdded;
+    }
     if (from === stubs.length && from === this.stubs.length) return;
-    this.truncate(from);
-    for (let index = from; index < stubs.length; index++) this.append(index, stubs[index]!, links);
+    if (tail === 0) {
+      this.truncate(from);
+      for (let index = from; index < stubs.length; index++) this.append(index, stubs[index]!, links);
+      return;
+    }
+    // The kept tail is copied from the old buffer, which the rewrite leaves alone (it moves to a new one).
+    const old = { bytes: this.bytes, length: this.length, starts: this.starts, stubs: this.stubs, responses: this.responses };
+    const first = old.stubs.length - tail;
+    this.bytes = Buffer.allocUnsafe(Math.max(4096, this.length + 1024));
+    this.sealed = 0;
+    this.length = old.starts[from] ?? old.length;
+    old.bytes.copy(this.bytes, 0, 0, this.length);
+    this.starts = old.starts.slice(0, from);
+    this.stubs = old.stubs.slice(0, from);
+    this.responses = old.responses.slice(0, from);
+    const index = stubs.length - tail;
+    for (let at = from; at < index; at++) this.append(at, stubs[at]!, links);
+    this.putTail(old, first, index);
+  }
+
+  /** Copies the old parts from `first` on as the parts from `index` on, with or without the leading separator their new place needs. */
+  private putTail(
+    old: { bytes: Buffer; length: number; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[] },
+    first: number,
+    index: number,
+  ): void {
+    const separated = first > 0;
+    const skip = separated && index === 0 ? SEPARATOR.length : 0;
+    const add = !separated && index > 0 ? SEPARATOR.length : 0;
+    const at = this.length;
+    const from = old.starts[first]!;
+    if (add > 0) this.put(SEPARATOR);
+    if (this.linkHead !== undefined && index !== first) {
+      this.relinkTail(old, first, index, skip);
+      this.starts[this.starts.length - (old.stubs.length - first)] = at;
+      return;
+    }
+    this.put(old.bytes.subarray(from + skip, old.length));
+    const shift = at + add - skip - from;
+    for (let part = first; part < old.stubs.length; part++) {
+      // The first part starts where its separator (or, without one, its text) begins; the others keep their offsets.
+      this.starts.push(part === first ? at : old.starts[part]! + shift);
+      this.stubs.push(old.stubs[part]);
+      this.responses.push(old.responses[part]!);
+    }
+  }
+
+  /** The old parts from `first` copied part by part as the parts from `index` on, each with its new index in its link. */
+  private relinkTail(
+    old: { bytes: Buffer; length: number; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[] },
+    first: number,
+    index: number,
+    skip: number,
+  ): void {
+    for (let part = first; part < old.stubs.length; part++) {
+      const start = old.starts[part]! + (part === first ? skip : 0);
+      const end = part + 1 < old.stubs.length ? old.starts[part + 1]! : old.length;
+      // Every kept part was written the fast way: its text ends with the index digits and LINK_END.
+      const digitsAt = end - LINK_END.length - String(part).length;
+      const digits = String(index + part - first);
+      this.starts.push(this.length);
+      this.stubs.push(old.stubs[part]);
+      this.responses.push(old.responses[part]!);
+      this.reserve(digitsAt - start + digits.length + LINK_END.length);
+      this.length += old.bytes.copy(this.bytes, this.length, start, digitsAt);
+      this.length += this.bytes.write(digits, this.length, 'latin1');
+      this.bytes.set(LINK_END, this.length);
+      this.length += LINK_END.length;
+    }
   }
 
   /** The bytes of every part, sealed: later edits leave them as they are. */
@@ -169,19 +277,27 @@ class StubsSegment {
   }
 }
 
-const segments = new WeakMap<Imposter, StubsSegment>();
+/** Per imposter, one segment per link base (and one for the replayable form). */
+const segments = new WeakMap<Imposter, Map<string, StubsSegment>>();
 
 /**
  * The text between the detail's `"stubs": [` + indent and its closing `\n  ]` (empty for no stubs),
- * with each stub's `_links` when `links.href` is given.
+ * with each stub's `_links` when `links.href` is given, for `stubs` (the imposter's list, or one about
+ * to be applied when `links.replayable`).
  */
-export function stubsText(imposter: Imposter, links: LinkSpec): Buffer {
-  let segment = segments.get(imposter);
+export function stubsText(imposter: Imposter, stubs: readonly LiveStub[], links: LinkSpec): Buffer {
+  let kept = segments.get(imposter);
+  if (kept === undefined) segments.set(imposter, (kept = new Map()));
+  const replayable = links.replayable === true;
+  const key = replayable ? 'replayable' : `links ${links.href ?? ''}`;
+  let segment = kept.get(key);
   if (segment === undefined || segment.href !== links.href) {
-    segment = new StubsSegment(links.href);
-    segments.set(imposter, segment);
+    // The detail's link base is the admin request's: a client switching hosts must not pile up segments.
+    if (!replayable) for (const other of kept.keys()) if (other !== 'replayable') kept.delete(other);
+    segment = new StubsSegment(links.href, replayable);
+    kept.set(key, segment);
   }
-  segment.sync(imposter, links);
+  segment.sync(imposter, stubs, links);
   return segment.take();
 }
 

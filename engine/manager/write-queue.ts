@@ -1,4 +1,4 @@
-import type { ApplyShared, ConfigReplica } from './fleet-replica.js';
+import type { ApplyShared, CommitOptions, ConfigReplica } from './fleet-replica.js';
 
 /**
  * The order of changes: every change to the imposter set or a stub list runs here one at a time, so
@@ -29,13 +29,21 @@ export class WriteQueue {
     return this.queued(fleet ? () => this.shared(fleet, work) : work);
   }
 
-  private async shared<T>(fleet: ConfigReplica, work: () => Promise<T>): Promise<T> {
+  /**
+   * A proxy recording under a fleet: queued and shared as an admin write is, but only if no other node
+   * changed the imposter since this node applied it (else StaleWrite, and this node runs the newer config).
+   */
+  recording<T>(fleet: ConfigReplica, work: () => Promise<T>): Promise<T> {
+    return this.queued(() => this.shared(fleet, work, { ifUnchanged: true }));
+  }
+
+  private async shared<T>(fleet: ConfigReplica, work: () => Promise<T>, options?: CommitOptions): Promise<T> {
     fleet.admit();
     this.touched = new Set();
     const commit = async () => {
       const touched = this.touched;
       this.touched = undefined;
-      if (touched === 'all' || (touched && touched.size > 0)) await fleet.committed(touched === 'all' ? 'all' : [...touched], this.applyShared);
+      if (touched === 'all' || (touched && touched.size > 0)) await fleet.committed(touched === 'all' ? 'all' : [...touched], this.applyShared, options);
     };
     let result: T;
     try {

@@ -8,6 +8,8 @@ import type * as Xpath from 'xpath';
 import type * as Xmldom from '@xmldom/xmldom';
 import { PredicateError } from './errors.js';
 import type { RequestView } from './request-view.js';
+import { compileSimplePath } from './simple-xpath.js';
+import { parseLightXml } from './xml-light.js';
 import { forceStrings, isObject, sortedCopy } from './values.js';
 
 // xpath and its DOM parser are required when the first xpath selector compiles (~70 + 30 ms at start-up otherwise),
@@ -197,7 +199,9 @@ export function xpathValueSelector(selector: unknown, ns: Record<string, string>
   } catch {
     select = new PredicateError(MALFORMED, selector);
   }
-  return (text, view) => {
+  // Plain location paths over the light tree when the document fits it; xmldom and xpath otherwise.
+  const simple = select instanceof PredicateError ? undefined : compileSimplePath(selector, ns);
+  const full = (text: string, view: RequestView | undefined): unknown => {
     const { doc, html } = view ? view.parsedOnce('xml', text, parseXml) : parseXml(text);
     let result: unknown;
     if (doc === undefined) {
@@ -213,6 +217,13 @@ export function xpathValueSelector(selector: unknown, ns: Record<string, string>
     if (typeof result === 'number' || typeof result === 'boolean') return result;
     if (!Array.isArray(result)) throw new PredicateError('xpath selector must select nodes, a number or a boolean', selector);
     const values = result.map((node) => nodeValue(node as XNode));
+    return values.length === 0 ? undefined : values;
+  };
+  if (!simple) return full;
+  return (text, view) => {
+    const light = view ? view.parsedOnce('xml-light', text, parseLightXml) : parseLightXml(text);
+    const values = light === undefined ? 'fallback' : simple(light);
+    if (values === 'fallback') return full(text, view);
     return values.length === 0 ? undefined : values;
   };
 }

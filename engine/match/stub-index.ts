@@ -165,10 +165,37 @@ class Dimension {
     if (stubs === undefined) {
       this.byValue.set(value, [stub]);
       if (this.prefix && !this.lengths.includes(value.length)) this.lengths.push(value.length);
-    } else if (stubs[stubs.length - 1] !== stub) {
+    } else if (stubs[stubs.length - 1]! < stub) {
       stubs.push(stub);
+    } else {
+      // A stub inserted before later ones (StubIndex.splice): its place in stub order.
+      let at = stubs.length;
+      while (at > 0 && stubs[at - 1]! > stub) at--;
+      if (stubs[at - 1] !== stub) stubs.splice(at, 0, stub);
     }
     this.unconstrained[stub >>> 5]! &= ~(1 << (stub & 31));
+  }
+
+  /** Undoes `constrain(stub, value)`: the stub is unconstrained here again until constrained anew. */
+  release(stub: number, value: string): void {
+    const stubs = this.byValue.get(value);
+    const found = stubs === undefined ? -1 : stubs.indexOf(stub);
+    if (found !== -1) stubs!.splice(found, 1);
+    if (stubs?.length === 0) this.byValue.delete(value);
+    this.unconstrained[stub >>> 5]! |= 1 << (stub & 31);
+  }
+
+  /** Drops the stubs `[at, end)` from the value lists and moves the later ones by `delta`. */
+  remap(at: number, end: number, delta: number): void {
+    for (const [value, stubs] of this.byValue) {
+      let kept = 0;
+      for (const stub of stubs) {
+        if (stub < at) stubs[kept++] = stub;
+        else if (stub >= end) stubs[kept++] = stub + delta;
+      }
+      stubs.length = kept;
+      if (kept === 0) this.byValue.delete(value);
+    }
   }
 
   /** Narrows `into` to the stubs this dimension allows for the request (`scratch`: a work bitset at least as long). */
@@ -232,6 +259,8 @@ export function hasIndexableStub(stubPredicates: ReadonlyArray<unknown>): boolea
 export class StubIndex {
   private readonly dimensions = new Map<string, Dimension>();
   private size = 0;
+  /** Bumped by a splice: a matcher built before it cannot trust the positions. */
+  version = 0;
   private all = new Uint32Array(0);
   private scratch = new Uint32Array(0);
 
@@ -260,16 +289,61 @@ export class StubIndex {
       const bit = 1 << (stub & 31);
       this.all[stub >>> 5]! |= bit;
       for (const dimension of this.dimensions.values()) dimension.unconstrained[stub >>> 5]! |= bit;
-      for (const constraint of constraintsOf(stubPredicates[stub - this.size])) {
-        let dimension = this.dimensions.get(constraint.dimension);
-        if (dimension === undefined) {
-          dimension = new Dimension(constraint.prefix, constraint.read, this.all);
-          this.dimensions.set(constraint.dimension, dimension);
-        }
-        dimension.constrain(stub, constraint.value);
-      }
+      this.constrain(stub, stubPredicates[stub - this.size]);
     }
     this.size = size;
+  }
+
+  /**
+   * Replaces the stubs `[at, at + removed)` with `inserted` in place: later stubs shift, the lists stay in
+   * stub order. Matchers built on the index before are told by `version` (they then scan every stub).
+   */
+  splice(at: number, removed: ReadonlyArray<unknown>, inserted: ReadonlyArray<unknown>): void {
+    if (removed.length === inserted.length) {
+      this.replace(at, removed, inserted);
+      return;
+    }
+    const end = at + removed.length;
+    const delta = inserted.length - removed.length;
+    const size = this.size + delta;
+    const capacity = Math.max((size + 31) >>> 5, this.all.length);
+    const dimensions = [...this.dimensions.values()];
+    this.all = splicedBits(this.all, this.size, at, end, delta, capacity);
+    for (const dimension of dimensions) {
+      dimension.remap(at, end, delta);
+      dimension.unconstrained = splicedBits(dimension.unconstrained, this.size, at, end, delta, capacity);
+    }
+    if (this.scratch.length < capacity) this.scratch = new Uint32Array(capacity);
+    this.size = size;
+    this.version += 1;
+    inserted.forEach((predicates, n) => {
+      const stub = at + n;
+      const bit = 1 << (stub & 31);
+      this.all[stub >>> 5]! |= bit;
+      for (const dimension of this.dimensions.values()) dimension.unconstrained[stub >>> 5]! |= bit;
+      this.constrain(stub, predicates);
+    });
+  }
+
+  /** `splice` where nothing moves: the removed stubs' values are dropped, their positions taken by the inserted ones. */
+  private replace(at: number, removed: ReadonlyArray<unknown>, inserted: ReadonlyArray<unknown>): void {
+    removed.forEach((predicates, n) => {
+      const stub = at + n;
+      for (const constraint of constraintsOf(predicates)) this.dimensions.get(constraint.dimension)?.release(stub, constraint.value);
+    });
+    this.version += 1;
+    for (let n = 0; n < inserted.length; n++) this.constrain(at + n, inserted[n]);
+  }
+
+  private constrain(stub: number, predicates: unknown): void {
+    for (const constraint of constraintsOf(predicates)) {
+      let dimension = this.dimensions.get(constraint.dimension);
+      if (dimension === undefined) {
+        dimension = new Dimension(constraint.prefix, constraint.read, this.all);
+        this.dimensions.set(constraint.dimension, dimension);
+      }
+      dimension.constrain(stub, constraint.value);
+    }
   }
 
   /** Bitset of the first `size` stubs that may match the request. */
@@ -279,6 +353,20 @@ export class StubIndex {
     for (const dimension of this.dimensions.values()) dimension.narrow(view, bits, this.scratch);
     return bits;
   }
+}
+
+/** `bits` (of `size` stubs) without the bits `[at, end)`, later bits moved by `delta` (the inserted ones clear). */
+function splicedBits(bits: Uint32Array, size: number, at: number, end: number, delta: number, words: number): Uint32Array<ArrayBuffer> {
+  const out = new Uint32Array(words);
+  out.set(bits.subarray(0, at >>> 5));
+  for (let stub = at & ~31; stub < at; stub++) if (bits[stub >>> 5]! & (1 << (stub & 31))) out[stub >>> 5]! |= 1 << (stub & 31);
+  for (let stub = end; stub < size; stub++) {
+    if (bits[stub >>> 5]! & (1 << (stub & 31))) {
+      const moved = stub + delta;
+      out[moved >>> 5]! |= 1 << (moved & 31);
+    }
+  }
+  return out;
 }
 
 function grown(bits: Uint32Array, words: number): Uint32Array<ArrayBuffer> {

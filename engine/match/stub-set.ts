@@ -24,6 +24,11 @@ export interface StubSetOptions {
    * of `previous`, only the stubs after them are read (no identity check of the earlier ones).
    */
   readonly unchanged?: number;
+  /**
+   * With `unchanged`: the caller also vouches that the last `tailKept` stubs are `previous`'s last ones
+   * (an edit inside the list): only the stubs between are compiled, and the index is spliced.
+   */
+  readonly tailKept?: number;
 }
 
 interface CompiledStub {
@@ -75,6 +80,8 @@ async function finishFailure(
 
 class CompiledStubSet implements StubSetMatcher {
   readonly size: number;
+  /** The index's version when this set was built: a later splice moved its stubs (then every stub is scanned). */
+  private readonly indexVersion: number;
 
   constructor(
     readonly predicates: readonly unknown[],
@@ -84,6 +91,12 @@ class CompiledStubSet implements StubSetMatcher {
     readonly indexed: boolean,
   ) {
     this.size = stubs.length;
+    this.indexVersion = index?.version ?? 0;
+  }
+
+  /** The index when it still holds this set's stubs where they are. */
+  get usableIndex(): StubIndex | undefined {
+    return this.index?.version === this.indexVersion ? this.index : undefined;
   }
 
   /** True when `predicates` starts with this set's stubs, by identity. */
@@ -95,7 +108,7 @@ class CompiledStubSet implements StubSetMatcher {
 
   firstMatch(request: MockRequest, ctx: MatchContext, from = 0, trace?: TriedEntry[]): number | Promise<number> {
     const view = new RequestView(request);
-    const candidates = this.index?.candidates(view, this.size);
+    const candidates = this.usableIndex?.candidates(view, this.size);
     return this.scan(view, ctx, candidates, Math.max(0, from), trace);
   }
 
@@ -180,13 +193,17 @@ function compiledStub(predicates: unknown): CompiledStub {
 export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, options: StubSetOptions = {}): StubSetMatcher {
   const indexed = options.index !== false;
   const previous = options.previous;
+  if (previous instanceof CompiledStubSet && previous.indexed === indexed && options.tailKept) {
+    const spliced = splicedSet(previous, stubs, options.unchanged ?? 0, options.tailKept);
+    if (spliced) return spliced;
+  }
   const vouched = previous instanceof CompiledStubSet && options.unchanged === previous.size && previous.size > 0;
   // Reading every stub's predicates is a cache miss per stub: a vouched prefix takes them from `previous`.
   const predicates = vouched ? [...previous.predicates, ...stubs.slice(previous.size).map((stub) => stub.predicates)] : stubs.map((stub) => stub.predicates);
   if (previous instanceof CompiledStubSet && previous.indexed === indexed && (vouched || previous.isPrefixOf(predicates))) {
     const added = predicates.slice(previous.size);
     const compiled = [...previous.stubs, ...added.map(compiledStub)];
-    let index = previous.index;
+    let index = previous.usableIndex;
     // The shared index may already hold stubs a sibling matcher appended: it must end where this list's prefix ends.
     if (index !== undefined && index.length === previous.size) index.append(added);
     else if (index !== undefined) index = StubIndex.build(predicates);
@@ -197,4 +214,25 @@ export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, o
   const compiled = predicates.map(compiledStub);
   const index = indexed && hasIndexableStub(predicates) ? StubIndex.build(predicates) : undefined;
   return new CompiledStubSet(predicates, compiled, index, indexed);
+}
+
+/**
+ * `previous` with its stubs `[kept, size - tailKept)` replaced by `stubs`' between the kept ones: the index
+ * is spliced in place when `previous` is the latest set built on it (else undefined: built afresh).
+ */
+function splicedSet(previous: CompiledStubSet, stubs: ReadonlyArray<{ predicates?: unknown }>, kept: number, tailKept: number): CompiledStubSet | undefined {
+  const end = previous.size - tailKept;
+  if (kept > end || kept + tailKept > stubs.length) return undefined;
+  const index = previous.usableIndex;
+  if (previous.index !== undefined && (index === undefined || index.length !== previous.size)) return undefined;
+  const added = stubs.slice(kept, stubs.length - tailKept).map((stub) => stub.predicates);
+  const predicates = [...previous.predicates.slice(0, kept), ...added, ...previous.predicates.slice(end)];
+  const compiled = [...previous.stubs.slice(0, kept), ...added.map(compiledStub), ...previous.stubs.slice(end)];
+  if (index !== undefined) {
+    index.splice(kept, previous.predicates.slice(kept, end), added);
+    return new CompiledStubSet(predicates, compiled, index, previous.indexed);
+  }
+  // No index before: none of the kept stubs had an indexable constraint.
+  const built = previous.indexed && hasIndexableStub(added) ? StubIndex.build(predicates) : undefined;
+  return new CompiledStubSet(predicates, compiled, built, previous.indexed);
 }

@@ -21,6 +21,7 @@ export {
   ownerRecorder,
   recordingFor,
   recordOnce,
+  storeRecording,
   type OnceOutcome,
   type OnceRecording,
   type ProxyMode,

@@ -35,14 +35,22 @@ export function imposterOperations({ manager, admin }: HostContext): Operations 
       await manager.deleteAll({ replayable: true });
       return 0;
     },
-    recorded: (args) => JSON.stringify(manager.savedRequests(port(args), {}).requests),
+    recorded: async (args) => JSON.stringify((await manager.savedRequests(port(args), {})).requests),
     verify: async (args) => JSON.stringify(await manager.verify(port(args), json(args, 1, 'body_json'), TRUSTED)),
     stub_warnings: (args) => JSON.stringify(manager.require(port(args)).warnings),
     apply_config: async (args) => JSON.stringify((await manager.applyConfig(json(args, 0, 'json'), TRUSTED)).report),
 
     // No base URL on this surface: the admin JSON without `_links`.
-    list_imposters: (args) => JSON.stringify({ imposters: manager.renderList(renderFlags(args, 0)) }),
-    get_imposter: (args) => JSON.stringify(manager.render(port(args), renderFlags(args, 1))),
+    // In a fleet, with every node's records (as the admin reads).
+    list_imposters: async (args) => {
+      await manager.syncJournals();
+      return JSON.stringify({ imposters: manager.renderList(renderFlags(args, 0)) });
+    },
+    get_imposter: async (args) => {
+      const at = port(args);
+      await manager.syncJournals(at);
+      return JSON.stringify(manager.render(at, renderFlags(args, 1)));
+    },
     // NULL stub_json is the admin body without `stub`; a negative index appends; no id is generated (docs/c-abi.md).
     add_stub: async (args) => {
       const at = port(args);

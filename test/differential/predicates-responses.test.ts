@@ -198,6 +198,24 @@ const cases: Case[] = [
     [xml('<r xmlns:x="urn:b"><x:item>v</x:item></r>')],
   ),
   predicate(
+    'xpath text() under a default namespace and a remapped prefix',
+    { equals: { body: 'v' }, xpath: { selector: '/d:r/p:item/text()', ns: { d: 'urn:d', p: 'urn:p' } } },
+    [xml('<?xml version="1.0"?>\r\n<r xmlns="urn:d" xmlns:q="urn:p"><q:item>V</q:item></r>')],
+    [xml('<r xmlns="urn:d"><item>v</item></r>'), xml('<r xmlns:q="urn:p"><q:item>v</q:item></r>')],
+  ),
+  predicate(
+    'xpath several matches of nested elements',
+    { deepEquals: { body: ['1', '2'] }, xpath: { selector: '//a//b' } },
+    [xml('<r><a><b>2</b><a><b>1</b></a></a></r>')],
+    [xml('<r><a><b>1</b></a></r>'), xml('<r><a><b>1</b><b>2</b><b>3</b></a></r>')],
+  ),
+  predicate(
+    'xpath on a document with a comment and CDATA (xmldom reads it)',
+    { equals: { body: 'v' }, xpath: { selector: '//item' } },
+    [xml('<r><!-- c --><item>v</item><![CDATA[x]]></r>')],
+    [xml('<r><!-- c --><item>w</item></r>'), post('v')],
+  ),
+  predicate(
     'xpath attribute with matches',
     { matches: { body: '^\\d+$' }, xpath: { selector: '//order/@id' } },
     [xml('<order id="12"/>')],

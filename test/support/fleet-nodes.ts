@@ -10,6 +10,9 @@ import { freePort, http, startSvc, type HttpResponse, type RunningServer } from 
 import type { Test } from 'uvu';
 import { startRedis, SuiteSetup, type RedisServer } from './redis-server.js';
 import { startNginx, type Balancer } from './nginx.js';
+import { RedisFleet } from '../../app/index.js';
+import { silentLogger } from '../../engine/log/index.js';
+import { ImposterManager } from '../../engine/manager/index.js';
 
 export const HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 
@@ -130,4 +133,14 @@ export async function load(fleet: Fleet, tag: string, total: number, concurrency
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return result;
+}
+
+/** A fleet node made through the embedding API: a manager serving on `host`, given a RedisFleet on `url`. */
+export function fleetMember(url: string, host: string, id: string, prefix: string): ImposterManager {
+  return new ImposterManager({
+    allowInjection: false,
+    log: silentLogger,
+    host,
+    fleet: new RedisFleet({ url, prefix, nodeId: id, address: host, log: silentLogger }),
+  });
 }

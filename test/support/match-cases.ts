@@ -294,6 +294,97 @@ export const cases: MatchCase[] = [
     predicate: { deepEquals: { body: ['a', 'b'] }, xpath: { selector: '//n' } },
     requests: [xml('<r><n>b</n><n>a</n></r>'), xml('<r><n>a</n></r>')],
   },
+  // xpath on plain documents (read without xmldom) and on the shapes left to xmldom, side by side
+  {
+    name: 'xpath default namespace, prefixes remapped per element',
+    predicate: { equals: { body: 'v' }, xpath: { selector: '/d:r/p:item', ns: { d: 'urn:d', p: 'urn:p' } } },
+    requests: [
+      xml('<r xmlns="urn:d" xmlns:q="urn:p"><q:item>v</q:item></r>'),
+      xml('<r xmlns="urn:d"><item xmlns="urn:p">v</item></r>'),
+      xml('<r xmlns="urn:d"><item>v</item></r>'),
+      xml('<r xmlns:q="urn:p"><q:item>v</q:item></r>'),
+      xml('<r xmlns="urn:d" xmlns:q="urn:p"><q:item xmlns:q="urn:x">v</q:item></r>'),
+    ],
+  },
+  {
+    name: 'xpath unprefixed name under a default namespace, undeclared prefix',
+    predicate: { equals: { body: 'v' }, xpath: { selector: '//item' } },
+    requests: [xml('<r xmlns="urn:d"><item>v</item></r>'), xml('<r><x:item>v</x:item></r>'), xml('<r xmlns="urn:d"><item xmlns="">v</item></r>')],
+  },
+  {
+    name: 'xpath text() and //text() in document order',
+    predicate: { deepEquals: { body: ['a', 'b', 'c'] }, xpath: { selector: '//n//text()' } },
+    requests: [
+      xml('<r><n>a<m>b</m>c</n></r>'),
+      xml('<r><n>a<n>b</n>c</n></r>'),
+      xml('<r><n>c<m>b</m>a</n></r>'),
+      xml('<r><n>a<!-- x -->b<![CDATA[c]]></n></r>'),
+    ],
+  },
+  {
+    name: 'xpath nested same-name elements and wildcard',
+    predicate: { equals: { body: 'undefined' }, xpath: { selector: '/r/*' } },
+    requests: [xml('<r><a><b>x</b></a></r>'), xml('<r><a>x<b/></a></r>'), xml('<r><a/></r>'), xml('<r><a><!-- c --></a></r>')],
+  },
+  {
+    name: 'xpath several matches with duplicates collapsed by document order',
+    predicate: { deepEquals: { body: ['1', '2', '3'] }, xpath: { selector: '//a//b' } },
+    requests: [xml('<r><a><b>1</b><a><b>2</b></a><b>3</b></a></r>'), xml('<r><a><b>1</b></a><b>2</b><a><b>3</b></a></r>')],
+  },
+  {
+    name: 'xpath attribute values: entities, character references, whitespace',
+    predicate: { equals: { body: 'a&b "c"  d\u00e9' }, xpath: { selector: '//item/@id' } },
+    requests: [
+      xml('<r><item id="a&amp;b &quot;c&quot;\td&#233;"/></r>'),
+      xml('<r><item id=\'a&amp;b "c"\nd&#xe9;\'/></r>'),
+      xml('<r><item id="a&amp;b &quot;c&quot; &#9;d&#233;"/></r>'),
+      xml('<r><item id="a&b &quot;c&quot;\td&#233;"/></r>'),
+    ],
+  },
+  {
+    name: 'xpath text with entities, CRLF line endings, unknown entities',
+    predicate: { equals: { body: '<a>\nb &unknown;' }, xpath: { selector: '/r/text()' } },
+    requests: [xml('<r>&lt;a&gt;\r\nb &amp;unknown;</r>'), xml('<r>&lt;a&gt;\rb &unknown;</r>'), xml('<r>&lt;a&gt;\nb &#38;unknown;</r>')],
+  },
+  {
+    name: 'xpath prefixed attributes and xml:lang',
+    predicate: { equals: { body: 'en' }, xpath: { selector: '//p:e/@xml:lang', ns: { p: 'urn:p', xml: 'http://www.w3.org/XML/1998/namespace' } } },
+    requests: [xml('<p:e xmlns:p="urn:p" xml:lang="en"/>'), xml('<e xmlns="urn:p" xml:lang="en"/>'), xml('<p:e xmlns:p="urn:q" xml:lang="en"/>')],
+  },
+  {
+    name: 'xpath on malformed and unusual documents',
+    predicate: { equals: { body: 'v' }, xpath: { selector: '//item' } },
+    requests: [
+      xml('<r><item>v</item>'),
+      xml('<r><item>v</r>'),
+      xml('<r><item>v</ITEM></item></r>'),
+      xml('<?xml version="1.0"?>\n<!DOCTYPE r>\n<r><item>v</item></r>'),
+      xml('<r><item>v</item></r><!-- after -->'),
+      xml('<r><item>v</item></r>trailing'),
+      xml('text before<r><item>v</item></r>'),
+      xml('<r><item a="1" a="2">v</item></r>'),
+      xml('<r><item a=1>v</item></r>'),
+      xml('<r><item>v</item ></r>'),
+      xml('<r><item>v</item></r><item>w</item>'),
+      xml(''),
+      body('v'),
+    ],
+  },
+  {
+    name: 'xpath prefix missing from ns',
+    predicate: { equals: { body: 'v' }, xpath: { selector: '//q:item', ns: { p: 'urn:p' } } },
+    requests: [xml('<r><item>v</item></r>'), body('no markup'), xml('<r/>')],
+  },
+  {
+    name: 'xpath with except and case folding',
+    predicate: { equals: { body: 'bob' }, xpath: { selector: '//Name' }, except: '-\\d+' },
+    requests: [xml('<R><NAME>Bob-12</NAME></R>'), xml('<r><name>bob</name></r>'), xml('<r><name>bob-x</name></r>')],
+  },
+  {
+    name: 'xpath exists on text() and attributes',
+    predicate: { exists: { body: false }, xpath: { selector: '/r/e/@id' } },
+    requests: [xml('<r><e/></r>'), xml('<r><e id=""/></r>'), xml('<r><e id="1"/><e/></r>')],
+  },
   { name: 'xpath malformed', predicate: { equals: { body: 'x' }, xpath: { selector: '!!' } }, requests: [] },
   { name: 'xpath no selector', predicate: { equals: { body: 'x' }, xpath: {} }, requests: [] },
   // inject

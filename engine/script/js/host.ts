@@ -20,7 +20,6 @@ import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_thread
 import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
 import {
   SCRIPT_WORKER_LIMITS,
-  STARTUP_ALLOWANCE_MS,
   StateChannel,
   type Placement,
   type ScriptRequestData,
@@ -46,6 +45,12 @@ import type { ScriptRequest, ScriptResponse } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 const GRACE_MS = 1000;
+/**
+ * How long a call waits for its worker to start before its own deadline clock starts anyway: a cold
+ * start (spawn, QuickJS load; seconds on a loaded machine) is not the script's time, but a worker that
+ * never gets ready must not hold a caller for ever.
+ */
+const STARTUP_ALLOWANCE_MS = 30_000;
 
 /** Function sources a worker is told about before they are forgotten and sent again. */
 const MAX_SOURCES = 4096;
@@ -200,7 +205,7 @@ class WorkerSlot {
   /** The current worker said it grew past its memory bound: it is replaced once it owes no answer. */
   grown = false;
   readonly thread: ThreadHost<SandboxItem>;
-  /** What waits for the current worker to be ready (calls made while it starts; links for engine threads). */
+  /** What waits for the current worker to be ready (calls made while it starts). */
   private readonly readyWaiters: Array<() => void> = [];
 
   constructor(
@@ -307,11 +312,7 @@ class WorkerScriptHost implements JsScriptHost {
     const workerData = (state: StateChannel) => ({ workerData: { memoryLimitBytes, state: state.wiring }, transferList: state.transferList });
     const onReply = (slot: WorkerSlot, reply: Reply) => this.settle(slot, reply);
     const onLost = (slot: WorkerSlot, reason: string) => this.lost(slot, reason);
-    // Engine threads get their links once the worker is ready: calls they made meanwhile start their deadlines then.
-    const onStart = (slot: WorkerSlot, worker: Worker, generation: number) =>
-      slot.whenReady(() => {
-        if (slot.thread.generation === generation && slot.thread.worker === worker) this.announce(slot, worker, generation);
-      });
+    const onStart = (slot: WorkerSlot, worker: Worker, generation: number) => this.announce(slot, worker, generation);
     let slotId = 0;
     const storeOf = (scope: number) => options.storeOf?.(scope);
     this.newSlot = () => new WorkerSlot(slotId++, spawn, workerData, options.log, onReply, onLost, (slot) => this.replaceIfGrown(slot), onStart, storeOf);

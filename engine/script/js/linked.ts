@@ -121,7 +121,7 @@ export class LinkedJsHost implements JsScriptHost {
     const owed = this.links.owedBy(worker);
     owed?.add();
     return new Promise((resolve, reject) => {
-      const call = {
+      this.links.call(worker, {
         id,
         deadline,
         item: { run: message },
@@ -129,15 +129,9 @@ export class LinkedJsHost implements JsScriptHost {
         resolve,
         reject,
         expire: () => reject(new ScriptTimeoutError(timeoutMs)),
-        fail: (reason: string) => reject(new ScriptError(reason, 'host')),
+        fail: (reason) => reject(new ScriptError(reason, 'host')),
         done: () => owed?.release(),
-        // Made while the worker was starting: the deadline (the worker's too) starts once it is ready.
-        restartClock: (now: number) => {
-          call.deadline = now + timeoutMs;
-          message.deadline = call.deadline;
-        },
-      };
-      this.links.call(worker, call);
+      });
     });
   }
 }

@@ -15,23 +15,11 @@ import { PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '
 /** How long past a released call's deadline a silent worker is given before it is reported stuck. */
 export const LINK_GRACE_MS = 1000;
 
-/**
- * How long a call waits for its worker to start before its own deadline clock starts anyway: a cold
- * start (spawn, engine load; seconds on a loaded machine) is not the script's time, but a worker that
- * never gets ready must not hold a caller for ever.
- */
-export const STARTUP_ALLOWANCE_MS = 30_000;
-
 /** One call as the links hold it; the pool's client says how it is answered. */
 export interface LinkedCall<Item> {
   readonly id: number;
   /** Epoch ms: the caller is answered (`expire`) here at the latest. */
   readonly deadline: number;
-  /**
-   * Made before the worker was reached (it was starting): its deadline starts again `now`, when the
-   * link arrives (the pool offers links once a worker is ready). Absent: the deadline stays.
-   */
-  restartClock?(now: number): void;
   /** What is posted to the worker (again on a retry). */
   readonly item: Item;
   /** The deadline passed: answer the caller now; a late reply is ignored. */
@@ -59,8 +47,6 @@ export interface WorkerLinksOptions<Item, Call> {
 interface Held<Call> {
   call: Call;
   released: boolean;
-  /** Made while this thread had no link to the worker: the deadline starts when the link arrives. */
-  cold: boolean;
   timer: NodeJS.Timeout;
 }
 
@@ -109,14 +95,7 @@ class Link<Item, Call extends LinkedCall<Item>> {
       this.failAll('script worker exited');
     });
     port.unref();
-    const now = Date.now();
     for (const held of owed) {
-      if (held.cold) {
-        held.cold = false;
-        held.call.restartClock?.(now);
-        clearTimeout(held.timer);
-        held.timer = setTimeout(() => this.release(held), Math.max(0, held.call.deadline - now));
-      }
       if (retry) this.send(held);
       else {
         clearTimeout(held.timer);
@@ -127,9 +106,7 @@ class Link<Item, Call extends LinkedCall<Item>> {
   }
 
   call(call: Call): void {
-    const cold = this.port === undefined && call.restartClock !== undefined;
-    const wait = Math.max(0, call.deadline - Date.now()) + (cold ? STARTUP_ALLOWANCE_MS : 0);
-    const held: Held<Call> = { call, released: false, cold, timer: setTimeout(() => this.release(held), wait) };
+    const held: Held<Call> = { call, released: false, timer: setTimeout(() => this.release(held), Math.max(0, call.deadline - Date.now())) };
     this.send(held);
   }
 

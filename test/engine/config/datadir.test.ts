@@ -22,6 +22,39 @@ function freshDir(): string {
 const stub = (body: string) => ({ responses: [{ is: { body } }] });
 const onDisk = (dir: string, port: number) => JSON.parse(readFileSync(join(dir, `${port}.json`), 'utf8'));
 
+test('edits inside the stub list are written as the replayable JSON, byte for byte, and restored after a restart', async () => {
+  const dir = freshDir();
+  const port = await freePort();
+  const route = (path: string) => ({ predicates: [{ equals: { path } }], responses: [{ is: { body: path } }] });
+  let svc = await startHarness({ datadir: dir });
+  try {
+    await svc.admin('POST', '/imposters', { port, protocol: 'http', name: 'edits', stubs: ['/a', '/b', '/c', '/d'].map(route) });
+    const edits: Array<[string, string, unknown]> = [
+      ['POST', `/imposters/${port}/stubs`, { index: 1, stub: route('/inserted') }],
+      ['PUT', `/imposters/${port}/stubs/3`, route('/replaced')],
+      ['DELETE', `/imposters/${port}/stubs/0`, undefined],
+      ['POST', `/imposters/${port}/stubs`, { index: 0, stub: { responses: [{ is: { body: 'first' } }] } }],
+      ['DELETE', `/imposters/${port}/stubs/4`, undefined],
+      ['POST', `/imposters/${port}/stubs`, { stub: route('/last') }],
+    ];
+    for (const [method, path, body] of edits) {
+      assert.is((await svc.admin(method, path, body)).status, 200, `${method} ${path}`);
+      const replayable = (await svc.admin('GET', `/imposters/${port}?replayable=true`)).json;
+      assert.is(readFileSync(join(dir, `${port}.json`), 'utf8'), JSON.stringify(replayable, null, 2), `after ${method} ${path}`);
+    }
+    const before = (await svc.admin('GET', `/imposters/${port}?replayable=true`)).json;
+    assert.equal(
+      before.stubs.map((s: any) => s.responses[0].is.body),
+      ['first', '/inserted', '/b', '/replaced', '/last'],
+    );
+    await svc.stop();
+    svc = await startHarness({ datadir: dir });
+    assert.equal((await svc.admin('GET', `/imposters/${port}?replayable=true`)).json, before);
+  } finally {
+    await svc.stop();
+  }
+});
+
 test('create, stub edits, replace and delete are reflected on disk, with no temp file left', async () => {
   const dir = freshDir();
   const svc = await startHarness({ datadir: dir });

@@ -5,12 +5,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCliOptions, RedisFleet, UsageError } from '../../../app/index.js';
-import { silentLogger } from '../../../engine/log/index.js';
-import { ImposterManager } from '../../../engine/manager/index.js';
+import { parseCliOptions, UsageError } from '../../../app/index.js';
 import { isSvcError } from '../../../engine/model/index.js';
 import { freePort, http } from '../../support/servers.js';
 import { runSvc } from '../../support/run-svc.js';
+import { fleetMember } from '../../support/fleet-nodes.js';
 import { startRedis, SuiteSetup, type RedisServer } from '../../support/redis-server.js';
 
 const test = suite('fleet: options, start-up errors and the embedding API');
@@ -49,14 +48,7 @@ test('svc start with a bad or unreachable --fleet exits non-zero naming the flag
   assert.match(unreachable.stdout + unreachable.stderr, /--fleet: cannot join the fleet at redis:\/\/127\.0\.0\.1/);
 });
 
-function member(url: string, host: string, id: string): ImposterManager {
-  return new ImposterManager({
-    allowInjection: false,
-    log: silentLogger,
-    host,
-    fleet: new RedisFleet({ url, prefix: 'embed:', nodeId: id, address: host, log: silentLogger }),
-  });
-}
+const member = (url: string, host: string, id: string) => fleetMember(url, host, id, 'embed:');
 
 test('embedding: two managers on one redis share writes; with redis down a write is a 503 and changes nothing', async () => {
   const server = setup.get();

@@ -49,6 +49,34 @@ test('a list grown one stub at a time warns and matches as the list built at onc
   );
 });
 
+test('a list edited inside (replace, insert, delete) warns and matches as the list built afresh (fast-check, seeded)', () => {
+  const edit = fc.record({ at: fc.nat(), removed: fc.nat({ max: 2 }), inserted: fc.array(stub, { maxLength: 2 }) });
+  fc.assert(
+    fc.property(fc.array(stub, { maxLength: 30 }), fc.array(edit, { minLength: 1, maxLength: 12 }), (initial, edits) => {
+      const analysis = new StubAnalysis();
+      let list = initial;
+      analysis.update(list);
+      let matcher = compileStubSet(list);
+      for (const { at: rawAt, removed: rawRemoved, inserted } of edits) {
+        const at = list.length === 0 ? 0 : rawAt % (list.length + 1);
+        const removed = Math.min(rawRemoved, list.length - at);
+        const next = [...list.slice(0, at), ...inserted, ...list.slice(at + removed)];
+        const tailKept = list.length - at - removed;
+        assert.equal(analysis.update(next, { kept: at, tailKept }), analyzeStubs(next));
+        const before = matcher;
+        matcher = compileStubSet(next, { previous: matcher, unchanged: at, tailKept });
+        const fresh = compileStubSet(next);
+        for (const request of requests) assert.is(matcher.firstMatch(request, {}), fresh.firstMatch(request, {}));
+        // A matcher built before the splice still answers for its own list.
+        for (const request of requests) assert.is(before.firstMatch(request, {}), compileStubSet(list).firstMatch(request, {}));
+        list = next;
+      }
+      return true;
+    }),
+    { seed: 19, numRuns: 200 },
+  );
+});
+
 test('an earlier matcher keeps answering for its own stubs after later ones are appended', () => {
   const first = [{ predicates: [{ equals: { path: '/late' } }] }, { predicates: [{ equals: { path: '/a' } }] }];
   const before = compileStubSet(first);

@@ -41,13 +41,14 @@ test('jsonpath: one JSON.parse of the body for 30 stubs of the same normalisatio
   assert.is(parses, 1);
 });
 
-test('xpath: one XML parse of the body for 30 stubs, each answering as before', () => {
+test('xpath: one xmldom parse of the body for 30 stubs, each answering as before', () => {
   const { DOMParser } = createRequire(import.meta.url)('@xmldom/xmldom') as { DOMParser: { prototype: { parseFromString: () => unknown } } };
   const set = Array.from({ length: 30 }, (_, i) => ({
     predicates: [{ equals: { body: `c${i}` }, xpath: { selector: '//b:customer', ns: { b: 'urn:b' } } }],
   }));
   const matcher = compileStubSet(set);
-  const body = '<order xmlns:b="urn:b"><b:customer>C29</b:customer></order>';
+  // A comment keeps the body off the light tree: xmldom parses it.
+  const body = '<order xmlns:b="urn:b"><!-- note --><b:customer>C29</b:customer></order>';
   let found = -2;
   const parses = counting(DOMParser.prototype, 'parseFromString', () => {
     found = matcher.firstMatch(mockRequest({ method: 'POST', body }), {}) as number;
@@ -56,6 +57,34 @@ test('xpath: one XML parse of the body for 30 stubs, each answering as before', 
   assert.is(parses, 1);
   // A fresh request is parsed again (the memo is the request's own).
   assert.is(compileStubSet(set).firstMatch(mockRequest({ method: 'POST', body: body.replace('C29', 'C3') }), {}), 3);
+});
+
+test('xpath: a plain document is read once into the light tree for 30 stubs, xmldom not at all', () => {
+  const { DOMParser } = createRequire(import.meta.url)('@xmldom/xmldom') as { DOMParser: { prototype: { parseFromString: () => unknown } } };
+  const set = Array.from({ length: 30 }, (_, i) => ({
+    predicates: [{ equals: { body: `c${i}` }, xpath: { selector: i % 2 ? '//b:customer' : '/order/b:customer/text()', ns: { b: 'urn:b' } } }],
+  }));
+  const matcher = compileStubSet(set);
+  const body = '<?xml version="1.0"?>\n<order xmlns:b="urn:b"><b:customer>C29</b:customer></order>';
+  let found = -2;
+  let lightParses = 0;
+  let xmldomParses = -1;
+  // The light parser's first step is its line-ending check: once per text it reads.
+  const test = RegExp.prototype.test;
+  RegExp.prototype.test = function (this: RegExp, text: string) {
+    if (this.source.includes('u2028')) lightParses += 1;
+    return test.call(this, text);
+  };
+  try {
+    xmldomParses = counting(DOMParser.prototype, 'parseFromString', () => {
+      found = matcher.firstMatch(mockRequest({ method: 'POST', body }), {}) as number;
+    });
+  } finally {
+    RegExp.prototype.test = test;
+  }
+  assert.is(found, 29);
+  assert.is(xmldomParses, 0);
+  assert.is(lightParses, 1);
 });
 
 test('anchored matches: only the stub whose literal prefix fits runs its regex', () => {
