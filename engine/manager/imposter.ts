@@ -1,6 +1,6 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, hasFlowGate, isObject, plainRequest } from '../model/index.js';
+import { cloneJson, hasFlowGate, isObject, newStateOf, plainRequest, requiredStateOf, scenarioNameOf } from '../model/index.js';
 import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
@@ -37,7 +37,9 @@ import {
   headerFlowId,
   implicitFlowStore,
   localFlowStore,
+  MemoryFlowStore,
   requestFlowId,
+  scenarioKey,
   stubsNeedFlowStore,
   StubGates,
   type FlowIdSource,
@@ -697,7 +699,32 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       faultDraws: this.sharedDraws,
       recordings: this.pendingRecordings!.buffer as SharedArrayBuffer,
       scripts: this.scriptsPlan(),
+      scenarios: this.scenariosPlan(),
     };
+  }
+
+  /**
+   * The in-memory store's scenario states engine threads gate and move in shared memory: the port's flow
+   * (every flow of a port-sourced imposter, the fallback of a header-sourced one) for every scenario the
+   * stubs name. Other flows' scenarios are reached by message.
+   */
+  private scenariosPlan(): ImposterPlan['scenarios'] {
+    if (!(this.store instanceof MemoryFlowStore) || !this.gates) return undefined;
+    const names = new Set<string>();
+    const states = new Set<string>();
+    for (const stub of this.stubList) {
+      const name = scenarioNameOf(stub.config);
+      if (name === undefined) continue;
+      names.add(name);
+      for (const state of [requiredStateOf(stub.config), newStateOf(stub.config)]) if (state !== undefined) states.add(state);
+    }
+    if (names.size === 0) return undefined;
+    // A state interned later (admin, scripts) reaches engine threads in a new plan, posted before that write returns.
+    return this.store.shareScenarios([String(this.port)], [...names].map(scenarioKey), states, () => this.planChanged?.());
+  }
+
+  collectShared(): void {
+    if (this.store instanceof MemoryFlowStore) this.store.collectShared();
   }
 
   /**

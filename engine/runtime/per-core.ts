@@ -44,6 +44,8 @@ export interface PlanSource {
   threadMatched(key: number, entry: Record<string, unknown>): void;
   /** A flow store operation an engine thread asks of the imposter's store (its one owner). */
   flowCall(op: string, args: unknown[]): Promise<unknown>;
+  /** What engine threads did in the plan's shared memory that observers count (scenario cells' ops and flows). */
+  collectShared(): void;
   /** A proxy recording step engine thread `slot` asks of the stubs' owner (ProxyOwner). */
   proxyCall(op: string, args: unknown[], slot: number): Promise<unknown>;
   /** Engine thread `slot` died or hung: what it was doing for others (a proxyOnce recording) is given up. */
@@ -459,6 +461,7 @@ export class PerCoreRuntime {
   collect(): void {
     const report = (id: number, method: string, status: number, times: number): void => this.sources.get(id)?.answered(method, status, times);
     for (const thread of this.threads ?? []) thread.collect(report);
+    for (const source of this.sources.values()) source.collectShared();
   }
 
   private refreshOne(shared: Shared): void {

@@ -2,7 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ConnectionFilterSpec, ListenerOptions, OutgoingHeaders } from '../transport/index.js';
 import type { WireRequest } from '../model/index.js';
 import type { FaultObserver, ProxyMode, ProxyObserver, SharedFaultDraws } from '../respond/index.js';
-import type { FlowStoreMetrics } from '../state/index.js';
+import type { FlowStoreMetrics, ScenarioCellsPlan } from '../state/index.js';
 import type { RecordedRequest, ServeOptions } from '../serve/index.js';
 import type { ScriptSettings } from '../script/svc/index.js';
 import type { LinkOffer } from '../threads/index.js';
@@ -35,6 +35,8 @@ export interface ImposterPlan {
    * [2] `--debug` matches posted and not received yet (drained before stub reads too).
    */
   recordings: SharedArrayBuffer;
+  /** The in-memory flow store's scenario states in shared memory (per-core; absent: reached by message). */
+  scenarios?: ScenarioCellsPlan;
   /** Present when its stubs run scripts: their settings, and the sandbox worker main placed it on (JavaScript). */
   scripts?: {
     settings: ScriptSettings;

@@ -6,6 +6,7 @@ import {
   type FlowBackend,
   type FlowStore,
   type FlowStoreMetrics,
+  type ScenarioCellView,
 } from '../state/index.js';
 
 /** The FlowStore operations an engine thread may ask of the store's owner (every one but `close`). */
@@ -19,13 +20,16 @@ export type FlowCaller = (op: FlowCall, args: unknown[]) => Promise<unknown>;
  * A flow store an engine thread reaches through `call`: the in-memory store the main thread owns (each
  * operation a message to it), or the thread's own redis connection once it is open. Either way the
  * thread treats it like a remote store: scenario moves are compare-and-set against the state the stub
- * was matched under (StubGates' rule for every store but the owner's synchronous in-memory one).
+ * was matched under (StubGates' rule for every store but the owner's synchronous in-memory one). The
+ * in-memory store's scenario states the plan shares (`scenarioCells`) are read and moved in shared memory
+ * instead, with the same compare-and-set, and no message.
  */
 export class RemoteFlowStore implements FlowStore {
   constructor(
     readonly backend: FlowBackend,
     private readonly call: FlowCaller,
     private readonly closing: () => Promise<void> = async () => undefined,
+    readonly scenarioCells?: ScenarioCellView,
   ) {}
 
   get(flowId: string, key: string): Promise<unknown> {

@@ -3,7 +3,8 @@
  * through the same RequestPipeline as the main thread. Its ImposterState is a view of the owner's:
  * counters and cycle positions in shared memory, records and fault metrics posted to main (a record
  * before its response is written), request counts in this thread's count table, the in-memory flow
- * store and proxy recordings (the stubs' owner) reached on main by message.
+ * store and proxy recordings (the stubs' owner) reached on main by message, but for the store's scenario
+ * states, gated and moved in shared memory (ScenarioCellView).
  */
 import type { MockRequest, WireRequest } from '../model/index.js';
 import { isObject, plainRequest } from '../model/index.js';
@@ -24,7 +25,7 @@ import {
 } from '../respond/index.js';
 import { scriptTimeoutOf, type LinkedJsHost } from '../script/js/index.js';
 import type { LinkedSvcRunner } from '../script/svc/index.js';
-import { flowIdSourceFor, requestFlowId, StubGates, type FlowIdSource, type FlowStore } from '../state/index.js';
+import { flowIdSourceFor, requestFlowId, ScenarioCellView, StubGates, type FlowIdSource, type FlowStore } from '../state/index.js';
 import type { JournalEntry } from '../journal/index.js';
 import type { Logger, LogEntry } from '../log/index.js';
 import type { ResponseSink } from '../transport/index.js';
@@ -126,7 +127,9 @@ export class ThreadImposter implements ServedImposter, ImposterState {
     const configs = this.stubs.map((stub) => stub.config);
     this.matcher = compileStubSet(configs);
     this.gates = StubGates.compile(configs);
-    this.flowStore = links.redisStores.storeFor(links.id, plan.config) ?? new RemoteFlowStore('inmemory', links.flowCall);
+    this.flowStore =
+      links.redisStores.storeFor(links.id, plan.config)
+      ?? new RemoteFlowStore('inmemory', links.flowCall, undefined, plan.scenarios && new ScenarioCellView(plan.scenarios));
     const observers: FaultObserver = {
       onFault: (...args) => this.observe({ name: 'onFault', args }),
       onLatencyInjected: (...args) => this.observe({ name: 'onLatencyInjected', args }),

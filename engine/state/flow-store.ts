@@ -6,6 +6,8 @@
  * Every operation is asynchronous because the redis backend is; every failure rejects (a backend
  * outage is never answered with a default). Values are JSON values.
  */
+import type { CellReader } from './scenario-cells.js';
+
 export type FlowBackend = 'inmemory' | 'redis' | 'noop';
 
 export type CasResult = { applied: true } | { applied: false; current: unknown };
@@ -35,6 +37,11 @@ export interface FlowStore {
   activeFlows(): Promise<number>;
   /** Releases connections and timers. */
   close(): Promise<void>;
+  /**
+   * Per-core, the in-memory store only: scenario states in shared memory that StubGates reads and moves
+   * on any thread without the owner (absent: every scenario read and move goes through the methods above).
+   */
+  readonly scenarioCells?: CellReader;
 }
 
 /** Where an imposter's flow id comes from: `imposter_port`, or `header:<Name>` falling back to the port. */

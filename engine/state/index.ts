@@ -19,3 +19,5 @@ export { applyStateOps, compileStateOps, type StateOp } from './state-ops.js';
 export { resetScenarioStates, scenarioStates, writeScenarioState } from './scenarios.js';
 export { FlowStoreUnavailable, StubGates, type GatedRequest } from './stub-gates.js';
 export { scenarioNamesFor, spaceInsertIndex, spaceStub } from './spaces.js';
+export { MAX_CELLS, MAX_STATES, ScenarioCellView, type ScenarioCellsPlan } from './scenario-cells.js';
+export { scenarioKey } from './scenarios.js';

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CasResult, FlowStore } from './flow-store.js';
 import type { FlowStoreMetrics } from './flow-metrics.js';
+import { ScenarioCells, type CellEntry, type CellReader, type ScenarioCellsPlan } from './scenario-cells.js';
 
 interface Entry {
   value: unknown;
@@ -33,10 +34,16 @@ const existed = (value: boolean): string => (value ? 'ok' : 'miss');
 /**
  * The `inmemory` backend: a map of flows, each a map of keys with their own expiry. Operations run
  * synchronously (the promises only satisfy the interface), so scenario matching can use getNow/setNow.
+ * Under the per-core runtime, scenario keys engine threads gate on live in shared cells instead
+ * (ScenarioCells, made by shareScenarios): every operation here reads and writes those cells, so admin,
+ * scripts and the threads see one value.
  */
 export class MemoryFlowStore implements FlowStore {
   readonly backend = 'inmemory' as const;
   private readonly flows = new Map<string, Map<string, Entry>>();
+  /** Flows counted in svc_active_flows: those holding a live key, in the map or in a cell. */
+  private readonly counted = new Set<string>();
+  private cells: ScenarioCells | undefined;
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly metrics: FlowStoreMetrics | undefined;
@@ -66,12 +73,77 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   private dropFlow(flowId: string): void {
-    if (!this.flows.delete(flowId)) return;
-    this.metrics?.onActiveFlows(this.backend, -1);
-    if (this.flows.size === 0 && this.sweeper) {
+    if (this.flows.delete(flowId)) this.recount(flowId);
+  }
+
+  /** Brings the active-flows gauge (and the sweeper, which runs only while a flow is counted) up to the flow's keys. */
+  private recount(flowId: string): void {
+    const active = this.flows.has(flowId) || this.liveCell(flowId);
+    if (active === this.counted.has(flowId)) return;
+    if (active) this.counted.add(flowId);
+    else this.counted.delete(flowId);
+    this.metrics?.onActiveFlows(this.backend, active ? 1 : -1);
+    if (this.counted.size === 0 && this.sweeper) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
+    } else if (this.counted.size > 0 && !this.sweeper) {
+      this.sweeper = setInterval(() => this.sweep(), Math.min(this.ttlMs, MAX_SWEEP_MS));
+      this.sweeper.unref();
     }
+  }
+
+  private liveCell(flowId: string): boolean {
+    const cells = this.cells;
+    if (!cells) return false;
+    const now = this.now();
+    for (const cell of cells.cellsOf(flowId).values()) if (cells.read(cell, now)) return true;
+    return false;
+  }
+
+  /** Per-core: the shared scenario cells (undefined until shareScenarios; always under the single runtime). */
+  get scenarioCells(): CellReader | undefined {
+    return this.cells;
+  }
+
+  /** The shared cell holding this key, when it has one. */
+  private cellOf(flowId: string, key: string): number | undefined {
+    return this.cells?.cellOf(flowId, key);
+  }
+
+  /**
+   * Per-core: the scenario keys `keys` of the flows `flowIds` move into shared cells (a value already
+   * stored moves along) and `states` are interned, so engine threads gate on them without messages.
+   * Bounded by MAX_CELLS and MAX_STATES: keys and states past them stay here, reached by message.
+   * `announce` is told when a state is interned later (the plan made now does not know it).
+   */
+  shareScenarios(flowIds: readonly string[], keys: readonly string[], states: Iterable<string>, announce: () => void): ScenarioCellsPlan {
+    this.cells ??= new ScenarioCells(this.ttlMs, this.now);
+    const cells = this.cells;
+    cells.announce = undefined;
+    cells.internStates(states);
+    for (const flowId of flowIds) {
+      for (const key of keys) {
+        if (cells.cellOf(flowId, key) !== undefined) continue;
+        const cell = cells.intern(flowId, key);
+        if (cell === undefined) break;
+        const entry = this.live(flowId, key);
+        if (!entry) continue;
+        cells.write(cell, { value: entry.value, expiresAt: entry.expiresAt });
+        this.flows.get(flowId)!.delete(key);
+        if (this.flows.get(flowId)!.size === 0) this.flows.delete(flowId);
+        this.recount(flowId);
+      }
+    }
+    cells.announce = announce;
+    return cells.plan();
+  }
+
+  /** Per-core: engine threads' operations on the shared cells, counted, and flows they made active, counted. */
+  collectShared(): void {
+    const cells = this.cells;
+    if (!cells) return;
+    for (const [operation, result, times] of cells.collect()) for (let i = 0; i < times; i += 1) this.count(operation, result);
+    for (const flowId of [...cells.flows()]) this.recount(flowId);
   }
 
   /** The live entry, dropping it (and an emptied flow) when it has expired. */
@@ -86,20 +158,37 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   private write(flowId: string, key: string, value: unknown): void {
+    const cell = this.cellOf(flowId, key);
+    if (cell !== undefined) {
+      this.cells!.write(cell, { value, expiresAt: this.now() + this.ttlMs });
+      this.recount(flowId);
+      return;
+    }
     let flow = this.flows.get(flowId);
     if (!flow) {
       flow = new Map();
       this.flows.set(flowId, flow);
-      this.metrics?.onActiveFlows(this.backend, 1);
-      if (!this.sweeper) {
-        this.sweeper = setInterval(() => this.sweep(), Math.min(this.ttlMs, MAX_SWEEP_MS));
-        this.sweeper.unref();
-      }
+      this.recount(flowId);
     }
     flow.set(key, { value, expiresAt: this.now() + this.ttlMs });
   }
 
+  /** A key's live entry wherever it is kept (a cell's is a copy: change it through the cell). */
+  private entry(flowId: string, key: string): Entry | undefined {
+    const cell = this.cellOf(flowId, key);
+    return cell === undefined ? this.live(flowId, key) : this.cells!.read(cell, this.now());
+  }
+
+  /** Replaces a cell's entry atomically against engine threads' moves, then recounts its flow. */
+  private updateCell<T>(flowId: string, cell: number, change: (current: CellEntry | undefined) => { next: CellEntry | undefined; result: T } | { keep: T }): T {
+    const result = this.cells!.update(cell, this.now(), change);
+    this.recount(flowId);
+    return result;
+  }
+
   private removeKey(flowId: string, key: string): boolean {
+    const cell = this.cellOf(flowId, key);
+    if (cell !== undefined) return this.updateCell<boolean>(flowId, cell, (current) => (current ? { next: undefined, result: true } : { keep: false }));
     if (!this.live(flowId, key)) return false;
     const flow = this.flows.get(flowId)!;
     flow.delete(key);
@@ -119,7 +208,7 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   private read(flowId: string, key: string): unknown {
-    const entry = this.live(flowId, key);
+    const entry = this.entry(flowId, key);
     return entry ? copy(entry.value) : undefined;
   }
 
@@ -134,7 +223,7 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   exists(flowId: string, key: string): Promise<boolean> {
-    return this.op('exists', () => this.live(flowId, key) !== undefined, existed);
+    return this.op('exists', () => this.entry(flowId, key) !== undefined, existed);
   }
 
   delete(flowId: string, key: string): Promise<boolean> {
@@ -144,9 +233,20 @@ export class MemoryFlowStore implements FlowStore {
   incrBy(flowId: string, key: string, by: number): Promise<number> {
     return this.op('incr', () => {
       if (!Number.isFinite(by)) throw new Error(`cannot increment '${key}' by ${by}`);
-      const current = this.live(flowId, key)?.value ?? 0;
-      if (typeof current !== 'number') throw new Error(`cannot increment '${key}': its value is not a number`);
-      const next = current + by;
+      const increment = (entry: Entry | undefined): number => {
+        const current = entry?.value ?? 0;
+        if (typeof current !== 'number') throw new Error(`cannot increment '${key}': its value is not a number`);
+        return current + by;
+      };
+      const cell = this.cellOf(flowId, key);
+      if (cell !== undefined) {
+        const expiresAt = this.now() + this.ttlMs;
+        return this.updateCell(flowId, cell, (current) => {
+          const next = increment(current);
+          return { next: { value: next, expiresAt }, result: next };
+        });
+      }
+      const next = increment(this.live(flowId, key));
       this.write(flowId, key, next);
       return next;
     });
@@ -157,6 +257,15 @@ export class MemoryFlowStore implements FlowStore {
     return this.op(
       'cas',
       (): CasResult => {
+        const cell = this.cellOf(flowId, key);
+        if (cell !== undefined) {
+          const expiresAt = this.now() + this.ttlMs;
+          return this.updateCell(flowId, cell, (entry): { next: CellEntry; result: CasResult } | { keep: CasResult } => {
+            const current = entry?.value ?? null;
+            if (!isDeepStrictEqual(current, copy(expected))) return { keep: { applied: false, current: copy(current) } };
+            return { next: { value: copy(next), expiresAt }, result: { applied: true } };
+          });
+        }
         const current = this.live(flowId, key)?.value ?? null;
         if (!isDeepStrictEqual(current, copy(expected))) return { applied: false, current: copy(current) };
         this.write(flowId, key, copy(next));
@@ -168,13 +277,18 @@ export class MemoryFlowStore implements FlowStore {
 
   expireFlow(flowId: string, seconds: number): Promise<void> {
     return this.op('ttl', () => {
+      const at = this.now() + seconds * 1000;
+      for (const cell of this.cells?.cellsOf(flowId).values() ?? []) {
+        this.updateCell(flowId, cell, (current) =>
+          current ? { next: seconds <= 0 ? undefined : { value: current.value, expiresAt: at }, result: undefined } : { keep: undefined },
+        );
+      }
       const flow = this.flows.get(flowId);
       if (!flow) return;
       if (seconds <= 0) {
         this.dropFlow(flowId);
         return;
       }
-      const at = this.now() + seconds * 1000;
       for (const key of [...flow.keys()]) {
         const entry = this.live(flowId, key);
         if (entry) entry.expiresAt = at;
@@ -186,6 +300,13 @@ export class MemoryFlowStore implements FlowStore {
     return this.op(
       'ttl',
       () => {
+        const cell = this.cellOf(flowId, key);
+        if (cell !== undefined) {
+          const at = this.now() + seconds * 1000;
+          return this.updateCell<boolean>(flowId, cell, (current) =>
+            current ? { next: seconds <= 0 ? undefined : { value: current.value, expiresAt: at }, result: true } : { keep: false },
+          );
+        }
         const entry = this.live(flowId, key);
         if (!entry) return false;
         if (seconds <= 0) this.removeKey(flowId, key);
@@ -203,21 +324,33 @@ export class MemoryFlowStore implements FlowStore {
         const entry = this.live(flowId, key);
         if (entry) live.push([key, copy(entry.value)]);
       }
+      const cells = this.cells;
+      const now = this.now();
+      for (const [key, cell] of cells?.cellsOf(flowId) ?? []) {
+        const entry = cells!.read(cell, now);
+        if (entry) live.push([key, copy(entry.value)]);
+      }
       // fromEntries defines own properties, so a key named `__proto__` is listed like any other.
       return Object.fromEntries(live);
     });
   }
 
   clear(flowId: string): Promise<void> {
-    return this.op('clear', () => this.dropFlow(flowId));
+    return this.op('clear', () => {
+      for (const cell of this.cells?.cellsOf(flowId).values() ?? []) this.cells!.write(cell, undefined);
+      this.dropFlow(flowId);
+      this.recount(flowId);
+    });
   }
 
   async activeFlows(): Promise<number> {
     this.sweep();
-    return this.flows.size;
+    return this.counted.size;
   }
 
   async close(): Promise<void> {
+    this.cells?.reset();
+    for (const flowId of [...this.counted]) this.recount(flowId);
     for (const flowId of [...this.flows.keys()]) this.dropFlow(flowId);
   }
 
@@ -225,5 +358,7 @@ export class MemoryFlowStore implements FlowStore {
     for (const [flowId, flow] of this.flows) {
       for (const key of [...flow.keys()]) this.live(flowId, key);
     }
+    // Cells expire (and engine threads fill them) without this side knowing: their flows are recounted.
+    for (const flowId of [...(this.cells?.flows() ?? [])]) this.recount(flowId);
   }
 }

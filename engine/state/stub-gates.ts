@@ -8,6 +8,7 @@ import type { Eligibility, MatchContext } from '../match/index.js';
 import type { FlowStore } from './flow-store.js';
 import type { MemoryFlowStore } from './memory-flow-store.js';
 import { readScenarioStateNow, scenarioKey, scenarioStateOf, syncStore } from './scenarios.js';
+import { CellOp, UNKNOWN, type CellReader } from './scenario-cells.js';
 
 /**
  * Matching reached a stub gated on a scenario state the flow store could not give: the request
@@ -42,7 +43,11 @@ export class StubGates {
     private readonly gates: ReadonlyArray<Gate | undefined>,
     /** Scenarios some stub requires a state of: what a request must know before matching. */
     private readonly required: readonly string[],
-  ) {}
+  ) {
+    this.requiredKeys = required.map(scenarioKey);
+  }
+
+  private readonly requiredKeys: readonly string[];
 
   /** undefined when no stub has a gate field. */
   static compile(configs: ReadonlyArray<Record<string, unknown>>): StubGates | undefined {
@@ -65,6 +70,11 @@ export class StubGates {
    * When that read fails, matching still runs: only a stub that needs those states fails it.
    */
   forRequest(base: MatchContext, flowId: string, store: FlowStore): GatedRequest | Promise<GatedRequest> {
+    const cells = store.scenarioCells;
+    if (cells !== undefined) {
+      const read = this.readCells(cells, flowId);
+      if (read) return new GatedMatch(this.gates, base, flowId, store, undefined, read.stored, read);
+    }
     const memory = syncStore(store);
     if (memory !== undefined || this.required.length === 0) return new GatedMatch(this.gates, base, flowId, store, memory, undefined);
     return Promise.all(this.required.map((name) => store.get(flowId, scenarioKey(name)))).then(
@@ -72,6 +82,39 @@ export class StubGates {
       (err: unknown) => new GatedMatch(this.gates, base, flowId, store, undefined, new FlowStoreUnavailable(err)),
     );
   }
+
+  /**
+   * Per-core, the in-memory store: the required states read from shared cells, as the other backends read
+   * them from the store, with the words read (the moves' compare-and-set is against them). Undefined when a
+   * required scenario of this flow has no cell, or holds a value this side cannot tell: then the store's
+   * methods answer (the owner's, by message on an engine thread).
+   */
+  private readCells(cells: CellReader, flowId: string): CellRead | undefined {
+    const now = cells.now();
+    const stored = new Map<string, unknown>();
+    const words = new Map<string, bigint>();
+    let misses = 0;
+    for (let i = 0; i < this.required.length; i += 1) {
+      const cell = cells.cellOf(flowId, this.requiredKeys[i]!);
+      if (cell === undefined) return undefined;
+      const word = cells.load(cell);
+      const value = cells.valueOf(cell, word, now);
+      if (value === UNKNOWN) return undefined;
+      if (value === undefined) misses += 1;
+      stored.set(this.required[i]!, value);
+      words.set(this.required[i]!, word);
+    }
+    for (let i = 0; i < misses; i += 1) cells.count(CellOp.getMiss);
+    for (let i = misses; i < this.required.length; i += 1) cells.count(CellOp.getOk);
+    return { cells, stored, words };
+  }
+}
+
+/** Required states read from shared cells: their values (as a store holds them) and the words they were read from. */
+interface CellRead {
+  readonly cells: CellReader;
+  readonly stored: ReadonlyMap<string, unknown>;
+  readonly words: ReadonlyMap<string, bigint>;
 }
 
 /** Every hook of MatchContext but `isEligible`, each required to be present, so a new hook is not dropped silently. */
@@ -94,6 +137,8 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
     private readonly memory: MemoryFlowStore | undefined,
     /** Otherwise the stored values of the required scenarios, read before matching (or why they could not be). */
     private readonly stored: ReadonlyMap<string, unknown> | FlowStoreUnavailable | undefined,
+    /** When they were read from shared cells: moves there are compare-and-set on the cell itself. */
+    private readonly cellRead?: CellRead,
   ) {
     this.injectPredicate = base.injectPredicate;
     this.scriptPredicate = base.scriptPredicate;
@@ -125,10 +170,32 @@ class GatedMatch implements GatedRequest, MatchContext, BaseHooks {
       this.memory.setNow(this.flowId, key, gate.next);
       return undefined;
     }
+    const inCell = this.cellRead && this.moveInCell(this.cellRead, gate, key);
+    if (inCell !== undefined) return inCell ? undefined : Promise.resolve(false);
     if (gate.required === undefined) return this.store.set(this.flowId, key, gate.next).then(() => true);
     // An absent key compares equal to null in every backend's cas.
     // Only a stub found eligible gets here, so the states were read.
     const stored = this.stored as ReadonlyMap<string, unknown> | undefined;
     return this.store.cas(this.flowId, key, stored?.get(gate.scenario) ?? null, gate.next).then((result) => result.applied);
+  }
+
+  /**
+   * The move made on the scenario's shared cell: whether it applied, or undefined when the scenario has no
+   * cell or this side no id for the new state (the store's methods make it then). A required state's move
+   * applies only if the cell still holds the word it was read as; otherwise the request is matched again.
+   */
+  private moveInCell(read: CellRead, gate: Gate, key: string): boolean | undefined {
+    const { cells } = read;
+    const cell = cells.cellOf(this.flowId, key);
+    const next = cell === undefined ? undefined : cells.wordOf(gate.next!, cells.now());
+    if (next === undefined) return undefined;
+    if (gate.required === undefined) {
+      cells.store(cell!, next);
+      cells.count(CellOp.setOk);
+      return true;
+    }
+    const applied = cells.compareAndSet(cell!, read.words.get(gate.scenario!)!, next);
+    cells.count(applied ? CellOp.casOk : CellOp.casConflict);
+    return applied;
   }
 }
