@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log/index.js';
-import { canonicalJson, errorText } from '../model/index.js';
+import { canonicalJson, errorText, SvcError } from '../model/index.js';
 import { recordingFor, recordOnce, storeRecording, type OnceRecording, type ProxyRecorder, type StubStore } from '../respond/index.js';
 import { StaleWrite, type RecordingClaims } from './fleet-replica.js';
 
@@ -79,8 +79,12 @@ export function fleetRecorder(store: StubStore, options: FleetRecorderOptions): 
         if (open === batch) open = undefined;
         stored = batch.map(() => false);
         if (err instanceof StaleWrite && tries < ALWAYS_STALE_RETRIES) continue;
-        if (err instanceof StaleWrite) log.warn(`imposter ${port}: ${batch.length} proxyAlways recording(s) not stored (${errorText(err)}, ${tries} times)`);
-        else unshared('proxyAlways proxies without recording');
+        // The fleet's 503: Redis away (admit, or the write failed under it); anything else is said as it is.
+        if (err instanceof SvcError && err.status === 503) unshared('proxyAlways proxies without recording');
+        else
+          log.warn(
+            `imposter ${port}: ${batch.length} proxyAlways recording(s) not stored (${errorText(err)}${err instanceof StaleWrite ? `, ${tries} times` : ''})`,
+          );
         break;
       }
     }
