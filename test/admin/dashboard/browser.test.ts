@@ -118,6 +118,8 @@ test('a matched request names the stub by id with a link to it; earlier candidat
   await page.locator('li.row.match button').click(WAIT);
   const detail = page.locator('#request-detail');
   await detail.locator('a.stub-link:text("stub order")').waitFor(WAIT);
+  // The tried candidates come with the full request, fetched after the row's own summary is shown.
+  await detail.locator('details.tried').waitFor(WAIT);
   assert.ok(await detail.locator('details.tried:not([open])').count(), 'tried candidates collapsed');
   await detail.locator('a.stub-link:text("stub order")').click();
   assert.ok(await page.locator('details#stub-1[open]').count(), 'the link opens the stub');
