@@ -167,3 +167,27 @@ export function concurrentGets(port: number, paths: readonly string[]): Promise<
     worker.once('error', reject);
   });
 }
+
+/**
+ * Bursts of concurrent GETs on fresh connections (sent as concurrentGets sends them) until one burst was
+ * accepted by both slot 0 and slot 1, at most `attempts` bursts: which thread accepts is the kernel's
+ * choice, and a burst one thread took alone proves nothing across threads. `prepare` runs before each
+ * burst (a scenario reset), `check` on each burst's bodies. True once a burst reached both threads.
+ */
+export async function burstOnBothThreads(
+  svc: PerCoreServer,
+  port: number,
+  paths: readonly string[],
+  burst: { prepare?: () => Promise<void>; check: (bodies: string[]) => Promise<void> | void },
+  attempts = 5,
+): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    await burst.prepare?.();
+    const before = await acceptedBySlot(svc.metricsPort);
+    const bodies = await concurrentGets(port, paths);
+    const after = await acceptedBySlot(svc.metricsPort);
+    await burst.check(bodies);
+    if (['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0))) return true;
+  }
+  return false;
+}

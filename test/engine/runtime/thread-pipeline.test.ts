@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { freePort, http } from '../../support/servers.js';
 import { startRedis } from '../../support/redis-server.js';
 import { eventJson, SseClient } from '../../support/sse-client.js';
-import { acceptedBySlot, askWhileMainBlocked, concurrentGets, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
+import { acceptedBySlot, askWhileMainBlocked, burstOnBothThreads, concurrentGets, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
 
 const test = suite<{ svc: PerCoreServer; mock: PerCoreServer; dir: string }>('runtime per-core: one pipeline on engine threads');
 
@@ -238,22 +238,21 @@ test('200 concurrent requests through a scenario stub that moves A → B, on bot
       { scenarioName: 'flow', requiredScenarioState: 'B', responses: [{ is: { body: 'later' } }] },
     ],
   });
-  // Which thread accepts a connection is the kernel's choice: a burst that one thread took alone proves
-  // nothing across threads, so the scenario is reset and the burst sent again (at most 5 times).
-  let acrossThreads = false;
-  for (let attempt = 0; attempt < 5 && !acrossThreads; attempt += 1) {
-    assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
-    const before = await acceptedBySlot(svc.metricsPort);
-    // From a worker thread: a burst built on this process's main thread (slot 0) keeps it from accepting.
-    const bodies = await concurrentGets(
-      port,
-      Array.from({ length: 200 }, () => '/'),
-    );
-    const after = await acceptedBySlot(svc.metricsPort);
-    acrossThreads = ['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0));
-    assert.is(bodies.filter((body) => body === 'first').length, 1);
-    assert.is(bodies.filter((body) => body === 'later').length, 199);
-  }
+  // Each burst starts from a reset scenario; they go on until one reached both threads.
+  const acrossThreads = await burstOnBothThreads(
+    svc,
+    port,
+    Array.from({ length: 200 }, () => '/'),
+    {
+      prepare: async () => {
+        assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
+      },
+      check: (bodies) => {
+        assert.is(bodies.filter((body) => body === 'first').length, 1);
+        assert.is(bodies.filter((body) => body === 'later').length, 199);
+      },
+    },
+  );
   assert.ok(acrossThreads, 'both threads accepted in one burst');
 });
 
