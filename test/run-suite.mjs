@@ -18,10 +18,12 @@ child.stdout.on('data', (chunk) => {
   partial = lines.pop() ?? '';
   for (const line of lines) if (/^\S+\.test\.[cm]?[jt]s$/.test(line.trim()) && !line.startsWith(' ')) fileStarts.push({ file: line.trim(), at: Date.now() });
 });
-child.on('close', (code) => {
+child.on('close', (code, signal) => {
   printSlowest(Date.now());
   const total = Number(/Total:\s+(\d+)/.exec(tail)?.[1] ?? Number.NaN);
   const passed = Number(/Passed:\s+(\d+)/.exec(tail)?.[1] ?? Number.NaN);
+  // A crash (an uncaught error in a test or in an in-process server) ends uvu before its summary: say in which file.
+  if (Number.isNaN(total)) console.error(`uvu ended (exit code ${code}, signal ${signal}) without a summary, in ${fileStarts.at(-1)?.file ?? 'no test file'}`);
   if (code !== 0) process.exit(code ?? 1);
   if (!(passed === total)) {
     console.error(`${Number.isNaN(total) ? 'no uvu summary' : `${total - passed} of ${total} tests did not pass`} (a suite's before hook failed?)`);
