@@ -28,21 +28,32 @@ export function screenshotDir(): string {
   return shots;
 }
 
-/** Console errors, page errors and 4xx/5xx answers the page saw; `take()` returns and resets them. */
-export function watchConsole(page: Page): { take: () => string[] } {
+/**
+ * Console errors, page errors and 4xx/5xx answers the page saw; `take()` returns and resets them.
+ * `allow(pattern)` drops what matches for the rest of the page's life: a test that breaks a connection on
+ * purpose allows the network error the browser logs for it, which may arrive after the test's last step.
+ */
+export function watchConsole(page: Page): { take: () => string[]; allow: (pattern: RegExp) => void } {
   let seen: string[] = [];
+  const allowed: RegExp[] = [];
+  const note = (line: string) => {
+    if (!allowed.some((pattern) => pattern.test(line))) seen.push(line);
+  };
   page.on('console', (message) => {
-    if (message.type() === 'error') seen.push(`console: ${message.text()}`);
+    if (message.type() === 'error') note(`console: ${message.text()}`);
   });
-  page.on('pageerror', (error) => seen.push(`page error: ${error.message}`));
+  page.on('pageerror', (error) => note(`page error: ${error.message}`));
   page.on('response', (response) => {
-    if (response.status() >= 400) seen.push(`${response.status()} ${response.url()}`);
+    if (response.status() >= 400) note(`${response.status()} ${response.url()}`);
   });
   return {
     take: () => {
       const out = seen;
       seen = [];
       return out;
+    },
+    allow: (pattern) => {
+      allowed.push(pattern);
     },
   };
 }
