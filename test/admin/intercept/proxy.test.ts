@@ -196,6 +196,8 @@ test('a malformed CONNECT authority is a 400', async () => {
 test('clients that vanish mid-body, send a broken handshake or reject the leaf leave the proxy serving', async () => {
   await addRules({ serve: { body: 'still here' } });
   const partial = connect(proxyPort, '127.0.0.1');
+  // The proxy may answer and close before the body ends; a reset then is this client's to swallow, not a crash.
+  partial.on('error', () => undefined);
   await new Promise((resolve) => partial.once('connect', resolve));
   partial.write(`POST http://127.0.0.1:${originPort}/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf`);
   await new Promise((resolve) => setTimeout(resolve, 50));
