@@ -165,12 +165,14 @@ export class InterceptProxy {
   }
 
   private onConnect(request: IncomingMessage, socket: Socket, head: Buffer): void {
+    // node:http hands a CONNECT socket over without its own 'error' listener: a client's RST, even
+    // after the 400 below, would otherwise be an uncaught error.
+    socket.on('error', () => socket.destroy());
     const authority = parseAuthority(request.url);
     if (!authority) {
       socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
-    socket.on('error', () => socket.destroy());
     this.tunnels.set(socket, { protocol: 'https', ...authority });
     socket.once('close', () => this.tunnels.delete(socket));
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');

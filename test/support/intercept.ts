@@ -106,7 +106,12 @@ export function viaProxy(proxyPort: number, url: string, options: ProxiedRequest
 export function connectTunnel(proxyPort: number, authority: string): Promise<{ status: number; socket: Socket }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: authority, agent: false });
-    req.on('connect', (res, socket) => resolve({ status: res.statusCode ?? 0, socket }));
+    req.on('connect', (res, socket) => {
+      // node:http hands the tunnel over without an 'error' listener; the proxy may reset it (a refused
+      // handshake, DELETE /intercept): tests read that as 'close', and the run must not end on it.
+      socket.on('error', () => undefined);
+      resolve({ status: res.statusCode ?? 0, socket });
+    });
     req.on('response', (res) => {
       res.resume();
       resolve({ status: res.statusCode ?? 0, socket: res.socket });

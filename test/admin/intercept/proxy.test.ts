@@ -193,6 +193,26 @@ test('a malformed CONNECT authority is a 400', async () => {
   assert.is(status, 400);
 });
 
+test('a client that resets after the 400 to a malformed CONNECT leaves the proxy serving', async () => {
+  await addRules({ serve: { body: 'still here' } });
+  const client = connect(proxyPort, '127.0.0.1');
+  client.on('error', () => undefined);
+  await new Promise((resolve) => client.once('connect', resolve));
+  client.write('CONNECT no-port-here HTTP/1.1\r\nHost: no-port-here\r\n\r\n');
+  const answer = await new Promise<string>((resolve) => {
+    let text = '';
+    client.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (text.includes('\r\n\r\n')) resolve(text);
+    });
+  });
+  assert.match(answer, /^HTTP\/1\.1 400 /);
+  // The proxy has sent its FIN and still reads this side: the RST reaches a socket node:http no longer listens on.
+  client.resetAndDestroy();
+  await new Promise((resolve) => client.once('close', resolve));
+  assert.is((await viaProxy(proxyPort, 'http://after-reset.test/')).body, 'still here');
+});
+
 test('clients that vanish mid-body, send a broken handshake or reject the leaf leave the proxy serving', async () => {
   await addRules({ serve: { body: 'still here' } });
   const partial = connect(proxyPort, '127.0.0.1');
