@@ -204,6 +204,15 @@ export function createAdminServer(options: AdminServerOptions): Server {
       if (!allowConnection(socket.remoteAddress)) socket.destroy();
     });
   }
+  // Accept failures (EMFILE...) arrive as 'error' once listening. An embedder serving through listenAdmin
+  // has no other listener, and an unheard 'error' ends the process: logged here (the CLI's plane also
+  // stops on a fatal one). Bind failures before that are listenAdmin's rejection.
+  let watchingAccepts = false;
+  server.on('listening', () => {
+    if (watchingAccepts) return;
+    watchingAccepts = true;
+    server.on('error', (err: NodeJS.ErrnoException) => log.warn(`admin plane: accepting a connection failed: ${err.message}`));
+  });
   server.on('close', () => {
     unobserve();
     if (!options.events) events.close();
