@@ -182,11 +182,26 @@ export class ThreadHost<In = unknown> {
     const [slowKind, slowMs] = (process.env.SVC_TEST_THREAD_SLOW_START ?? '').split(':');
     if (slowKind === this.options.kind && this.spawns === 1) wiring.readyDelayMs = Number(slowMs);
     const own = this.options.starting?.(this.generation_) ?? {};
-    const worker = this.options.spawn({
-      stdout: own.stdout,
-      workerData: { ...own.workerData, [WIRING_KEY]: wiring },
-      transferList: [...(own.transferList ?? []), port2],
-    });
+    let worker: Worker;
+    try {
+      worker = this.options.spawn({
+        stdout: own.stdout,
+        workerData: { ...own.workerData, [WIRING_KEY]: wiring },
+        transferList: [...(own.transferList ?? []), port2],
+      });
+    } catch (err) {
+      // node throws when it cannot make the thread (ERR_WORKER_INIT_FAILED: no memory or threads left). A
+      // restart runs from a timer or an 'exit' listener, where nobody would hear that: it is a death at
+      // start instead (backoff, then give up). Handled on the next turn, never inside the owner's call.
+      port1.close();
+      port2.close();
+      const reason = `could not start (${(err as Error)?.message ?? String(err)})`;
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = undefined;
+        if (!this.stopped) this.lost(reason);
+      }, 0).unref();
+      return;
+    }
     this.worker_ = worker;
     this.control = port1;
     if (this.referenced) worker.ref();
@@ -255,6 +270,11 @@ export class ThreadHost<In = unknown> {
   private died(worker: Worker, reason: string, failedStart = true, logged = true): void {
     if (worker !== this.worker_ || this.stopped) return;
     this.detach();
+    this.lost(reason, failedStart, logged);
+  }
+
+  /** The thread is gone (or never started): a new generation, the owner told, a restart or giving up. */
+  private lost(reason: string, failedStart = true, logged = true): void {
     this.generation_ += 1;
     this.outbox = this.newOutbox();
     // Before ready, or soon after: a start that failed (a start may take seconds on a loaded machine).

@@ -91,6 +91,32 @@ test('a thread that keeps dying at start is restarted with backoff, then given u
   }
 });
 
+test('a restart node cannot spawn (no threads left) is a death at start: logged, retried with backoff, never thrown', async () => {
+  const spawn = workerSpawner(import.meta.url, '../../support/fixtures/threads/echo');
+  let spawns = 0;
+  const w = host('echo', {
+    spawn: (options) => {
+      spawns += 1;
+      if (spawns === 2) throw Object.assign(new Error('no threads left'), { code: 'ERR_WORKER_INIT_FAILED' });
+      return spawn(options);
+    },
+  });
+  try {
+    await until(() => w.host.ready, 'ready');
+    // The restart after this exit runs inside the worker's 'exit' listener: a throw there would end the process.
+    w.host.post('exit');
+    await until(() => w.lost.length === 2, 'the exit and the failed start');
+    assert.match(w.lost[1], /^could not start \(no threads left\)$/);
+    assert.match(w.logs[1], /^test thread \(echo\) could not start \(no threads left\); restarting it in \d+ ms$/);
+    w.host.post('again');
+    await until(() => w.received.length > 0, 'the thread started on the next try to answer');
+    assert.equal(w.received, [['again']]);
+    assert.is(spawns, 3);
+  } finally {
+    await w.host.stop();
+  }
+});
+
 test('a hung thread (a loop no deadline reaches) is found by the heartbeat, terminated and restarted', async () => {
   const w = host('echo', { heartbeat: { intervalMs: 50, timeoutMs: 500 } });
   try {
