@@ -79,6 +79,12 @@ export class AbiRun {
 
   constructor(program: string, args: string[], env: NodeJS.ProcessEnv = sourceHostEnv(), cwd = repoRoot) {
     this.child = spawn(program, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A program that died makes resume()'s write fail with EPIPE, and a spawn that fails reports only
+    // 'error': either, unheard, would end the whole test run; next() reports the program gone.
+    this.child.stdin!.on('error', () => undefined);
+    this.child.on('error', (err) => {
+      this.stderr += `\nspawn error: ${err.message}`;
+    });
     let partial = '';
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');

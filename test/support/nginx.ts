@@ -41,10 +41,16 @@ http {
 `,
   );
   const child: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A spawn that fails (EAGAIN on a loaded box) reports only 'error': unheard, it would end the test run.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.on('error', () => {
+      if (child.pid === undefined) resolve();
+    });
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i += 1) {
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null || child.pid === undefined) break;
     try {
       await http('GET', url, { timeoutMs: 1_000 });
       return {

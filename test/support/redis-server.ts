@@ -34,7 +34,13 @@ export async function startRedis(port?: number, options: { dir?: string } = {}):
   port ??= await freePort();
   const persistence = options.dir ? ['--dir', options.dir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A spawn that fails (EAGAIN on a loaded box) reports only 'error': unheard, it would end the test run.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.on('error', () => {
+      if (child.pid === undefined) resolve();
+    });
+  });
   for (let i = 0; i < 100; i += 1) {
     if (await reachable(port)) {
       return {
@@ -47,7 +53,7 @@ export async function startRedis(port?: number, options: { dir?: string } = {}):
         },
       };
     }
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null || child.pid === undefined) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   child.kill('SIGKILL');

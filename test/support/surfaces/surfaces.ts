@@ -292,6 +292,12 @@ async function startAbiDriver(): Promise<AbiDriver> {
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
   });
+  // A driver that died makes the next write to its stdin fail with EPIPE, and a spawn that fails reports
+  // only 'error': either, unheard, would end the whole test run; the next read reports the driver gone.
+  child.stdin!.on('error', () => undefined);
+  child.on('error', (err) => {
+    stderr += `\nspawn error: ${err.message}`;
+  });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const lines = new DriverLines(createInterface({ input: child.stdout! }));
   let queue: Promise<unknown> = Promise.resolve();
