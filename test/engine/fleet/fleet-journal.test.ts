@@ -210,23 +210,27 @@ test('redis stopped 5 s under load: traffic goes on, admin writes 503 and change
   const fleet = setup.get();
   let stopLoad = false;
   const background = load(fleet, 'outage', 1_000_000, 4, () => stopLoad);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  await fleet.redis.stop();
-  await until(
-    onAll(async (node) => JSON.parse((await admin(node, 'GET', '/fleet')).body).redis === 'down'),
-    5_000,
-  );
-  const edit = await admin(2, 'PUT', `/imposters/${fleet.imposterPort}/stubs`, { stubs: [{ responses: [{ is: { body: 'lost' } }] }] });
-  assert.is(edit.status, 503, edit.body);
-  const cleared = await admin(3, 'DELETE', `/imposters/${fleet.imposterPort}/savedRequests`);
-  assert.is(cleared.status, 503, cleared.body);
-  const degraded = await saved(1);
-  assert.ok(degraded.truncated, 'a degraded read says so');
-  assert.is(degraded.nextIndex, undefined, 'and gives no cursor');
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
-  fleet.redis = await startRedis(fleet.redis.port, { dir: fleet.redisDir });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  stopLoad = true;
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await fleet.redis.stop();
+    await until(
+      onAll(async (node) => JSON.parse((await admin(node, 'GET', '/fleet')).body).redis === 'down'),
+      5_000,
+    );
+    const edit = await admin(2, 'PUT', `/imposters/${fleet.imposterPort}/stubs`, { stubs: [{ responses: [{ is: { body: 'lost' } }] }] });
+    assert.is(edit.status, 503, edit.body);
+    const cleared = await admin(3, 'DELETE', `/imposters/${fleet.imposterPort}/savedRequests`);
+    assert.is(cleared.status, 503, cleared.body);
+    const degraded = await saved(1);
+    assert.ok(degraded.truncated, 'a degraded read says so');
+    assert.is(degraded.nextIndex, undefined, 'and gives no cursor');
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    fleet.redis = await startRedis(fleet.redis.port, { dir: fleet.redisDir });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  } finally {
+    // A failed check must not leave a million requests running into the next tests.
+    stopLoad = true;
+  }
   const run = await background;
   assert.equal(run.failed, [], 'every request through the outage was answered');
   assert.ok(run.answered.length > 20, `answered ${run.answered.length}`);

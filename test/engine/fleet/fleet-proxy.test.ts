@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { http } from '../../support/servers.js';
 import { startUpstream, type Upstream } from '../../support/upstream.js';
 import { admin as adminOf, HOSTS, fleetFor, onAll, until } from '../../support/fleet-nodes.js';
+import { inFlight } from '../../support/in-flight.js';
 
 const test = suite('fleet: proxyOnce records once fleet-wide');
 
@@ -112,7 +113,7 @@ test('the claimer killed with -9 while its upstream call hangs: its claim expire
   const onNode = (node: number) => http('GET', `http://${HOSTS[node - 1]}:${fleet.imposterPort}/hang`, { timeoutMs: 30_000 });
   const first = onNode(1).catch((err: Error) => err);
   await until(async () => upstream!.seen.length === 1, 10_000);
-  const second = onNode(2);
+  const second = inFlight(onNode(2));
   process.kill(-(fleet.nodes[0].pid as number), 'SIGKILL');
   assert.ok((await first) instanceof Error, 'node 1 never answered');
   const answer = await second;

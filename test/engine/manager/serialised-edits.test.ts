@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inProcessForSuite } from '../../support/in-process.js';
 import { freePort } from '../../support/servers.js';
+import { inFlight } from '../../support/in-flight.js';
 
 const test = suite('admin: concurrent stub edits');
 const svc = inProcessForSuite(test, { keepImposters: true });
@@ -39,7 +40,7 @@ test('40 POST stubs racing PUT stubs and PUT /imposters: every answer a serial s
       assert.is(res.status, 200, JSON.stringify(res.json));
     }
   };
-  const resetting = resetter();
+  const resetting = inFlight(resetter());
   await Promise.all([0, 1, 2, 3].map(writer));
   writing = false;
   await resetting;

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inProcessForSuite, startInProcess, call } from '../../support/in-process.js';
+import { inFlight } from '../../support/in-flight.js';
 
 const svc = inProcessForSuite(test, { allowInjection: true, keepImposters: true });
 
@@ -71,7 +72,7 @@ test('loop {} answers 504 with both headers while another imposter keeps answeri
   });
   const other = await svc.createImposter({ stubs: [{ responses: [{ is: { body: 'still here' } }] }] });
   let spinning = true;
-  const slow = call(looping, 'GET', '/').finally(() => {
+  const slow = inFlight(call(looping, 'GET', '/')).finally(() => {
     spinning = false;
   });
   // While the script spins, the other imposter answers (the loop runs on a worker thread).

@@ -8,6 +8,7 @@ import { writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { inProcessForSuite, call } from '../../../support/in-process.js';
 import { tempDirForSuite } from '../../../support/temp-dir.js';
+import { inFlight } from '../../../support/in-flight.js';
 
 const test = suite('behaviors');
 const svc = inProcessForSuite(test, { allowInjection: true });
@@ -47,7 +48,7 @@ test('wait: a static stub on the same imposter is not delayed by a waiting one',
     { predicates: [{ equals: { path: '/slow' } }], responses: [{ is: { body: 'slow' }, _behaviors: { wait: 3000 } }] },
     { responses: [{ is: { body: 'fast' } }] },
   ]);
-  const slow = call(port, 'GET', '/slow');
+  const slow = inFlight(call(port, 'GET', '/slow'));
   const { value, ms } = await timed(() => call(port, 'GET', '/fast'));
   assert.is(value.body, 'fast');
   // A delayed static answer would take most of the 3 s wait; a loaded machine answers well inside half.

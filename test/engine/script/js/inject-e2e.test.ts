@@ -206,9 +206,11 @@ test('while(true) on one imposter: 504 at its deadline while another imposter ke
   const spin = call(spinning, 'GET', '/').then((res) => ({ res, elapsed: performance.now() - started }));
   const latencies: number[] = [];
   let done = false;
-  void spin.then(() => {
+  // Either way: a failed request must end the loop below, and its rejection is `await spin`'s to report.
+  const over = (): void => {
     done = true;
-  });
+  };
+  void spin.then(over, over);
   while (!done) {
     const t = performance.now();
     const res = await call(steady, 'GET', '/');
