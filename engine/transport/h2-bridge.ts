@@ -173,6 +173,9 @@ export class H2Bridge {
       stream.off('data', onData);
       release();
       chunks.length = 0;
+      // The session guard answered 408 already (the request timed out while its body arrived): that answer
+      // stands, the rest of the body is dropped (a second respond() throws, from a 'data' listener).
+      if (stream.headersSent || stream.destroyed) return;
       const envelope = errorBody(type, message);
       stream.respond({ ':status': statusOf(type), 'content-type': 'application/json', 'content-length': envelope.length });
       // After the complete answer, RST_STREAM(NO_ERROR) tells the client to stop sending (RFC 9113 §8.1).

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { createListener, isHttp2Disabled, type ResponseSink } from '../../../engine/transport/index.js';
 import type { WireRequest } from '../../../engine/model/request.js';
 import { delay, echo, envelopeOf, headerOf, listen, portIsClosed, RawClient } from '../../support/raw-http.js';
+import { FRAME, FrameCounter, frame, OPENING, request } from '../../support/h2-frames.js';
 
 test('keep-alive: several requests on one connection, raw headers kept as sent', async () => {
   const listener = await listen({}, echo);
@@ -500,6 +501,39 @@ test('default host binds every interface: reachable over IPv4 and IPv6 loopback'
       assert.match(response, /^HTTP\/1\.1 200 OK\r\n/, host);
     }
   } finally {
+    await listener.close();
+  }
+});
+
+test('h2c: body bytes over the limit that arrive after the 408 are dropped, the listener keeps serving', async () => {
+  const requestMs = 200;
+  const listener = await listen({ maxBodyBytes: 10, timeouts: { keepAliveMs: 5000, headersMs: requestMs, requestMs } }, echo);
+  const socket = net.connect(listener.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  try {
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const frames = new FrameCounter(socket);
+    // A POST whose body has begun (1 byte of at most 10).
+    socket.write(Buffer.concat([OPENING, request(1, 'POST'), frame(FRAME.DATA, 0, 1, Buffer.from('x'))]));
+    for (let i = 0; i < 200 && frames.count(FRAME.SETTINGS) === 0; i += 1) await delay(10);
+    assert.ok(frames.count(FRAME.SETTINGS) > 0, 'the server opened the session');
+    await delay(50);
+    // From a setImmediate callback the loop's next turn runs its timers before it reads sockets: blocked past
+    // the request timeout, the session guard answers 408 first, then the over-limit bytes sent now are read.
+    await new Promise((resolve) => setImmediate(resolve));
+    socket.write(frame(FRAME.DATA, 0, 1, Buffer.alloc(100)));
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, requestMs * 2);
+    for (let i = 0; i < 200 && frames.count(FRAME.HEADERS) === 0; i += 1) await delay(10);
+    assert.is(frames.count(FRAME.HEADERS), 1, 'one answer (the 408), not a second one for the over-limit body');
+    const after = await RawClient.connect(listener.port);
+    try {
+      after.send('GET /after HTTP/1.1\r\nHost: x\r\n\r\n');
+      assert.is((await after.next()).status, 200);
+    } finally {
+      after.close();
+    }
+  } finally {
+    socket.destroy();
     await listener.close();
   }
 });
