@@ -310,9 +310,19 @@ export class InterceptProxy {
         servername: /^[\d.]+$|:/.test(target.hostname) ? undefined : target.hostname,
       },
       (answer) => {
-        response.writeHead(answer.statusCode ?? 502, relayedHeaders(answer.headers));
-        answer.pipe(response);
         answer.on('error', () => response.destroy());
+        try {
+          response.writeHead(answer.statusCode ?? 502, relayedHeaders(answer.headers));
+        } catch (err) {
+          // An answer node:http will not write (a status below 100, which its client parser accepts): the
+          // origin's fault, this request's 502; thrown here, from the client's 'response' listener, it
+          // would be uncaught.
+          for (const name of response.getHeaderNames()) response.removeHeader(name);
+          sendError(response, 'bad_gateway', `${target.protocol}://${target.hostname}:${target.port} answered what cannot be relayed: ${errorText(err)}`);
+          answer.resume();
+          return;
+        }
+        answer.pipe(response);
       },
     );
     upstream.on('error', (err) => sendError(response, 'bad_gateway', `cannot reach ${target.protocol}://${target.hostname}:${target.port}: ${err.message}`));

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { connectTunnel, freePort, httpsViaProxy, requestOver, startInterceptServer, viaProxy, type InterceptServer } from '../../support/intercept.js';
 
 const test = suite('intercept proxy: rules, forwarding and pass-through over real sockets');
@@ -186,6 +186,24 @@ test('an unreachable origin is a 502 envelope; a request to the proxy itself is 
   assert.is(loop.status, 508);
   const originForm = await viaProxy(proxyPort, '/just-a-path');
   assert.is(originForm.status, 400);
+});
+
+test('an origin answering a status node:http cannot relay (099) is a 502; the proxy keeps serving', async () => {
+  const odd = createNetServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.end('HTTP/1.1 099 Odd\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok'));
+  });
+  const oddPort = await new Promise<number>((resolve) => odd.listen(0, '127.0.0.1', () => resolve((odd.address() as AddressInfo).port)));
+  try {
+    const answer = await viaProxy(proxyPort, `http://127.0.0.1:${oddPort}/`);
+    assert.is(answer.status, 502, answer.body);
+    assert.is(JSON.parse(answer.body).errors[0].type, 'bad_gateway');
+    assert.match(JSON.parse(answer.body).errors[0].message, /099|status code/i);
+    const fine = await viaProxy(proxyPort, `http://127.0.0.1:${originPort}/after`);
+    assert.is(fine.body, 'origin saw GET /after ');
+  } finally {
+    await new Promise((resolve) => odd.close(resolve));
+  }
 });
 
 test('a malformed CONNECT authority is a 400', async () => {
