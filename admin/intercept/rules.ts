@@ -13,6 +13,7 @@
  * Validated at the edge into `InterceptRule`; the first stored rule that matches wins. `inject` is
  * scripted: it needs injection permission where the caller is gated (the admin plane).
  */
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { injectionMessages, isObject } from '../../engine/model/index.js';
 import { interceptErrors } from './errors.js';
 
@@ -142,6 +143,14 @@ function parseServeHeaders(value: unknown, where: string, source: unknown): Reco
     if (typeof given === 'string' || typeof given === 'number' || typeof given === 'boolean') headers[name] = String(given);
     else if (Array.isArray(given) && given.every((item) => typeof item === 'string')) headers[name] = given as string[];
     else fail(`${where}.${name}`, 'must be a string, number, boolean or an array of strings', source);
+    // Checked here as node:http checks when it writes: a header it refuses would otherwise throw while
+    // serving (from the proxy's request listener), not be this call's 400.
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, headers[name]);
+    } catch (err) {
+      fail(`${where}.${name}`, `is not a valid HTTP header: ${(err as Error).message}`, source);
+    }
   }
   return headers;
 }

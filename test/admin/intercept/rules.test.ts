@@ -45,6 +45,8 @@ test('invalid rules are 400 and add nothing (all or none)', async () => {
     [{ serve: { statusCode: 99 } }, /statusCode/],
     [{ serve: { statusCode: 200, status: 201 } }, /disagree/],
     [{ serve: { headers: { 'X-A': { nested: true } } } }, /headers/],
+    [{ serve: { headers: { 'Bad Name': 'x' } } }, /not a valid HTTP header/],
+    [{ serve: { headers: { 'X-A': 'split\r\nX-B: injected' } } }, /not a valid HTTP header/],
     [{ match: { path: 'no-slash' }, serve: {} }, /start with/],
     [{ match: { path: '/a', pathPrefix: '/b' }, serve: {} }, /not both/],
     [{ match: { headers: { 'X-A': 1 } }, serve: {} }, /must be a string/],
