@@ -147,7 +147,7 @@ function parseServeHeaders(value: unknown, where: string, source: unknown): Reco
     // serving (from the proxy's request listener), not be this call's 400.
     try {
       validateHeaderName(name);
-      validateHeaderValue(name, headers[name]);
+      for (const item of ([] as string[]).concat(headers[name])) validateHeaderValue(name, item);
     } catch (err) {
       fail(`${where}.${name}`, `is not a valid HTTP header: ${(err as Error).message}`, source);
     }

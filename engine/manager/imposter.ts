@@ -1,6 +1,6 @@
 import type { MockRequest, WireRequest } from '../model/index.js';
 import type { ImposterDefinition, StubDefinition } from '../validate/index.js';
-import { cloneJson, hasFlowGate, isObject, newStateOf, plainRequest, requiredStateOf, scenarioNameOf } from '../model/index.js';
+import { cloneJson, errorText, hasFlowGate, isObject, newStateOf, plainRequest, requiredStateOf, scenarioNameOf } from '../model/index.js';
 import { compileStubSet, explainStubs, type MatchContext, type StubSetMatcher } from '../match/index.js';
 import {
   compileDefaultResponse,
@@ -764,6 +764,7 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
       this.proxyRecorder,
       this.ownStubs(),
       (at) => this.stubList.find((stub) => this.stubKeys.get(stub.cycle) === at.stub)?.cycle.responses[at.response],
+      (err) => this.log.error(`imposter ${this.port}: a proxyAlways recording made on an engine thread was not stored: ${errorText(err)}`),
     );
     return this.proxyOwner;
   }

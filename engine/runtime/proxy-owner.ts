@@ -28,6 +28,8 @@ export class ProxyOwner {
     private readonly stubs: StubStore,
     /** The owner's response object at `at`, or undefined when that stub is gone. */
     private readonly locate: (at: ResponseAt) => object | undefined,
+    /** A proxyAlways recording that could not be stored: its thread answered long ago, nobody else hears of it. */
+    private readonly storeFailed: (error: unknown) => void = () => undefined,
   ) {}
 
   /** Runs engine thread `slot`'s call (ThreadProxyRecorder's side). */
@@ -57,7 +59,7 @@ export class ProxyOwner {
     for (let next = this.early.get(this.nextSeq); next; next = this.early.get(this.nextSeq)) {
       this.early.delete(this.nextSeq);
       this.nextSeq += 1;
-      void this.store(next.at, next.mode, next.predicates, next.recorded, 0);
+      this.store(next.at, next.mode, next.predicates, next.recorded, 0).catch(this.storeFailed);
     }
   }
 
