@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { inProcessForSuite } from '../../support/in-process.js';
+import { inFlight } from '../../support/in-flight.js';
 import { http } from '../../support/servers.js';
 import { chromium, closeChromium, WAIT, watchConsole } from '../../support/dashboard-harness.js';
 
@@ -103,7 +104,8 @@ test('export downloads the imposter as replayable JSON that creates the same imp
   const port = await svc.createImposter({ name: 'exported', stubs: [{ id: 'x', responses: [{ is: { body: 'X' } }] }] });
   page = await context.newPage();
   await page.goto(`http://127.0.0.1:${svc.adminPort}/imposters/${port}`);
-  const download = page.waitForEvent('download');
+  // Handled now: if the click fails first, the wait's later timeout must not be an unhandled rejection.
+  const download = inFlight(page.waitForEvent('download'));
   await page.locator('#export').click(WAIT);
   const file = await (await download).path();
   const exported = JSON.parse(readFileSync(file, 'utf8'));
