@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import net from 'node:net';
 import https from 'node:https';
 import { Worker } from 'node:worker_threads';
+import * as assert from 'uvu/assert';
 import { parseCliOptions, ServerBuilder, type RunningServer } from '../../index.js';
 import { createLogger, type Logger } from '../../engine/log/index.js';
 import { adminCaller, type AdminCall } from './in-process.js';
@@ -174,7 +175,7 @@ export function concurrentGets(port: number, paths: readonly string[]): Promise<
  * choice, and a burst one thread took alone proves nothing across threads. `prepare` runs before each
  * burst (a scenario reset), `check` on each burst's bodies. True once a burst reached both threads.
  */
-export async function burstOnBothThreads(
+async function burstOnBothThreads(
   svc: PerCoreServer,
   port: number,
   paths: readonly string[],
@@ -190,4 +191,23 @@ export async function burstOnBothThreads(
     if (['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0))) return true;
   }
   return false;
+}
+
+/**
+ * A scenario test's bursts: 200 concurrent GETs of `/`, the port's scenarios reset before each, `check`
+ * on each burst's bodies, until a burst reached both engine threads (the test fails when none did).
+ */
+export async function scenarioBurstsOnBothThreads(svc: PerCoreServer, port: number, check: (bodies: string[]) => Promise<void> | void): Promise<void> {
+  const acrossThreads = await burstOnBothThreads(
+    svc,
+    port,
+    Array.from({ length: 200 }, () => '/'),
+    {
+      prepare: async () => {
+        assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
+      },
+      check,
+    },
+  );
+  assert.ok(acrossThreads, 'both threads accepted in one burst');
 }

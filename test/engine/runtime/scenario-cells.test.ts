@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, http } from '../../support/servers.js';
-import { askWhileMainBlocked, burstOnBothThreads, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
+import { askWhileMainBlocked, scenarioBurstsOnBothThreads, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
 
 const test = suite<{ svc: PerCoreServer }>('runtime per-core: in-memory scenarios in shared memory');
 
@@ -92,26 +92,14 @@ test('200 concurrent requests that each flip a scenario A ⇄ B across both thre
     { scenarioName: 'flip', requiredScenarioState: 'Started', newScenarioState: 'B', responses: [{ is: { body: 'toB' } }] },
     { scenarioName: 'flip', requiredScenarioState: 'B', newScenarioState: 'Started', responses: [{ is: { body: 'toA' } }] },
   ]);
-  // Each burst starts from a reset scenario; they go on until one reached both threads.
-  const acrossThreads = await burstOnBothThreads(
-    svc,
-    port,
-    Array.from({ length: 200 }, () => '/'),
-    {
-      prepare: async () => {
-        assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
-      },
-      check: async (bodies) => {
-        // Moves alternate from Started: as many to B as back (even), or one more (odd), and the state says which.
-        const toB = bodies.filter((body) => body === 'toB').length;
-        const toA = bodies.filter((body) => body === 'toA').length;
-        assert.is(toB + toA, 200);
-        assert.is(toB - toA, 0, `${toB} moves to B, ${toA} back`);
-        assert.is(await state(svc, port), 'Started');
-      },
-    },
-  );
-  assert.ok(acrossThreads, 'both threads accepted in one burst');
+  await scenarioBurstsOnBothThreads(svc, port, async (bodies) => {
+    // Moves alternate from Started: as many to B as back (even), or one more (odd), and the state says which.
+    const toB = bodies.filter((body) => body === 'toB').length;
+    const toA = bodies.filter((body) => body === 'toA').length;
+    assert.is(toB + toA, 200);
+    assert.is(toB - toA, 0, `${toB} moves to B, ${toA} back`);
+    assert.is(await state(svc, port), 'Started');
+  });
 });
 
 test.run();

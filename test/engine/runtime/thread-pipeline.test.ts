@@ -12,7 +12,15 @@ import * as assert from 'uvu/assert';
 import { freePort, http } from '../../support/servers.js';
 import { startRedis } from '../../support/redis-server.js';
 import { eventJson, SseClient } from '../../support/sse-client.js';
-import { acceptedBySlot, askWhileMainBlocked, burstOnBothThreads, concurrentGets, startPerCore, text, type PerCoreServer } from '../../support/per-core.js';
+import {
+  acceptedBySlot,
+  askWhileMainBlocked,
+  concurrentGets,
+  scenarioBurstsOnBothThreads,
+  startPerCore,
+  text,
+  type PerCoreServer,
+} from '../../support/per-core.js';
 
 const test = suite<{ svc: PerCoreServer; mock: PerCoreServer; dir: string }>('runtime per-core: one pipeline on engine threads');
 
@@ -238,22 +246,10 @@ test('200 concurrent requests through a scenario stub that moves A → B, on bot
       { scenarioName: 'flow', requiredScenarioState: 'B', responses: [{ is: { body: 'later' } }] },
     ],
   });
-  // Each burst starts from a reset scenario; they go on until one reached both threads.
-  const acrossThreads = await burstOnBothThreads(
-    svc,
-    port,
-    Array.from({ length: 200 }, () => '/'),
-    {
-      prepare: async () => {
-        assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
-      },
-      check: (bodies) => {
-        assert.is(bodies.filter((body) => body === 'first').length, 1);
-        assert.is(bodies.filter((body) => body === 'later').length, 199);
-      },
-    },
-  );
-  assert.ok(acrossThreads, 'both threads accepted in one burst');
+  await scenarioBurstsOnBothThreads(svc, port, (bodies) => {
+    assert.is(bodies.filter((body) => body === 'first').length, 1);
+    assert.is(bodies.filter((body) => body === 'later').length, 199);
+  });
 });
 
 test('_svc.stateOps from both threads reach the one in-memory store: 200 concurrent increments end at 200', async ({ svc }) => {
