@@ -24,9 +24,11 @@ export function hostedThread(): HostedThread {
   setInterval(beat, wiring.intervalMs).unref();
   return {
     ready() {
+      // Test hook only (SVC_TEST_THREAD_SLOW_START): the thread is blocked, as during a slow module load, so
+      // nothing it was sent (its host's batches, links) is seen before it says ready.
+      if (wiring.readyDelayMs) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wiring.readyDelayMs);
       beat();
-      if (wiring.readyDelayMs) setTimeout(() => wiring.control.postMessage('ready'), wiring.readyDelayMs);
-      else wiring.control.postMessage('ready');
+      wiring.control.postMessage('ready');
       if (wiring.spin) {
         // Test hook only (SVC_TEST_THREAD_SPIN): a loop no deadline reaches.
         setTimeout(() => {

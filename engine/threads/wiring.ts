@@ -12,6 +12,6 @@ export interface ThreadWiring {
   control: MessagePort;
   /** Test hook (SVC_TEST_THREAD_SPIN): spin forever right after ready, as a hung thread does. */
   spin?: boolean;
-  /** Test hook (SVC_TEST_THREAD_SLOW_START=kind:ms): say ready this much later, as a cold start on a loaded machine does. */
+  /** Test hook (SVC_TEST_THREAD_SLOW_START=kind:ms): block this long before ready, as a cold start on a loaded machine does. */
   readyDelayMs?: number;
 }

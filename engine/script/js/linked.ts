@@ -85,6 +85,9 @@ export class LinkedJsHost extends JsHookCalls implements JsScriptHost {
         id,
         deadline,
         item: { run: message },
+        startClock(now) {
+          this.deadline = message.deadline = now + timeoutMs;
+        },
         timeoutMs,
         resolve,
         reject,

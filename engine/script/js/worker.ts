@@ -9,7 +9,7 @@ import { platform, setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { SandboxSet } from './sandbox.js';
 import { createWireReader, GROWN, ReplyBatch, type RunMessage } from './protocol.js';
-import { stateHandle, StateBridge, type StateWiring, WorkerFootprint } from '../shared/index.js';
+import { LINK_HELLO, stateHandle, StateBridge, type StateWiring, WorkerFootprint } from '../shared/index.js';
 import { hostedThread } from '../../threads/index.js';
 import { errorText } from '../../model/index.js';
 
@@ -107,6 +107,8 @@ function link(linkPort: MessagePort): void {
   const origin = originOn((m) => linkPort.postMessage(m), true);
   linkPort.on('message', (batch: string) => receive(origin, batch));
   linkPort.on('close', () => origins.delete(origin));
+  // The engine thread posts its calls, and starts their deadlines, once it hears this (engine/script/shared/worker-links.ts).
+  linkPort.postMessage(LINK_HELLO);
 }
 
 port.on('message', (batch: string | { link: MessagePort }) => {

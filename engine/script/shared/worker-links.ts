@@ -4,6 +4,10 @@
  * deadline by a timer here as the pool's host does on main. A run's `ctx.state` questions go from the
  * worker to main, which owns every imposter's store (they name the imposter).
  *
+ * A call made before the worker says it serves on the link (LINK_HELLO, once its cold start is done)
+ * is held here and its deadline starts at the hello, as the host does for its own calls (a cold start
+ * on a loaded machine takes seconds and is not the script's time); STARTUP_ALLOWANCE_MS bounds the wait.
+ *
  * When a worker ignores a deadline by more than GRACE_MS, this thread cannot replace it (main owns
  * it): it reports it, and main replaces it. A replaced worker's link is superseded by the next
  * generation's: the calls it still owed go there (`retry`: it was stuck or grown) or fail as the
@@ -14,12 +18,23 @@ import { PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '
 
 /** How long past a released call's deadline a silent worker is given before it is reported stuck. */
 export const LINK_GRACE_MS = 1000;
+/** How long a call made during the worker's cold start waits for it before its own deadline clock starts anyway. */
+export const STARTUP_ALLOWANCE_MS = 30_000;
+
+/** What a worker posts first on each link it is given: it serves from now on. */
+export const LINK_HELLO = Object.freeze({ type: 'link-hello' as const });
+
+function isHello(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === LINK_HELLO.type;
+}
 
 /** One call as the links hold it; the pool's client says how it is answered. */
 export interface LinkedCall<Item> {
   readonly id: number;
   /** Epoch ms: the caller is answered (`expire`) here at the latest. */
-  readonly deadline: number;
+  deadline: number;
+  /** Made before the worker served: its deadline (and the item's) starts at `now` instead. */
+  startClock(now: number): void;
   /** What is posted to the worker (again on a retry). */
   readonly item: Item;
   /** The deadline passed: answer the caller now; a late reply is ignored. */
@@ -47,6 +62,8 @@ export interface WorkerLinksOptions<Item, Call> {
 interface Held<Call> {
   call: Call;
   released: boolean;
+  /** Made before the worker's hello: its deadline starts at the hello. */
+  cold: boolean;
   timer: NodeJS.Timeout;
 }
 
@@ -55,6 +72,10 @@ class Link<Item, Call extends LinkedCall<Item>> {
   private outbox: Outbox<Item>;
   private readonly batching: PerTurn;
   private port: MessagePort | undefined;
+  /** The worker said hello on this port: it serves, and calls are posted. */
+  private live = false;
+  /** Calls waiting for the hello (not in the outbox: a cold call's deadline is stamped then). */
+  private unsent: Array<Held<Call>> = [];
   generation = 0;
   /** What the worker owes every thread (the pool's count, from its offer). */
   owed: SharedCount | undefined;
@@ -70,8 +91,9 @@ class Link<Item, Call extends LinkedCall<Item>> {
     });
   }
 
+  /** Its worker serves on this link (it said hello). */
   get connected(): boolean {
-    return this.port !== undefined;
+    return this.live;
   }
 
   /** The worker's generation `offer.generation` is reached through `port` from now on. */
@@ -81,13 +103,14 @@ class Link<Item, Call extends LinkedCall<Item>> {
     const owed = [...this.pending.values()].filter((held) => !held.released);
     for (const held of this.pending.values()) if (held.released) clearTimeout(held.timer);
     this.pending.clear();
+    this.unsent = [];
     this.detach();
     this.generation = offer.generation;
     this.owed = new SharedCount(offer.owed);
     this.quiet = new SharedQuiet(offer.quiet);
     this.port = port;
     this.outbox = this.options.outbox();
-    port.on('message', (message: unknown) => this.received(message));
+    port.on('message', (message: unknown) => (isHello(message) ? this.hello(port) : this.received(message)));
     // The worker is gone with no successor yet (it crashed, or keeps dying at start): what it owed fails now.
     port.on('close', () => {
       if (this.port !== port) return;
@@ -106,23 +129,58 @@ class Link<Item, Call extends LinkedCall<Item>> {
   }
 
   call(call: Call): void {
-    const held: Held<Call> = { call, released: false, timer: setTimeout(() => this.release(held), Math.max(0, call.deadline - Date.now())) };
+    const cold = !this.live;
+    const wait = Math.max(0, call.deadline - Date.now()) + (cold ? STARTUP_ALLOWANCE_MS : 0);
+    const held: Held<Call> = { call, released: false, cold, timer: setTimeout(() => this.release(held), wait) };
     this.send(held);
   }
 
   private send(held: Held<Call>): void {
+    this.pending.set(held.call.id, held);
+    // Held by the link's port while it waits for the hello: the process does not end under a caller.
+    this.port?.ref();
+    if (this.live) this.post(held);
+    else this.unsent.push(held);
+  }
+
+  private post(held: Held<Call>): void {
     // The worker may be silent while it runs this call: its host must not take that for a hang.
     this.quiet?.extend(held.call.deadline + LINK_GRACE_MS);
-    this.pending.set(held.call.id, held);
     this.outbox.add(held.call.item);
     this.batching.schedule();
-    this.port?.ref();
+  }
+
+  /** The worker on `port` serves: calls made meanwhile are posted, cold ones with their deadline starting now. */
+  private hello(port: MessagePort): void {
+    if (this.port !== port || this.live) return;
+    this.live = true;
+    const now = Date.now();
+    const unsent = this.unsent;
+    this.unsent = [];
+    for (const held of unsent) {
+      if (this.pending.get(held.call.id) !== held || held.released) continue;
+      if (held.cold) {
+        held.cold = false;
+        held.call.startClock(now);
+        clearTimeout(held.timer);
+        held.timer = setTimeout(() => this.release(held), Math.max(0, held.call.deadline - now));
+      }
+      this.post(held);
+    }
   }
 
   private release(held: Held<Call>): void {
     if (this.pending.get(held.call.id) !== held) return;
     held.released = true;
     held.call.expire();
+    if (!this.live) {
+      // Never posted (the worker did not serve in time; before the hello every call is unsent): nothing owes it, nothing to watch.
+      this.pending.delete(held.call.id);
+      this.unsent = this.unsent.filter((other) => other !== held);
+      held.call.done?.();
+      if (this.pending.size === 0) this.port?.unref();
+      return;
+    }
     const generation = this.generation;
     held.timer = setTimeout(() => {
       if (this.pending.get(held.call.id) === held && this.generation === generation) this.options.stuck(this.worker, generation);
@@ -149,11 +207,13 @@ class Link<Item, Call extends LinkedCall<Item>> {
       held.call.done?.();
     }
     this.pending.clear();
+    this.unsent = [];
   }
 
   private detach(): void {
     this.port?.close();
     this.port = undefined;
+    this.live = false;
   }
 
   close(reason: string): void {

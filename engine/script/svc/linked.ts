@@ -89,6 +89,9 @@ export class LinkedSvcRunner implements ScriptRunner {
         id,
         deadline,
         item: message,
+        startClock(now) {
+          this.deadline = message.deadline = now + run.timeoutMs;
+        },
         resolve,
         expire: () => resolve({ ok: false, errorType: 'timeout', message: `script exceeded its ${run.timeoutMs} ms deadline` }),
         fail: (reason) => resolve({ ok: false, errorType: 'host', message: reason }),

@@ -7,7 +7,17 @@
 import { platform, setPriority } from 'node:os';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { RhaiEngine, RhaiError, RhaiTimeoutError, type RhaiProgram } from '../rhai/index.js';
-import { buildCtx, type LogLevel, type StateCall, BackendFailure, StateBridge, StateTimeout, type StateWiring, WorkerFootprint } from '../shared/index.js';
+import {
+  buildCtx,
+  LINK_HELLO,
+  type LogLevel,
+  type StateCall,
+  BackendFailure,
+  StateBridge,
+  StateTimeout,
+  type StateWiring,
+  WorkerFootprint,
+} from '../shared/index.js';
 import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
 import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
@@ -110,6 +120,8 @@ function link(linkPort: MessagePort): void {
   linkPort.on('message', (batch: RunMessage[]) => {
     if (runBatch(batch, post)) port.postMessage({ type: 'grown' });
   });
+  // The engine thread posts its runs once it hears this (engine/script/shared/worker-links.ts).
+  linkPort.postMessage(LINK_HELLO);
 }
 
 // A batch from the host (one run at a time, in practice), or a link to an engine thread.
