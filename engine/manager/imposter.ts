@@ -29,7 +29,7 @@ import type { Logger } from '../log/index.js';
 import type { ObserverSet } from './observer.js';
 import type { SharedJournal } from './shared-journal.js';
 import { createHash } from 'node:crypto';
-import { StubAnalysis, imposterIgnoredKeys, stubIgnoredKeys, stubKeyAt, type IgnoredKey, type StubWarning } from '../analysis/index.js';
+import { StubAnalysis, imposterIgnoredKeys, stubIgnoredKeys, stubKeyAt, type IgnoredKey, type StubListEdit, type StubWarning } from '../analysis/index.js';
 import { scriptTimeoutOf, type JsScriptHost } from '../script/js/index.js';
 import {
   flowIdSourceFor,
@@ -119,11 +119,23 @@ export interface ImposterOptions {
 
 const NONE: readonly never[] = Object.freeze([]);
 
-/** True when `next` starts with every stub of `previous`, compared in the arrays alone. */
-function appendsTo(previous: readonly LiveStub[], next: readonly LiveStub[]): boolean {
-  if (previous.length === 0 || next.length < previous.length) return false;
-  for (let i = 0; i < previous.length; i++) if (previous[i] !== next[i]) return false;
-  return true;
+/** What an edit that made a stub list from `from` by one splice vouches: its first `kept` and last `tailKept` stubs are `from`'s, in place. */
+export interface StubSplice extends StubListEdit {
+  from: readonly LiveStub[];
+}
+
+/**
+ * How many leading and trailing stubs of `next` are `previous`'s, in place, compared in the arrays alone:
+ * all of `previous` kept (an append), else the longest prefix and the longest suffix after it.
+ */
+function keptAround(previous: readonly LiveStub[], next: readonly LiveStub[]): StubListEdit {
+  const shorter = Math.min(previous.length, next.length);
+  let kept = 0;
+  while (kept < shorter && previous[kept] === next[kept]) kept++;
+  if (kept === previous.length) return { kept, tailKept: 0 };
+  let tailKept = 0;
+  while (tailKept < shorter - kept && previous[previous.length - 1 - tailKept] === next[next.length - 1 - tailKept]) tailKept++;
+  return { kept, tailKept };
 }
 
 function countScripted(stubs: readonly LiveStub[], from: number, to: number): number {
@@ -421,20 +433,21 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
     return { ...live, traits, ...(stub.given ? { given: stub.given } : {}) };
   }
 
-  /** Swaps the stub list and recompiles the matcher once (predicates are never compiled per request). */
-  setStubs(stubs: LiveStub[]): void {
+  /**
+   * Swaps the stub list and recompiles the matcher once (predicates are never compiled per request).
+   * An edit that made `stubs` from the current list by one splice says which stubs it kept (`edit`);
+   * otherwise they are found by comparing the two lists, a pass over every stub.
+   */
+  setStubs(stubs: LiveStub[], edit?: StubSplice): void {
     const previous = this.stubList;
-    if (appendsTo(previous, stubs)) {
-      this.upgradeFlowStore(stubs.slice(previous.length));
-      this.adopt(stubs, previous.length);
+    // Trusted only for the list it was made from: a proxy recording may have changed the list since.
+    const { kept, tailKept } = edit?.from === previous ? edit : keptAround(previous, stubs);
+    if (previous.length > 0 && kept === previous.length) {
+      this.upgradeFlowStore(stubs.slice(kept));
+      this.adopt(stubs, kept);
       return;
     }
     // An edit inside the list (PUT or DELETE of one stub, POST at an index): the stubs before and after it are kept.
-    const shorter = Math.min(previous.length, stubs.length);
-    let kept = 0;
-    while (kept < shorter && previous[kept] === stubs[kept]) kept++;
-    let tailKept = 0;
-    while (tailKept < shorter - kept && previous[previous.length - 1 - tailKept] === stubs[stubs.length - 1 - tailKept]) tailKept++;
     this.upgradeFlowStore(tailKept === 0 ? stubs.slice(kept) : stubs.slice(kept, stubs.length - tailKept));
     if (tailKept === 0) this.adopt(stubs, 0);
     else this.adoptSplice(stubs, kept, tailKept);
@@ -548,9 +561,11 @@ export class Imposter implements ServedImposter, ImposterState, PlanSource {
 
   /** Proxy recording (docs/responses.md): a new stub at `index`, added while serving. */
   insertStub(index: number, config: Record<string, unknown>): void {
-    const next = [...this.stubList];
+    const current = this.stubList;
+    const next = [...current];
     next.splice(index, 0, this.liveStub({ config }));
-    this.setStubs(next);
+    const inside = Number.isInteger(index) && index >= 0 && index <= current.length;
+    this.setStubs(next, inside ? { from: current, kept: index, tailKept: current.length - index } : undefined);
     this.persistRecorded?.();
     this.observers.onLifecycle('stubsChanged', this.port);
   }

@@ -5,7 +5,7 @@ import { parseStubs } from '../validate/index.js';
 import type { CallPolicy } from './call-policy.js';
 import type { Durability } from './durability.js';
 import { deleteSpace, spaceStubs, type SpaceStubs } from './flow-scopes.js';
-import type { Imposter, LiveStub } from './imposter.js';
+import type { Imposter, LiveStub, StubSplice } from './imposter.js';
 import { stubLinks } from './imposter-json.js';
 import type { ObserverSet } from './observer.js';
 import type { AddStubOptions, LinkOptions, StubEditOptions, StubRef } from './options.js';
@@ -23,10 +23,14 @@ export class StubEdits {
     private readonly observers: ObserverSet,
   ) {}
 
-  /** A stub-list edit: made durable (a refused write throws, nothing changed), applied, then announced. */
-  async change(imposter: Imposter, stubs: LiveStub[]): Promise<void> {
+  /**
+   * A stub-list edit: made durable (a refused write throws, nothing changed), applied, then announced.
+   * An edit of one place in the list says which stubs it kept around it (`edit`), so applying it reads
+   * none of them.
+   */
+  async change(imposter: Imposter, stubs: LiveStub[], edit?: StubSplice): Promise<void> {
     this.durability.persistStubs(imposter, stubs);
-    imposter.setStubs(stubs);
+    imposter.setStubs(stubs, edit);
     this.observers.onLifecycle('stubsChanged', imposter.port);
   }
 
@@ -50,9 +54,10 @@ export class StubEdits {
     if (stub === undefined) problems.push(errorEntries.badData("must contain 'stub' field"));
     if (problems.length > 0) throw errors.validation(problems);
     const [parsed] = parseStubs([stub], this.policy.stubOptions(options, imposter), this.ids(imposter), () => 'stub');
-    const next = [...imposter.stubs];
+    const current = imposter.stubs;
+    const next = [...current];
     next.splice(at as number, 0, imposter.liveStub(parsed));
-    await this.change(imposter, next);
+    await this.change(imposter, next, { from: current, kept: at as number, tailKept: current.length - (at as number) });
   }
 
   /** Whether a stub of the imposter (but the one at `except`) has the id: a scan, paid only for ids an edit brings. */
@@ -91,17 +96,18 @@ export class StubEdits {
     const replacement = 'id' in ref && stub.id === undefined ? { ...stub, id: ref.id } : stub;
     // The body is the stub itself: its fields' paths start at the document root.
     const [parsed] = parseStubs([replacement], this.policy.stubOptions(options, imposter), this.ids(imposter, at), () => '$');
-    const next = [...imposter.stubs];
+    const current = imposter.stubs;
+    const next = [...current];
     next[at] = imposter.liveStub(parsed);
-    await this.change(imposter, next);
+    await this.change(imposter, next, { from: current, kept: at, tailKept: next.length - at - 1 });
   }
 
   async remove(imposter: Imposter, ref: StubRef): Promise<void> {
     const at = this.resolve(imposter, ref);
-    await this.change(
-      imposter,
-      imposter.stubs.filter((_, i) => i !== at),
-    );
+    const current = imposter.stubs;
+    const next = [...current];
+    next.splice(at, 1);
+    await this.change(imposter, next, { from: current, kept: at, tailKept: next.length - at });
   }
 
   /**

@@ -70,6 +70,24 @@ export interface LinkSpec {
   slow(index: number): string;
 }
 
+/** A segment's parts before a rewrite, whose tail is copied into the new bytes. */
+interface KeptParts {
+  bytes: Buffer;
+  length: number;
+  starts: number[];
+  stubs: Array<LiveStub | undefined>;
+  responses: number[];
+}
+
+/** Writes the decimal digits of `value` (a non-negative integer) to end just before `end`. */
+function writeDigits(bytes: Buffer, end: number, value: number): void {
+  let at = end;
+  do {
+    bytes[--at] = 0x30 + (value % 10);
+    value = Math.floor(value / 10);
+  } while (value > 0);
+}
+
 class StubsSegment {
   bytes = Buffer.alloc(0);
   length = 0;
@@ -220,11 +238,7 @@ class StubsSegment {
   }
 
   /** Copies the old parts from `first` on as the parts from `index` on, with or without the leading separator their new place needs. */
-  private putTail(
-    old: { bytes: Buffer; length: number; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[] },
-    first: number,
-    index: number,
-  ): void {
+  private putTail(old: KeptParts, first: number, index: number): void {
     const separated = first > 0;
     const skip = separated && index === 0 ? SEPARATOR.length : 0;
     const add = !separated && index > 0 ? SEPARATOR.length : 0;
@@ -246,28 +260,58 @@ class StubsSegment {
     }
   }
 
-  /** The old parts from `first` copied part by part as the parts from `index` on, each with its new index in its link. */
-  private relinkTail(
-    old: { bytes: Buffer; length: number; starts: number[]; stubs: Array<LiveStub | undefined>; responses: number[] },
-    first: number,
-    index: number,
-    skip: number,
-  ): void {
-    for (let part = first; part < old.stubs.length; part++) {
-      const start = old.starts[part]! + (part === first ? skip : 0);
-      const end = part + 1 < old.stubs.length ? old.starts[part + 1]! : old.length;
-      // Every kept part was written the fast way: its text ends with the index digits and LINK_END.
-      const digitsAt = end - LINK_END.length - String(part).length;
-      const digits = String(index + part - first);
-      this.starts.push(this.length);
-      this.stubs.push(old.stubs[part]);
-      this.responses.push(old.responses[part]!);
-      this.reserve(digitsAt - start + digits.length + LINK_END.length);
-      this.length += old.bytes.copy(this.bytes, this.length, start, digitsAt);
-      this.length += this.bytes.write(digits, this.length, 'latin1');
-      this.bytes.set(LINK_END, this.length);
-      this.length += LINK_END.length;
+  /**
+   * The old parts from `first` on as the parts from `index` on, each with its new index in its link.
+   * Parts whose old and new indexes have as many digits keep their length: they are copied as one run
+   * and their digits overwritten in place (an edit at the top of 10,000 stubs relinks them all).
+   */
+  private relinkTail(old: KeptParts, first: number, index: number, skip: number): void {
+    const parts = old.stubs.length;
+    const shift = index - first;
+    // The first part gains or loses its leading separator.
+    this.relinkPart(old, first, index, skip);
+    let part = first + 1;
+    while (part < parts) {
+      const oldDigits = String(part).length;
+      const newDigits = String(part + shift).length;
+      let end = part + 1;
+      const oldBound = 10 ** oldDigits;
+      const newBound = 10 ** newDigits;
+      while (end < parts && end < oldBound && end + shift < newBound) end++;
+      if (oldDigits !== newDigits) {
+        for (; part < end; part++) this.relinkPart(old, part, part + shift, 0);
+        continue;
+      }
+      const from = old.starts[part]!;
+      const to = end < parts ? old.starts[end]! : old.length;
+      this.reserve(to - from);
+      const moved = this.length - from;
+      this.length += old.bytes.copy(this.bytes, this.length, from, to);
+      for (; part < end; part++) {
+        const partEnd = part + 1 < parts ? old.starts[part + 1]! : old.length;
+        writeDigits(this.bytes, partEnd + moved - LINK_END.length, part + shift);
+        this.starts.push(old.starts[part]! + moved);
+        this.stubs.push(old.stubs[part]);
+        this.responses.push(old.responses[part]!);
+      }
     }
+  }
+
+  /** Old part `part` copied on its own as part `index` (from `skip` bytes in), with its new index in its link. */
+  private relinkPart(old: KeptParts, part: number, index: number, skip: number): void {
+    const start = old.starts[part]! + skip;
+    const end = part + 1 < old.stubs.length ? old.starts[part + 1]! : old.length;
+    // Every kept part was written the fast way: its text ends with the index digits and LINK_END.
+    const digitsAt = end - LINK_END.length - String(part).length;
+    const digits = String(index);
+    this.starts.push(this.length);
+    this.stubs.push(old.stubs[part]);
+    this.responses.push(old.responses[part]!);
+    this.reserve(digitsAt - start + digits.length + LINK_END.length);
+    this.length += old.bytes.copy(this.bytes, this.length, start, digitsAt);
+    this.length += this.bytes.write(digits, this.length, 'latin1');
+    this.bytes.set(LINK_END, this.length);
+    this.length += LINK_END.length;
   }
 
   /** The bytes of every part, sealed: later edits leave them as they are. */
