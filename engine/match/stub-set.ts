@@ -190,6 +190,13 @@ function compiledStub(predicates: unknown): CompiledStub {
   return compiled;
 }
 
+/** The first `size` items of `list` followed by `more`: `list` itself, grown, when `inPlace`; else a copy. */
+function appended<T>(list: readonly T[], size: number, inPlace: boolean, more: readonly T[]): T[] {
+  const out = inPlace ? (list as T[]) : list.slice(0, size);
+  for (const item of more) out.push(item);
+  return out;
+}
+
 export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, options: StubSetOptions = {}): StubSetMatcher {
   const indexed = options.index !== false;
   const previous = options.previous;
@@ -198,11 +205,20 @@ export function compileStubSet(stubs: ReadonlyArray<{ predicates?: unknown }>, o
     if (spliced) return spliced;
   }
   const vouched = previous instanceof CompiledStubSet && options.unchanged === previous.size && previous.size > 0;
+  // The latest set built on its arrays is extended in place (a set reads only its first `size` stubs), as its index is.
+  const inPlace = vouched && previous.indexed === indexed && previous.predicates.length === previous.size && previous.stubs.length === previous.size;
   // Reading every stub's predicates is a cache miss per stub: a vouched prefix takes them from `previous`.
-  const predicates = vouched ? [...previous.predicates, ...stubs.slice(previous.size).map((stub) => stub.predicates)] : stubs.map((stub) => stub.predicates);
+  const predicates = vouched
+    ? appended(
+        previous.predicates,
+        previous.size,
+        inPlace,
+        stubs.slice(previous.size).map((stub) => stub.predicates),
+      )
+    : stubs.map((stub) => stub.predicates);
   if (previous instanceof CompiledStubSet && previous.indexed === indexed && (vouched || previous.isPrefixOf(predicates))) {
     const added = predicates.slice(previous.size);
-    const compiled = [...previous.stubs, ...added.map(compiledStub)];
+    const compiled = appended(previous.stubs, previous.size, inPlace, added.map(compiledStub));
     let index = previous.usableIndex;
     // The shared index may already hold stubs a sibling matcher appended: it must end where this list's prefix ends.
     if (index !== undefined && index.length === previous.size) index.append(added);
@@ -226,8 +242,8 @@ function splicedSet(previous: CompiledStubSet, stubs: ReadonlyArray<{ predicates
   const index = previous.usableIndex;
   if (previous.index !== undefined && (index === undefined || index.length !== previous.size)) return undefined;
   const added = stubs.slice(kept, stubs.length - tailKept).map((stub) => stub.predicates);
-  const predicates = [...previous.predicates.slice(0, kept), ...added, ...previous.predicates.slice(end)];
-  const compiled = [...previous.stubs.slice(0, kept), ...added.map(compiledStub), ...previous.stubs.slice(end)];
+  const predicates = [...previous.predicates.slice(0, kept), ...added, ...previous.predicates.slice(end, previous.size)];
+  const compiled = [...previous.stubs.slice(0, kept), ...added.map(compiledStub), ...previous.stubs.slice(end, previous.size)];
   if (index !== undefined) {
     index.splice(kept, previous.predicates.slice(kept, end), added);
     return new CompiledStubSet(predicates, compiled, index, previous.indexed);

@@ -86,6 +86,30 @@ test('an earlier matcher keeps answering for its own stubs after later ones are 
   assert.is(before.firstMatch(mockRequest({ path: '/a' }), {}), 1);
 });
 
+test('vouched appends extend the latest matcher in place; earlier matchers and a branch from one keep their own stubs', () => {
+  const stubAt = (path: string) => ({ predicates: [{ equals: { path } }] });
+  const base = [stubAt('/a'), stubAt('/b')];
+  const first = compileStubSet(base);
+  const grown = [...base, stubAt('/c')];
+  const second = compileStubSet(grown, { previous: first, unchanged: base.length });
+  const third = compileStubSet([...grown, stubAt('/d')], { previous: second, unchanged: grown.length });
+  // A branch from `first` (another list grown from the same one): it must not see `second`'s stubs.
+  const branch = compileStubSet([...base, stubAt('/d'), stubAt('/c')], { previous: first, unchanged: base.length });
+  const answers = (matcher: StubSetMatcher) => ['/a', '/b', '/c', '/d'].map((path) => matcher.firstMatch(mockRequest({ path }), {}));
+  assert.equal(answers(first), [0, 1, -1, -1]);
+  assert.equal(answers(second), [0, 1, 2, -1]);
+  assert.equal(answers(third), [0, 1, 2, 3]);
+  assert.equal(answers(branch), [0, 1, 3, 2]);
+  assert.equal(answers(compileStubSet([...grown, stubAt('/e')], { previous: second, unchanged: grown.length })), [0, 1, 2, -1]);
+  // Unindexed stubs (suffix patterns): an edit inside a set whose arrays a later set extended takes only the set's own stubs.
+  const suffix = (end: string) => ({ predicates: [{ matches: { path: `${end}$` } }] });
+  const plain = [suffix('a'), suffix('b')];
+  const before = compileStubSet(plain);
+  compileStubSet([...plain, suffix('c')], { previous: before, unchanged: plain.length });
+  const replaced = compileStubSet([suffix('d'), suffix('b')], { previous: before, unchanged: 0, tailKept: 1 });
+  assert.equal(answers(replaced), [-1, 1, -1, 0]);
+});
+
 test('the stub edit reply is JSON.stringify of the detail, whatever the stubs hold', async () => {
   const port = await freePort();
   const stubs = [
