@@ -29,7 +29,6 @@ export {
   readPidFile,
   removeOwnPidFile,
   processAlive,
-  SERVER_NODE_FLAGS,
 } from './process/index.js';
 export { VERSION } from '../engine/version/index.js';
 // A fleet (issue 20) for a manager an embedding host makes itself: `new ImposterManager({ fleet: new RedisFleet(...) })`.

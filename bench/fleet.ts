@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { freePort, http, repoRoot, spawnServer, type RunningServer } from '../test/support/servers.js';
-import { SERVER_NODE_FLAGS } from '../app/index.js';
 import { startRedis } from '../test/support/redis-server.js';
 import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';
@@ -74,13 +73,7 @@ export async function fleetRow(single: RunningServer): Promise<string> {
     for (const [i, host] of HOSTS.entries()) {
       const args = ['start', '--port', String(adminPort), '--host', host, '--nologfile', '--fleet', redis.url, '--node-id', `bench${i + 1}`];
       nodes.push(
-        await spawnServer({
-          command: process.execPath,
-          args: [...SERVER_NODE_FLAGS, join(repoRoot, 'dist/tools/svc.js'), ...args],
-          adminPort,
-          readyPath: '/',
-          readyHost: host,
-        }),
+        await spawnServer({ command: process.execPath, args: [join(repoRoot, 'dist/tools/svc.js'), ...args], adminPort, readyPath: '/', readyHost: host }),
       );
     }
     await create(HOSTS[0], adminPort, fleetPort);

@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, repoRoot, spawnServer, startMountebank, type RunningServer } from '../test/support/servers.js';
-import { SERVER_NODE_FLAGS } from '../app/index.js';
 
 export interface Pinning {
   server: string[];
@@ -41,8 +40,6 @@ export async function startSvcServer(
         .map((w) => w.replaceAll('{port}', String(adminPort)))
     : [
         process.execPath,
-        // As the `svc` bin runs it (its shebang).
-        ...SERVER_NODE_FLAGS,
         entry,
         'start',
         '--port',

@@ -16,7 +16,6 @@ import { Agent, request } from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { freePort, repoRoot } from '../test/support/servers.js';
-import { SERVER_NODE_FLAGS } from '../app/index.js';
 import { envInteger } from './env.js';
 import { attackIsBounded, measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
 import { soakScriptBombs } from './soak-script-bombs.js';
@@ -54,8 +53,6 @@ const [staticPort, predicatePort, recordPort, churnPort, bombPort] = [await free
 const child = spawn(
   process.execPath,
   [
-    // As the `svc` bin runs it (its shebang).
-    ...SERVER_NODE_FLAGS,
     entry,
     'start',
     '--port',

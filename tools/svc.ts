@@ -1,5 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
-// The shebang's flags are app/process/node-flags.ts's SERVER_NODE_FLAGS (test/cli/node-flags.test.ts checks they agree).
+#!/usr/bin/env node
 import { runCli } from './cli/index.js';
 import { errorText } from '../engine/model/index.js';
 

@@ -8,5 +8,4 @@ export { UsageError } from '../../engine/model/index.js';
 export { defaultCliOptions, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 export { stopServer, stopForRestart, stopCommand, restartCommand } from './process-control.js';
 export { saveImposters, saveCommand, replayCommand, healthcheckCommand, type AdminTarget } from './snapshot.js';
-export { SERVER_NODE_FLAGS, withServerNodeFlags } from './node-flags.js';
 export { writePidFile, readPidFile, removeOwnPidFile, processAlive } from './pidfile.js';

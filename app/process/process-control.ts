@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PIDFILE, type CliOptions } from './server-options.js';
 import { processAlive, readPidFile } from './pidfile.js';
-import { withServerNodeFlags } from './node-flags.js';
 import { errorText } from '../../engine/model/index.js';
 
 const STOP_GRACE_MS = 10_000;
@@ -74,7 +73,7 @@ export async function restartCommand(options: CliOptions, startArgs: string[]): 
   const errorsFile = join(scratch, 'stderr');
   const errFd = openSync(errorsFile, 'w');
   const [script] = process.argv.slice(1);
-  const child = spawn(process.execPath, [...withServerNodeFlags(process.execArgv), script, 'start', ...startArgs], {
+  const child = spawn(process.execPath, [...process.execArgv, script, 'start', ...startArgs], {
     detached: true,
     stdio: ['ignore', 'ignore', errFd],
   });

@@ -8,13 +8,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, http, repoRoot, spawnServer } from '../support/servers.js';
-import { childEnv } from '../support/child-env.js';
 import { tempDirForSuite } from '../support/temp-dir.js';
-import { SERVER_NODE_FLAGS } from '../../app/index.js';
 
 const run = promisify(execFile);
 const test = suite('package: npm pack, import from a consumer');
@@ -135,29 +133,6 @@ test('the packed `bin` prints the version', async () => {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
   const { stdout } = await run(process.execPath, [packedBin(), '--version'], { cwd: consumer });
   assert.is(stdout.trim(), pkg.version);
-});
-
-test('the packed `bin` run by its shebang starts the server with the server Node flags (a bounded young generation)', async () => {
-  const shebang = readFileSync(packedBin(), 'utf8').split('\n', 1)[0]!;
-  assert.is(shebang, `#!/usr/bin/env -S node ${SERVER_NODE_FLAGS.join(' ')}`);
-  const [adminPort, metricsPort] = [await freePort(), await freePort()];
-  chmodSync(packedBin(), 0o755);
-  const server = await spawnServer({
-    command: packedBin(),
-    args: ['start', '--port', String(adminPort), '--metrics-port', String(metricsPort), '--nologfile', '--pidfile', join(tmp.path, 'shebang.pid')],
-    cwd: consumer,
-    // `env` finds node on PATH: the node running this test first.
-    env: childEnv({ PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` }),
-    adminPort,
-    readyPath: '/',
-  });
-  try {
-    const pid = Number(readFileSync(join(tmp.path, 'shebang.pid'), 'utf8'));
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    for (const flag of SERVER_NODE_FLAGS) assert.ok(cmdline.includes(flag), `${flag} in ${cmdline.join(' ')}`);
-  } finally {
-    await server.stop();
-  }
 });
 
 test('the packed `bin` serves: admin, script workers (rhai, javascript), dashboard assets, metrics', async () => {
