@@ -180,6 +180,13 @@ export class MemoryFlowStore implements FlowStore {
   }
 
   /** Replaces a cell's entry atomically against engine threads' moves, then recounts its flow. */
+  /** A shared cell's value lives until `at` (gone when `seconds` <= 0); false when the cell held none. */
+  private expireCell(flowId: string, cell: number, seconds: number, at: number): boolean {
+    return this.updateCell<boolean>(flowId, cell, (current) =>
+      current ? { next: seconds <= 0 ? undefined : { value: current.value, expiresAt: at }, result: true } : { keep: false },
+    );
+  }
+
   private updateCell<T>(flowId: string, cell: number, change: (current: CellEntry | undefined) => { next: CellEntry | undefined; result: T } | { keep: T }): T {
     const result = this.cells!.update(cell, this.now(), change);
     this.recount(flowId);
@@ -278,11 +285,7 @@ export class MemoryFlowStore implements FlowStore {
   expireFlow(flowId: string, seconds: number): Promise<void> {
     return this.op('ttl', () => {
       const at = this.now() + seconds * 1000;
-      for (const cell of this.cells?.cellsOf(flowId).values() ?? []) {
-        this.updateCell(flowId, cell, (current) =>
-          current ? { next: seconds <= 0 ? undefined : { value: current.value, expiresAt: at }, result: undefined } : { keep: undefined },
-        );
-      }
+      for (const cell of this.cells?.cellsOf(flowId).values() ?? []) this.expireCell(flowId, cell, seconds, at);
       const flow = this.flows.get(flowId);
       if (!flow) return;
       if (seconds <= 0) {
@@ -301,12 +304,7 @@ export class MemoryFlowStore implements FlowStore {
       'ttl',
       () => {
         const cell = this.cellOf(flowId, key);
-        if (cell !== undefined) {
-          const at = this.now() + seconds * 1000;
-          return this.updateCell<boolean>(flowId, cell, (current) =>
-            current ? { next: seconds <= 0 ? undefined : { value: current.value, expiresAt: at }, result: true } : { keep: false },
-          );
-        }
+        if (cell !== undefined) return this.expireCell(flowId, cell, seconds, this.now() + seconds * 1000);
         const entry = this.live(flowId, key);
         if (!entry) return false;
         if (seconds <= 0) this.removeKey(flowId, key);

@@ -219,12 +219,8 @@ class WorkerSlot {
     });
   }
 
-  /** Runs `go` once the current worker is ready (now when it is), starting it if it is not running. */
+  /** Runs `go` once the worker, not ready now, is ready, starting it if it is not running. */
   whenReady(go: () => void): void {
-    if (this.thread.ready) {
-      go();
-      return;
-    }
     this.readyWaiters.push(go);
     this.thread.wake();
   }
