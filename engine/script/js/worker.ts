@@ -53,6 +53,11 @@ function originOn(post: (message: unknown) => void, linked: boolean): Origin {
 const flush = (): void => {
   for (const origin of origins) if (!origin.replies.empty) origin.post(origin.replies.take());
 };
+let flushing = false;
+const flushTurn = (): void => {
+  flushing = false;
+  flush();
+};
 /** At every interrupt poll of a running script: answers so far go out, and the thread beats. */
 const poll = (): void => {
   hosted.beat();
@@ -93,7 +98,11 @@ function receive(origin: Origin, batch: string): void {
   } finally {
     current = undefined;
   }
-  flush();
+  // Once per turn: the batches the port delivers in one turn are answered in one message each way.
+  if (!flushing) {
+    flushing = true;
+    setImmediate(flushTurn);
+  }
   if (!grown && footprint.grown()) {
     grown = true;
     port.postMessage(GROWN);
