@@ -27,10 +27,12 @@ export function pinning(enabled: boolean): Pinning {
 export async function startSvcServer(
   pin: Pinning,
   runtime: { mode: 'single' | 'per-core'; workers?: number } = { mode: 'single' },
+  /** The build to run (another checkout's `dist`, for a before/after comparison); default this one's. */
+  dist = join(repoRoot, 'dist'),
 ): Promise<{ server: RunningServer; command: string; metricsPort?: number }> {
   const adminPort = await freePort();
   const custom = process.env.BENCH_SVC_CMD;
-  const entry = join(repoRoot, 'dist/tools/svc.js');
+  const entry = join(dist, 'tools/svc.js');
   if (!custom && !existsSync(entry)) throw new Error(`${entry} is missing: build with \`npx tsc -p tsconfig.json\` (npm run bench does)`);
   const metricsPort = custom ? undefined : await freePort();
   const words = custom
