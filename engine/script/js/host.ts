@@ -18,7 +18,7 @@ import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
 import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
-import { SCRIPT_WORKER_LIMITS, StateChannel, type StateMessage } from '../shared/index.js';
+import { SCRIPT_WORKER_LIMITS, STARTUP_ALLOWANCE_MS, StateChannel, type StateMessage } from '../shared/index.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
 import { ScriptError, ScriptTimeoutError } from './errors.js';
@@ -27,12 +27,6 @@ import type { ScriptRequest, ScriptResponse } from './types.js';
 import { JsHookCalls, runMessage, type HookRun, type ScriptCallOptions, type SvcJsCall } from './hook-calls.js';
 
 const GRACE_MS = 1000;
-/**
- * How long a call waits for its worker to start before its own deadline clock starts anyway: a cold
- * start (spawn, QuickJS load; seconds on a loaded machine) is not the script's time, but a worker that
- * never gets ready must not hold a caller for ever.
- */
-const STARTUP_ALLOWANCE_MS = 30_000;
 
 /** Function sources a worker is told about before they are forgotten and sent again. */
 const MAX_SOURCES = 4096;

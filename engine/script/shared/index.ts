@@ -2,5 +2,5 @@
 export { stateHandle, buildCtx, type StateCall, type LogLevel, type CtxInput } from './ctx.js';
 export type { Placement, ScriptRequestData, ScriptResponseData, StubInfo, StateOp, StateMessage, StateAnswer } from './protocol.js';
 export { StateTimeout, BackendFailure, StateBridge, StateChannel, type StateWiring } from './state-bridge.js';
-export { LINK_GRACE_MS, LINK_HELLO, WorkerLinks, type LinkedCall, type LinkReply, type WorkerLinksOptions } from './worker-links.js';
+export { LINK_GRACE_MS, LINK_HELLO, STARTUP_ALLOWANCE_MS, WorkerLinks, type LinkedCall, type LinkReply, type WorkerLinksOptions } from './worker-links.js';
 export { SCRIPT_WORKER_LIMITS, REPLACE_GROWTH_BYTES, WorkerFootprint } from './worker-memory.js';

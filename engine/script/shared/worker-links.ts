@@ -18,7 +18,11 @@ import { PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '
 
 /** How long past a released call's deadline a silent worker is given before it is reported stuck. */
 export const LINK_GRACE_MS = 1000;
-/** How long a call made during the worker's cold start waits for it before its own deadline clock starts anyway. */
+/**
+ * How long a call waits for its worker to start before its own deadline clock starts anyway (here and
+ * in the pool's host on main): a cold start (spawn, engine load; seconds on a loaded machine) is not the
+ * script's time, but a worker that never gets ready must not hold a caller for ever.
+ */
 export const STARTUP_ALLOWANCE_MS = 30_000;
 
 /** What a worker posts first on each link it is given: it serves from now on. */
