@@ -179,7 +179,6 @@ export class MemoryFlowStore implements FlowStore {
     return cell === undefined ? this.live(flowId, key) : this.cells!.read(cell, this.now());
   }
 
-  /** Replaces a cell's entry atomically against engine threads' moves, then recounts its flow. */
   /** A shared cell's value lives until `at` (gone when `seconds` <= 0); false when the cell held none. */
   private expireCell(flowId: string, cell: number, seconds: number, at: number): boolean {
     return this.updateCell<boolean>(flowId, cell, (current) =>
@@ -187,6 +186,7 @@ export class MemoryFlowStore implements FlowStore {
     );
   }
 
+  /** Replaces a cell's entry atomically against engine threads' moves, then recounts its flow. */
   private updateCell<T>(flowId: string, cell: number, change: (current: CellEntry | undefined) => { next: CellEntry | undefined; result: T } | { keep: T }): T {
     const result = this.cells!.update(cell, this.now(), change);
     this.recount(flowId);

@@ -53,11 +53,6 @@ function originOn(post: (message: unknown) => void, linked: boolean): Origin {
 const flush = (): void => {
   for (const origin of origins) if (!origin.replies.empty) origin.post(origin.replies.take());
 };
-let flushing = false;
-const flushTurn = (): void => {
-  flushing = false;
-  flush();
-};
 /** At every interrupt poll of a running script: answers so far go out, and the thread beats. */
 const poll = (): void => {
   hosted.beat();
@@ -90,6 +85,8 @@ function run(message: RunMessage, origin: Origin): void {
 
 const footprint = new WorkerFootprint(sandboxes.memoryBytes);
 let grown = false;
+/** A flushTurn is scheduled. */
+let flushing = false;
 
 function receive(origin: Origin, batch: string): void {
   current = origin;
@@ -103,6 +100,12 @@ function receive(origin: Origin, batch: string): void {
     flushing = true;
     setImmediate(flushTurn);
   }
+}
+
+/** The turn's answers go, then the host hears if the sandboxes grew past their bound (it replaces this worker once it owes nothing). */
+function flushTurn(): void {
+  flushing = false;
+  flush();
   if (!grown && footprint.grown()) {
     grown = true;
     port.postMessage(GROWN);
