@@ -3,11 +3,6 @@ import { adminBase, adminCall, describeFailure, type AdminResponse } from './adm
 import { DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 import { errorText } from '../../engine/model/index.js';
 
-function fail(command: string, message: string): number {
-  process.stderr.write(`svc ${command}: ${message}\n`);
-  return 1;
-}
-
 function replayablePath(removeProxies: boolean): string {
   return `/imposters?replayable=true${removeProxies ? '&removeProxies=true' : ''}`;
 }
@@ -40,36 +35,27 @@ export async function saveImposters(admin: AdminTarget, target: string = DEFAULT
   }
 }
 
-/** `svc save [savefile]` (or `--savefile`): `saveImposters` to the file (default svc.json). */
-export async function saveCommand(options: CliOptions): Promise<number> {
+/** Puts back the replayable configuration without proxies (record mode becomes replay mode); a failed call throws. */
+export async function replayImposters(admin: AdminTarget): Promise<void> {
+  let current: AdminResponse;
+  let applied: AdminResponse;
   try {
-    await saveImposters(options, options.saveFile ?? options.positionals[0] ?? DEFAULT_SAVEFILE, options.removeProxies);
+    current = await adminCall(admin, 'GET', replayablePath(true));
+    if (current.status !== 200) throw new Error(`${current.status} ${current.body}`);
+    applied = await adminCall(admin, 'PUT', '/imposters', JSON.parse(current.body));
   } catch (err) {
-    return fail('save', errorText(err));
+    throw new Error(describeFailure(admin, err));
   }
-  return 0;
+  if (applied.status !== 200) throw new Error(`${applied.status} ${applied.body}`);
 }
 
-/** `svc replay`: puts back the replayable configuration without proxies (record mode becomes replay mode). */
-export async function replayCommand(options: CliOptions): Promise<number> {
+/** Resolves when `GET /health` answers 200 within 5 s; throws with the reason otherwise. */
+export async function checkHealth(admin: AdminTarget): Promise<void> {
+  let response: AdminResponse;
   try {
-    const current = await adminCall(options, 'GET', replayablePath(true));
-    if (current.status !== 200) return fail('replay', `${current.status} ${current.body}`);
-    const applied = await adminCall(options, 'PUT', '/imposters', JSON.parse(current.body));
-    if (applied.status !== 200) return fail('replay', `${applied.status} ${applied.body}`);
-    return 0;
+    response = await adminCall(admin, 'GET', '/health', undefined, 5000);
   } catch (err) {
-    return fail('replay', describeFailure(options, err));
+    throw new Error(describeFailure(admin, err));
   }
-}
-
-/** `svc healthcheck`: exit status 0 when `GET /health` answers 200, 1 otherwise (no shell or curl needed). */
-export async function healthcheckCommand(options: CliOptions): Promise<number> {
-  try {
-    const response = await adminCall(options, 'GET', '/health', undefined, 5000);
-    if (response.status === 200) return 0;
-    return fail('healthcheck', `${adminBase(options)}/health answered ${response.status}`);
-  } catch (err) {
-    return fail('healthcheck', describeFailure(options, err));
-  }
+  if (response.status !== 200) throw new Error(`${adminBase(admin)}/health answered ${response.status}`);
 }

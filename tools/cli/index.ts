@@ -2,9 +2,10 @@ import type { CliOptions } from '../../app/process/index.js';
 import { VERSION } from '../../engine/version/index.js';
 import { commandUsage, USAGE } from './usage.js';
 
-// The option parser (./options) and app's process helpers (app/process) are imported once a command
-// needs them, so `--version` and `--help` load two small modules; only `start` loads the server.
-type Embed = typeof import('../../app/process/index.js');
+// The option parser (./options) and the process commands (./process-commands, over app/process) are
+// imported once a command needs them, so `--version` and `--help` load two small modules; only `start`
+// loads the server.
+type Commands = typeof import('./process-commands.js');
 
 const COMMANDS = new Set(['start', 'stop', 'restart', 'save', 'replay', 'healthcheck']);
 const VERSION_FLAGS = new Set(['--version', '-v', '-V']);
@@ -14,18 +15,18 @@ function wantsHelp(argv: string[]): boolean {
   return argv.some((arg, i) => arg === '--help' || (arg === '-h' && (argv[i + 1] === undefined || argv[i + 1].startsWith('-'))));
 }
 
-async function run(embed: Embed, command: string, options: CliOptions, args: string[]): Promise<number | undefined> {
+async function run(commands: Commands, command: string, options: CliOptions, args: string[]): Promise<number | undefined> {
   switch (command) {
     case 'stop':
-      return embed.stopCommand(options);
+      return commands.stopCommand(options);
     case 'restart':
-      return embed.restartCommand(options, args);
+      return commands.restartCommand(options, args);
     case 'save':
-      return embed.saveCommand(options);
+      return commands.saveCommand(options);
     case 'replay':
-      return embed.replayCommand(options);
+      return commands.replayCommand(options);
     case 'healthcheck':
-      return embed.healthcheckCommand(options);
+      return commands.healthcheckCommand(options);
     default:
       if (options.validate !== undefined) return (await import('./validate.js')).validateCommand(options, options.validate);
       return (await import('./start.js')).startCommand(options);
@@ -74,14 +75,18 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   }
   const command = first !== undefined && COMMANDS.has(first) ? first : 'start';
   const args = command === first ? rest : argv;
-  const [embed, { parseCliOptions }] = await Promise.all([import('../../app/process/index.js'), import('./options/index.js')]);
+  const [commands, { parseCliOptions }, { UsageError }] = await Promise.all([
+    import('./process-commands.js'),
+    import('./options/index.js'),
+    import('../../app/process/index.js'),
+  ]);
   let options: CliOptions;
   try {
     options = parseCliOptions(args);
   } catch (err) {
-    if (!(err instanceof embed.UsageError)) throw err;
+    if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`svc: ${err.message}\n`);
     return 2;
   }
-  return run(embed, command, options, args);
+  return run(commands, command, options, args);
 }
