@@ -4,9 +4,10 @@
  * may run any imposter's Rhai script: state lives in the imposter's flow store, which the run's
  * `ctx.state` calls reach on main (its owner) straight from the worker.
  *
- * Dispatch follows the runner's rules on main, through counts every thread shares: a worker runs one
- * script at a time (its busy count, claimed by whichever thread posts), an imposter runs at most its
- * share at once (its running count, from its plan). Runs wait here in arrival order, looking again
+ * Dispatch follows the runner's rules on main, through counts every thread shares: a worker serves
+ * one batch at a time (its busy count, claimed by whichever thread posts), one imposter's runs that
+ * wait here (up to MAX_BATCH), and an imposter holds at most its share of workers at once (its running
+ * count, from its plan). Runs wait here in arrival order, looking again
  * every POLL_MS while other threads hold the workers; when they wait STALL_MS main hears of it and
  * grows the pool as for its own. Deadlines are held here as the runner holds them on main.
  */
@@ -21,6 +22,8 @@ import type { DoneMessage, RunMessage, RunOutcome } from './protocol.js';
 const POLL_MS = 5;
 /** How long runs wait behind busy workers before main is told (the runner's own STALL_MS). */
 const STALL_MS = 50;
+/** The most runs of one imposter posted to a worker at once (as the runner on main). */
+const MAX_BATCH = 64;
 
 export interface LinkedSvcRunnerOptions {
   log: (level: LogLevel, message: string) => void;
@@ -57,10 +60,12 @@ export class LinkedSvcRunner implements ScriptRunner {
     this.links = new WorkerLinks<RunMessage, Call>({
       outbox: () => new ArrayOutbox<RunMessage>(),
       replies: (message) => {
-        const done = message as DoneMessage;
-        if (done.type !== 'done') return [];
-        for (const [level, text] of done.logs) options.log(level, text);
-        return [{ id: done.id, apply: (call: Call) => call.resolve(done.outcome) }];
+        // A batch's answers (engine/script/svc/worker.ts); the link's hello is not one.
+        if (!Array.isArray(message)) return [];
+        return (message as DoneMessage[]).map((done) => {
+          for (const [level, text] of done.logs) options.log(level, text);
+          return { id: done.id, apply: (call: Call) => call.resolve(done.outcome) };
+        });
       },
       stuck: options.stuck,
     });
@@ -133,14 +138,20 @@ export class LinkedSvcRunner implements ScriptRunner {
         i++;
         continue;
       }
-      this.queue.splice(i, 1);
-      clearTimeout(waiting.timer);
-      waiting.call.done = () => {
+      // The imposter's waiting runs go together; the worker and the share are freed when all are done.
+      const batch = this.takeBatch(i, waiting.scope);
+      let owed = batch.length;
+      const done = (): void => {
+        if (--owed > 0) return;
         idle.owed.release();
         share?.running.release();
         this.dispatch();
       };
-      this.links.call(idle.worker, waiting.call);
+      for (const each of batch) {
+        clearTimeout(each.timer);
+        each.call.done = done;
+        this.links.call(idle.worker, each.call);
+      }
     }
     if (!blocked || this.queue.length === 0) this.waitingSince = 0;
     else if (!this.pollTimer) {
@@ -149,6 +160,16 @@ export class LinkedSvcRunner implements ScriptRunner {
         this.dispatch();
       }, POLL_MS);
     }
+  }
+
+  /** The waiting runs of imposter `scope` from position `from` on (the first is there), taken from the queue. */
+  private takeBatch(from: number, scope: number): Waiting[] {
+    const batch: Waiting[] = [];
+    for (let i = from; i < this.queue.length && batch.length < MAX_BATCH; ) {
+      if (this.queue[i]!.scope === scope) batch.push(...this.queue.splice(i, 1));
+      else i++;
+    }
+    return batch;
   }
 
   /** Every worker is busy: after STALL_MS of that, main hears of it (once per stall). */

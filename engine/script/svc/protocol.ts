@@ -43,4 +43,5 @@ export interface DoneMessage {
   grown: boolean;
 }
 
-export type WorkerMessage = DoneMessage | StateMessage;
+/** From a worker: a batch's answers (one array per batch, engine/script/svc/worker.ts), or a `ctx.state` question. */
+export type WorkerMessage = DoneMessage[] | StateMessage;

@@ -2,11 +2,14 @@
  * The main-thread side of `_svc.script` (docs/limits.md): a pool of worker threads running the scripts,
  * so a slow or looping script occupies a worker, never the event loop serving traffic.
  *
- * A worker runs one script at a time; runs wait in one queue here. A slow script must not stall
- * other imposters' scripts, so the pool grows on demand: when a run has waited STALL_MS with every
- * worker busy, another worker starts (up to `maxWorkers`), and a worker beyond the base count that
- * stays idle for IDLE_MS stops. An imposter runs at most `workers` (the base count) scripts at once,
- * so one imposter's loops cannot take every worker of the grown pool either.
+ * A worker serves one imposter's runs at a time; runs wait in one queue here. A slow script must not
+ * stall other imposters' scripts, so the pool grows on demand: when a run has waited STALL_MS with
+ * every worker busy, another worker starts (up to `maxWorkers`), and a worker beyond the base count
+ * that stays idle for IDLE_MS stops. An imposter holds at most `workers` (the base count) workers at
+ * once, so one imposter's loops cannot take every worker of the grown pool either. The runs of one
+ * imposter that wait when a worker is claimed go to it together (up to MAX_BATCH), one after another
+ * there, and their answers come back together: under load a run costs one hop between threads per
+ * batch, not two per run. They would wait for that imposter's share just the same in the queue.
  *
  * A script's `ctx.state` call arrives here as a message; the FlowStore answers asynchronously and
  * the answer goes back on the worker's state port, followed by an Atomics wake-up of the worker that
@@ -37,6 +40,8 @@ const IDLE_MS = 30_000;
 const DEFAULT_MAX_WORKERS = 8;
 /** How often waiting runs look again for a worker engine threads may have freed (per-core). */
 const POLL_MS = 5;
+/** The most runs of one imposter posted to a worker at once. */
+const MAX_BATCH = 64;
 
 export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
@@ -130,8 +135,14 @@ class Slot {
   readonly busy = new SharedCount();
   /** Until when engine threads' runs may keep the worker silent. */
   readonly linkedQuiet = new SharedQuiet();
-  /** This runner's run in progress. */
-  current: Pending | undefined;
+  /** This runner's batch in progress (one imposter's runs), by run id. */
+  readonly runs = new Map<number, Pending>();
+  /** The imposter whose share the batch holds. */
+  scope = 0;
+  /** The latest deadline of the batch's runs. */
+  private lastDeadline = 0;
+  /** A run of the batch grew the worker past its memory bound: replaced once the batch is done. */
+  grown = false;
   /** `ctx.state` answers for the current thread (a new channel per thread). */
   state!: StateChannel;
   /** Stops a grown worker that stayed idle. */
@@ -164,7 +175,7 @@ class Slot {
       onLost: (reason) => onLost(this, reason),
       onGiveUp,
       // A script may run (or wait for the store) until its deadline; the runner's grace watch covers it.
-      quietUntil: () => Math.max(this.linkedQuiet.value, this.current ? this.current.message.deadline + GRACE_MS : 0),
+      quietUntil: () => Math.max(this.linkedQuiet.value, this.runs.size > 0 ? this.lastDeadline + GRACE_MS : 0),
     });
   }
 
@@ -173,17 +184,24 @@ class Slot {
     return this.thread.ready;
   }
 
-  post(pending: Pending): void {
+  /** One imposter's runs, posted together (the thread host sends a task's posts as one message). */
+  post(scope: number, batch: Pending[]): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    this.current = pending;
-    pending.slot = this;
-    this.thread.post(pending.message);
+    this.scope = scope;
+    this.lastDeadline = 0;
+    for (const pending of batch) {
+      this.runs.set(pending.id, pending);
+      pending.slot = this;
+      this.lastDeadline = Math.max(this.lastDeadline, pending.message.deadline);
+      this.thread.post(pending.message);
+    }
     this.thread.ref();
   }
 
   settled(): void {
-    this.current = undefined;
+    this.runs.clear();
+    this.grown = false;
     this.thread.unref();
   }
 
@@ -311,11 +329,20 @@ export class SvcScriptRunner {
         i++;
         continue;
       }
-      this.queue.splice(i, 1);
-      slot.post(pending);
+      slot.post(pending.run.scope, this.takeBatch(i, pending.run.scope));
     }
     if (waiting) this.growSoon();
     if ((waiting || held) && this.links) this.pollSoon();
+  }
+
+  /** The queued runs of imposter `scope` from position `from` on (the first is there), taken from the queue. */
+  private takeBatch(from: number, scope: number): Pending[] {
+    const batch: Pending[] = [];
+    for (let i = from; i < this.queue.length && batch.length < MAX_BATCH; ) {
+      if (this.queue[i]!.run.scope === scope) batch.push(...this.queue.splice(i, 1));
+      else i++;
+    }
+    return batch;
   }
 
   private get links(): LinkBoard | undefined {
@@ -352,13 +379,14 @@ export class SvcScriptRunner {
     this.growTimer.unref();
   }
 
-  /** A worker finished a run: the next one starts, or a grown worker that stays idle is stopped. */
-  private freed(slot: Slot, pending: Pending): void {
+  /** A worker finished a batch: the next one starts, or a grown worker that stays idle is stopped. */
+  private freed(slot: Slot): void {
+    const scope = slot.scope;
     slot.settled();
     slot.busy.release();
-    this.runningOf(pending.run.scope).release();
+    this.runningOf(scope).release();
     this.dispatch();
-    if (slot.current === undefined && this.slots.indexOf(slot) >= this.baseWorkers) {
+    if (slot.runs.size === 0 && this.slots.indexOf(slot) >= this.baseWorkers) {
       slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_MS);
       slot.idleTimer.unref();
     }
@@ -387,7 +415,7 @@ export class SvcScriptRunner {
   private watchReleased(pending: Pending): void {
     pending.timer = setTimeout(() => {
       const slot = pending.slot;
-      if (slot?.current !== pending) return;
+      if (!slot?.runs.has(pending.id)) return;
       if (!slot.ready) {
         this.watchReleased(pending);
         return;
@@ -408,33 +436,38 @@ export class SvcScriptRunner {
   }
 
   private received(slot: Slot, message: WorkerMessage | { type: 'grown' }): void {
-    if (message.type === 'grown') {
+    if (Array.isArray(message)) {
+      this.done(slot, message);
+    } else if (message.type === 'grown') {
       slot.grownByLink = true;
-      // Only while no thread has a run posted to it; else at this runner's next run there.
+      // Only while no thread has a run posted to it; else at the end of this runner's next batch there.
       if (slot.busy.tryClaim(1)) {
         this.replaceGrown(slot);
         slot.busy.release();
       }
-    } else if (message.type === 'state') {
-      this.state(slot, message);
     } else {
-      this.done(slot, message);
+      this.state(slot, message);
     }
   }
 
-  private done(slot: Slot, { id, outcome, logs, grown }: DoneMessage): void {
-    for (const [level, text] of logs) this.options.log(level, text);
-    const pending = slot.current;
-    if (pending?.id !== id) return;
-    clearTimeout(pending.timer);
-    if (!pending.released) pending.resolve(outcome);
-    if (grown || slot.grownByLink) {
-      // A grown heap is only given back to the system with its thread: the next run gets a fresh one
+  private done(slot: Slot, answers: DoneMessage[]): void {
+    for (const { id, outcome, logs, grown } of answers) {
+      for (const [level, text] of logs) this.options.log(level, text);
+      const pending = slot.runs.get(id);
+      if (!pending) continue;
+      slot.runs.delete(id);
+      clearTimeout(pending.timer);
+      if (!pending.released) pending.resolve(outcome);
+      if (grown) slot.grown = true;
+    }
+    if (slot.runs.size > 0) return;
+    if (slot.grown || slot.grownByLink) {
+      // A grown heap is only given back to the system with its thread: the next batch gets a fresh one
       // (the slot holds no run while it is replaced, so nothing fails).
       slot.settled();
       this.replaceGrown(slot);
     }
-    this.freed(slot, pending);
+    this.freed(slot);
   }
 
   /** Engine threads' runs still owed by the grown thread go to its successor. */
@@ -448,17 +481,18 @@ export class SvcScriptRunner {
       slot.state.serve(this.options.storeOf?.(message.scope), message);
       return;
     }
-    const pending = slot.current?.id === message.id ? slot.current : undefined;
+    const pending = slot.runs.get(message.id);
     slot.state.serve(pending && !pending.released ? pending.run.store : undefined, message);
   }
 
-  /** The worker is gone (and already replaced): its run fails as the host's fault, not the script's. */
+  /** The worker is gone (and already replaced): its runs fail as the host's fault, not the scripts'. */
   private lost(slot: Slot, reason: string): void {
-    const pending = slot.current;
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: `script worker ${reason}` });
-    if (!this.closed) this.freed(slot, pending);
+    if (slot.runs.size === 0) return;
+    for (const pending of slot.runs.values()) {
+      clearTimeout(pending.timer);
+      if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: `script worker ${reason}` });
+    }
+    if (!this.closed) this.freed(slot);
   }
 
   async close(): Promise<void> {

@@ -18,7 +18,7 @@ import {
   type StateWiring,
   WorkerFootprint,
 } from '../shared/index.js';
-import type { RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
+import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType } from './protocol.js';
 import { registerResults } from './results.js';
 import { outcomeOf } from './placement.js';
 import { errorText } from '../../model/index.js';
@@ -28,6 +28,8 @@ import { hostedThread } from '../../threads/index.js';
 const SCRIPT_NICENESS = 5;
 /** Compiled sources kept; the oldest go first when stubs churn through many scripts. */
 const MAX_PROGRAMS = 1024;
+/** A batch's answers so far go back once it has run this long (the rest follow at its end). */
+const FLUSH_MS = 2;
 
 const port = parentPort!;
 // ctx.state: every question goes to the host, which owns the stores (a linked run's names its imposter).
@@ -96,20 +98,37 @@ function run(message: RunMessage): RunOutcome {
   }
 }
 
-/** Runs a batch from one sender (the host, or an engine thread's link); answers go back to it. */
+/**
+ * Runs a batch from one sender (the host, or an engine thread's link); the answers go back to it
+ * together, one message per batch (its fixed cost, a structured clone and a wake-up of the sender,
+ * is paid once), or sooner when the batch has run FLUSH_MS so a slow script does not hold the
+ * answers of those before it. A run whose deadline passed while it waited is not started.
+ */
 function runBatch(batch: RunMessage[], post: (message: unknown) => void): boolean {
   let grown = false;
+  let answers: DoneMessage[] = [];
+  let since = Date.now();
   for (const message of batch) {
     logs = [];
     let outcome: RunOutcome;
-    try {
-      outcome = run(message);
-    } catch (err) {
-      outcome = failure('host', `script worker failure: ${errorText(err)}`);
+    if (Date.now() >= message.deadline) outcome = failure('timeout', 'script exceeded its deadline');
+    else {
+      try {
+        outcome = run(message);
+      } catch (err) {
+        outcome = failure('host', `script worker failure: ${errorText(err)}`);
+      }
     }
     grown = footprint.grown();
-    post({ type: 'done', id: message.id, outcome, logs, grown });
+    answers.push({ type: 'done', id: message.id, outcome, logs, grown });
+    const now = Date.now();
+    if (now - since >= FLUSH_MS) {
+      post(answers);
+      answers = [];
+      since = now;
+    }
   }
+  if (answers.length > 0) post(answers);
   return grown;
 }
 
@@ -124,7 +143,7 @@ function link(linkPort: MessagePort): void {
   linkPort.postMessage(LINK_HELLO);
 }
 
-// A batch from the host (one run at a time, in practice), or a link to an engine thread.
+// A batch from the host, or a link to an engine thread.
 port.on('message', (batch: RunMessage[] | { link: MessagePort }) => {
   if (Array.isArray(batch)) runBatch(batch, (message) => port.postMessage(message));
   else link(batch.link);

@@ -25,6 +25,22 @@ async function until(port: number, key: string, value: number): Promise<void> {
   assert.unreachable(`imposter ${port}: ${key} never reached ${value}`);
 }
 
+test('200 concurrent runs of one imposter (posted to its workers in batches) each get their own ctx.state answer and response', async () => {
+  const port = await svc.createImposter({ ...startable, stubs: [{ responses: [script('let n = ctx.state.incr("n"); http(200, `run ${n}`)')] }] });
+  const answers = await Promise.all(Array.from({ length: 200 }, () => call(port, 'GET', '/', patient)));
+  assert.equal(
+    answers.map((res) => res.status),
+    answers.map(() => 200),
+  );
+  const seen = answers.map((res) => Number(res.body.replace('run ', ''))).sort((a, b) => a - b);
+  assert.equal(
+    seen,
+    Array.from({ length: 200 }, (_, i) => i + 1),
+  );
+  await until(port, 'n', 200);
+  await svc.admin('DELETE', `/imposters/${port}`);
+});
+
 test("two looping scripts on one imposter do not stall another imposter's script (the pool grows)", async () => {
   // A's deadline is far away: before the pool grew, B's script waited behind A's loops until then.
   const looping = await svc.createImposter({
