@@ -251,7 +251,7 @@ export class WorkerLinks<Item, Call extends LinkedCall<Item>> {
     link.call(call);
   }
 
-  /** Claims a connected worker that owes no thread anything (one script at a time per worker); undefined when all are busy. */
+  /** Claims a connected worker that owes no thread anything (one batch at a time per worker); undefined when all are busy. */
   claimIdle(): { worker: number; owed: SharedCount } | undefined {
     for (const link of this.links.values()) {
       if (link.connected && link.owed?.tryClaim(1)) return { worker: link.worker, owed: link.owed };

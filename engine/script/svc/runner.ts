@@ -126,11 +126,11 @@ interface Pending {
 class Slot {
   /** The next thread takes over runs engine threads still wait for (a stuck or grown thread was replaced, not a crashed one). */
   retryNext = false;
-  /** A run from an engine thread grew the worker past its memory bound: replaced once main's run is done. */
+  /** A run from an engine thread grew the worker past its memory bound: replaced once main's batch is done. */
   grownByLink = false;
   /**
-   * 1 while a run is posted to it, from this runner or an engine thread's link (claimed with tryClaim(1) by
-   * whichever thread posts): a worker runs one script at a time, and every thread dispatches by it.
+   * 1 while a batch is posted to it, from this runner or an engine thread's link (claimed with tryClaim(1) by
+   * whichever thread posts): a worker serves one batch at a time, and every thread dispatches by it.
    */
   readonly busy = new SharedCount();
   /** Until when engine threads' runs may keep the worker silent. */
