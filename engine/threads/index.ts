@@ -3,4 +3,4 @@ export { ThreadHost, type ThreadHostOptions } from './host.js';
 export { hostedThread, type HostedThread } from './hosted.js';
 export { ArrayOutbox, PerTurn, type BatchTiming, type Outbox } from './per-turn.js';
 export { LinkBoard, type LinkOffer } from './links.js';
-export { SharedCount, SharedQuiet } from './shared-count.js';
+export { SharedCount, SharedQuiet, WaitingThreads } from './shared-count.js';

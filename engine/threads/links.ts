@@ -18,6 +18,8 @@ export interface LinkOffer {
   owed: SharedArrayBuffer;
   /** The worker's SharedQuiet: callers extend it to their deadlines (plus grace), so its silence meanwhile is not a hang. */
   quiet: SharedArrayBuffer;
+  /** The pool's SharedCount of threads whose calls wait for a worker (a pool whose dispatch hands workers over fairly). */
+  waiting?: SharedArrayBuffer;
 }
 
 interface Provider {

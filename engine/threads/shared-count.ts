@@ -52,3 +52,34 @@ export class SharedQuiet {
     }
   }
 }
+
+/**
+ * How many threads have calls waiting for a pool's workers, each thread counted once while it waits:
+ * a thread that frees a worker while others wait leaves it to them (they look again within their
+ * poll interval) rather than claiming it again in the same turn, which would starve them.
+ */
+export class WaitingThreads {
+  private readonly count: SharedCount;
+  private counted = false;
+
+  constructor(buffer?: SharedArrayBuffer) {
+    this.count = new SharedCount(buffer);
+  }
+
+  get buffer(): SharedArrayBuffer {
+    return this.count.buffer;
+  }
+
+  /** This thread's calls wait (or no longer do). */
+  set(waits: boolean): void {
+    if (waits === this.counted) return;
+    this.counted = waits;
+    if (waits) this.count.add();
+    else this.count.release();
+  }
+
+  /** Other threads whose calls wait. */
+  get others(): number {
+    return this.count.value - (this.counted ? 1 : 0);
+  }
+}

@@ -12,7 +12,7 @@
  * grows the pool as for its own. Deadlines are held here as the runner holds them on main.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { ArrayOutbox, SharedCount, type LinkOffer } from '../../threads/index.js';
+import { ArrayOutbox, SharedCount, WaitingThreads, type LinkOffer } from '../../threads/index.js';
 import type { JsScriptHost } from '../js/index.js';
 import { type LogLevel, WorkerLinks, type LinkedCall } from '../shared/index.js';
 import { runJavaScript, runMessage, type ScriptRun, type ScriptRunner } from './runner.js';
@@ -23,7 +23,7 @@ const POLL_MS = 5;
 /** How long runs wait behind busy workers before main is told (the runner's own STALL_MS). */
 const STALL_MS = 50;
 /** The most runs of one imposter posted to a worker at once (as the runner on main). */
-const MAX_BATCH = 64;
+const MAX_BATCH = 16;
 
 export interface LinkedSvcRunnerOptions {
   log: (level: LogLevel, message: string) => void;
@@ -55,6 +55,8 @@ export class LinkedSvcRunner implements ScriptRunner {
   private pollTimer: NodeJS.Timeout | undefined;
   /** Since when runs wait behind busy workers (0: they do not). */
   private waitingSince = 0;
+  /** The pool's count of threads whose runs wait (from its first offer): a freed worker goes to them first. */
+  private waiters: WaitingThreads | undefined;
 
   constructor(private readonly options: LinkedSvcRunnerOptions) {
     this.links = new WorkerLinks<RunMessage, Call>({
@@ -73,6 +75,7 @@ export class LinkedSvcRunner implements ScriptRunner {
 
   /** A link to a script worker (new, or its next generation). */
   attach(offer: LinkOffer, port: MessagePort): void {
+    if (!this.waiters && offer.waiting) this.waiters = new WaitingThreads(offer.waiting);
     this.links.attach(offer, port);
     this.dispatch();
   }
@@ -145,7 +148,9 @@ export class LinkedSvcRunner implements ScriptRunner {
         if (--owed > 0) return;
         idle.owed.release();
         share?.running.release();
-        this.dispatch();
+        // Another thread's runs wait: it takes the worker at its next look, not this thread again at once.
+        if (this.waiters && this.waiters.others > 0) this.pollSoon();
+        else this.dispatch();
       };
       for (const each of batch) {
         clearTimeout(each.timer);
@@ -153,13 +158,18 @@ export class LinkedSvcRunner implements ScriptRunner {
         this.links.call(idle.worker, each.call);
       }
     }
-    if (!blocked || this.queue.length === 0) this.waitingSince = 0;
-    else if (!this.pollTimer) {
-      this.pollTimer = setTimeout(() => {
-        this.pollTimer = undefined;
-        this.dispatch();
-      }, POLL_MS);
-    }
+    const waits = blocked && this.queue.length > 0;
+    this.waiters?.set(waits);
+    if (!waits) this.waitingSince = 0;
+    else this.pollSoon();
+  }
+
+  private pollSoon(): void {
+    if (this.pollTimer) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      this.dispatch();
+    }, POLL_MS);
   }
 
   /** The waiting runs of imposter `scope` from position `from` on (the first is there), taken from the queue. */
@@ -184,6 +194,7 @@ export class LinkedSvcRunner implements ScriptRunner {
 
   close(): void {
     clearTimeout(this.pollTimer);
+    this.waiters?.set(false);
     for (const waiting of this.queue.splice(0)) {
       clearTimeout(waiting.timer);
       waiting.call.fail('script runner closed');

@@ -26,7 +26,7 @@ import type { FlowStore } from '../../state/index.js';
 import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
-import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard } from '../../threads/index.js';
+import { SharedCount, SharedQuiet, ThreadHost, WaitingThreads, workerSpawner, type LinkBoard } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS, type LogLevel, StateChannel } from '../shared/index.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 import { errorText } from '../../model/index.js';
@@ -41,7 +41,7 @@ const DEFAULT_MAX_WORKERS = 8;
 /** How often waiting runs look again for a worker engine threads may have freed (per-core). */
 const POLL_MS = 5;
 /** The most runs of one imposter posted to a worker at once. */
-const MAX_BATCH = 64;
+const MAX_BATCH = 16;
 
 export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
@@ -226,6 +226,8 @@ export class SvcScriptRunner {
   private readonly running = new Map<number, SharedCount>();
   /** A dispatch retry while runs wait for workers engine threads hold (they free them without telling main). */
   private pollTimer: NodeJS.Timeout | undefined;
+  /** Threads (this runner, engine threads' linked runners) whose runs wait for a worker or a share (per-core). */
+  private readonly waiters = new WaitingThreads();
   private readonly baseWorkers: number;
   private readonly maxWorkers: number;
   private readonly newSlot: () => Slot;
@@ -279,7 +281,15 @@ export class SvcScriptRunner {
   private announce(slot: Slot, worker: Worker, generation: number): void {
     const links = this.options.links;
     if (!links) return;
-    const offer = { pool: 'rhai', worker: slot.id, generation, retry: slot.retryNext, owed: slot.busy.buffer, quiet: slot.linkedQuiet.buffer };
+    const offer = {
+      pool: 'rhai',
+      worker: slot.id,
+      generation,
+      retry: slot.retryNext,
+      owed: slot.busy.buffer,
+      quiet: slot.linkedQuiet.buffer,
+      waiting: this.waiters.buffer,
+    };
     slot.retryNext = false;
     links.provide(
       offer,
@@ -332,7 +342,10 @@ export class SvcScriptRunner {
       slot.post(pending.run.scope, this.takeBatch(i, pending.run.scope));
     }
     if (waiting) this.growSoon();
-    if ((waiting || held) && this.links) this.pollSoon();
+    if (this.links) {
+      this.waiters.set(waiting || held);
+      if (waiting || held) this.pollSoon();
+    }
   }
 
   /** The queued runs of imposter `scope` from position `from` on (the first is there), taken from the queue. */
@@ -385,7 +398,9 @@ export class SvcScriptRunner {
     slot.settled();
     slot.busy.release();
     this.runningOf(scope).release();
-    this.dispatch();
+    // Another thread's runs wait: it takes the worker at its next look, not this runner again at once.
+    if (this.waiters.others > 0) this.pollSoon();
+    else this.dispatch();
     if (slot.runs.size === 0 && this.slots.indexOf(slot) >= this.baseWorkers) {
       slot.idleTimer = setTimeout(() => this.retire(slot), IDLE_MS);
       slot.idleTimer.unref();
@@ -499,6 +514,7 @@ export class SvcScriptRunner {
     this.closed = true;
     clearTimeout(this.growTimer);
     clearTimeout(this.pollTimer);
+    this.waiters.set(false);
     for (const pending of this.queue.splice(0)) {
       clearTimeout(pending.timer);
       if (!pending.released) pending.resolve({ ok: false, errorType: 'host', message: 'script runner closed' });
