@@ -22,15 +22,18 @@ export function workerSpawner(callerUrl: string, name: string, options: WorkerOp
   }
   // The caller's own extension: .js under dist/, .mjs in the engine bundle beside libsvc_ffi (ffi/build.mjs).
   const entry = new URL(`./${name}${extname(fileURLToPath(callerUrl))}`, callerUrl);
-  return (extra = {}) => new Worker(entry, { execArgv: fileWorkerExecArgv(process.execArgv), ...options, ...extra });
+  const execArgv = fileWorkerExecArgv(process.execArgv);
+  return (extra = {}) => startWorker(entry, { ...(execArgv && { execArgv }), ...options, ...extra });
 }
 
 /**
- * The parent's Node options for a worker started from a file. A worker inherits them by default, and Node refuses
- * `--input-type` for a file entry, so an embedding program run as `node --input-type=module -e ...` (or from stdin)
- * would have every worker die at start.
+ * The parent's Node options for a worker started from a file, where they must be given: undefined
+ * (the worker inherits them, and Node leaves out on its own those a thread cannot take) unless the
+ * parent has `--input-type`, which Node refuses for a file entry, so an embedding program run as
+ * `node --input-type=module -e ...` (or from stdin) would have every worker die at start.
  */
-function fileWorkerExecArgv(parent: readonly string[]): string[] {
+function fileWorkerExecArgv(parent: readonly string[]): string[] | undefined {
+  if (!parent.some((arg) => arg === '--input-type' || arg.startsWith('--input-type='))) return undefined;
   const kept: string[] = [];
   for (let i = 0; i < parent.length; i++) {
     if (parent[i].startsWith('--input-type=')) continue;
@@ -41,4 +44,31 @@ function fileWorkerExecArgv(parent: readonly string[]): string[] {
     kept.push(parent[i]);
   }
   return kept;
+}
+
+/**
+ * A Worker, started again without the options Node refuses for a thread when they are given
+ * explicitly (process-wide ones such as `--max-old-space-size` or `--expose-gc`, which apply to every
+ * thread anyway): svc started as `node --max-old-space-size=4096 svc start` must still start its threads.
+ */
+function startWorker(entry: URL, options: WorkerOptions): Worker {
+  try {
+    return new Worker(entry, options);
+  } catch (err) {
+    const execArgv = options.execArgv;
+    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || !execArgv) throw err;
+    // Node names them after the last ': ', separated by ', ' (as given, with any `=value`).
+    const refused = new Set(
+      String((err as Error).message)
+        .slice(String((err as Error).message).lastIndexOf(': ') + 2)
+        .split(', ')
+        .map(flagName),
+    );
+    return new Worker(entry, { ...options, execArgv: execArgv.filter((arg) => !refused.has(flagName(arg))) });
+  }
+}
+
+function flagName(arg: string): string {
+  const at = arg.indexOf('=');
+  return at < 0 ? arg : arg.slice(0, at);
 }

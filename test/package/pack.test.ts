@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, http, repoRoot, spawnServer } from '../support/servers.js';
@@ -96,9 +96,8 @@ test('the package entry and its subpaths resolve at run time', async () => {
   assert.is(stdout.trim(), 'function,string,function,function,true,function');
 });
 
-test('a program run as `node --input-type=module -e` starts engine threads and script workers from the package', async () => {
-  // Workers inherit the parent's Node options, and Node refuses --input-type for a worker's file entry.
-  const probe = `import { ServerBuilder, parseCliOptions } from 'svc';
+/** Starts svc per-core from the package, calls a static stub four times and a script once; prints the bodies. */
+const THREADS_PROBE = `import { ServerBuilder, parseCliOptions } from 'svc';
 const options = parseCliOptions(['--port', '0', '--metrics-port', '0', '--nologfile', '--loglevel', 'warn', '--runtime', 'per-core', '--workers', '2', '--allowInjection']);
 const server = await ServerBuilder.fromCli(options).start();
 try {
@@ -116,10 +115,27 @@ try {
 } finally {
   await server.shutdown();
 }`;
-  const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: consumer });
+
+test('a program run as `node --input-type=module -e` starts engine threads and script workers from the package', async () => {
+  // Workers inherit the parent's Node options, and Node refuses --input-type for a worker's file entry.
+  const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', THREADS_PROBE], { cwd: consumer });
   // The last line: svc's own warn-level log lines come before it.
   assert.is(stdout.trim().split('\n').pop(), 'static,static,static,static,js');
   assert.not.match(stderr, /input-type|engine thread \d+ failed/);
+});
+
+test('process-wide Node options (--max-old-space-size, --expose-gc) do not stop engine threads and script workers from starting', async () => {
+  // Node refuses them for a thread when execArgv is given: with --input-type (given, then retried without
+  // them), and without it (inherited).
+  writeFileSync(join(consumer, 'threads-probe.mjs'), THREADS_PROBE);
+  for (const args of [
+    ['--max-old-space-size=512', '--expose-gc', '--input-type=module', '-e', THREADS_PROBE],
+    ['--max-old-space-size=512', '--expose-gc', 'threads-probe.mjs'],
+  ]) {
+    const { stdout, stderr } = await run(process.execPath, args, { cwd: consumer });
+    assert.is(stdout.trim().split('\n').pop(), 'static,static,static,static,js', args.join(' '));
+    assert.not.match(stderr, /invalid execArgv|could not start/);
+  }
 });
 
 /** The packed package.json's `bin.svc`, as an absolute path inside the consumer's node_modules/svc. */
