@@ -74,6 +74,7 @@ const svc = new LinkedSvcRunner({
   javascript: () => js,
   stuck: stuck('rhai'),
   stalled: () => post({ t: 'scriptStall', pool: 'rhai' }),
+  slot,
 });
 const scriptLinks = { js, svc };
 const scripts = () => scriptLinks;

@@ -192,6 +192,7 @@ class EngineThread {
   /** The thread died or hung (ThreadHost logged it): what it counted is in shared memory still, and its descriptors died with it. */
   private lostThread(): void {
     this.unlink();
+    this.runtime.links.threadLost(this.slot);
     this.runtime.collect();
     for (const shared of this.runtime.current()) shared.source?.threadLost(this.slot);
     for (const ack of this.closing.values()) ack.resolve();

@@ -6,6 +6,7 @@
  * thread's event loop carries none of them.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { WaitingThreads } from './shared-count.js';
 
 /** Which worker a link reaches: its pool, its id there (stable across restarts) and its generation. */
 export interface LinkOffer {
@@ -64,6 +65,11 @@ export class LinkBoard {
     this.consumers.add(consumer);
     for (const provider of this.providers.values()) this.connect(provider, consumer);
     return () => this.consumers.delete(consumer);
+  }
+
+  /** Consumer thread `slot` is gone: it no longer counts as waiting for any pool's workers. */
+  threadLost(slot: number): void {
+    for (const { offer } of this.providers.values()) if (offer.waiting) WaitingThreads.clear(offer.waiting, slot);
   }
 
   /** A consumer's report that `pool`'s worker of `generation` is stuck past a deadline. */

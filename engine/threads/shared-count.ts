@@ -53,33 +53,40 @@ export class SharedQuiet {
   }
 }
 
+/** Threads WaitingThreads tells apart; more share words (by slot modulo), which only blurs the hand-over. */
+const WAITING_SLOTS = 256;
+
 /**
- * How many threads have calls waiting for a pool's workers, each thread counted once while it waits:
- * a thread that frees a worker while others wait leaves it to them (they look again within their
- * poll interval) rather than claiming it again in the same turn, which would starve them.
+ * Which threads have calls waiting for a pool's workers: a word per thread (by its slot: 0 is main,
+ * engine threads 1..N-1) and their total. A thread that frees a worker while others wait leaves it to
+ * them (they look again within their poll interval) rather than claiming it again in the same turn,
+ * which would starve them. A lost thread's word is cleared by main (`clear`), so it does not count on.
  */
 export class WaitingThreads {
-  private readonly count: SharedCount;
-  private counted = false;
+  private readonly words: Int32Array;
+  private readonly word: number;
 
-  constructor(buffer?: SharedArrayBuffer) {
-    this.count = new SharedCount(buffer);
-  }
-
-  get buffer(): SharedArrayBuffer {
-    return this.count.buffer;
+  constructor(
+    readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4 * (1 + WAITING_SLOTS)),
+    slot = 0,
+  ) {
+    this.words = new Int32Array(buffer);
+    this.word = 1 + (slot % WAITING_SLOTS);
   }
 
   /** This thread's calls wait (or no longer do). */
   set(waits: boolean): void {
-    if (waits === this.counted) return;
-    this.counted = waits;
-    if (waits) this.count.add();
-    else this.count.release();
+    const [from, to] = waits ? [0, 1] : [1, 0];
+    if (Atomics.compareExchange(this.words, this.word, from, to) === from) Atomics.add(this.words, 0, to - from);
   }
 
   /** Other threads whose calls wait. */
   get others(): number {
-    return this.count.value - (this.counted ? 1 : 0);
+    return Atomics.load(this.words, 0) - Atomics.load(this.words, this.word);
+  }
+
+  /** Thread `slot` is gone: its calls wait no more. */
+  static clear(buffer: SharedArrayBuffer, slot: number): void {
+    new WaitingThreads(buffer, slot).set(false);
   }
 }

@@ -32,6 +32,8 @@ export interface LinkedSvcRunnerOptions {
   stuck(worker: number, generation: number): void;
   /** Runs have waited STALL_MS behind busy workers (main may grow the pool). */
   stalled(): void;
+  /** This engine thread's slot (1..N-1): its word in the pool's WaitingThreads. */
+  slot: number;
 }
 
 interface Call extends LinkedCall<RunMessage> {
@@ -75,7 +77,7 @@ export class LinkedSvcRunner implements ScriptRunner {
 
   /** A link to a script worker (new, or its next generation). */
   attach(offer: LinkOffer, port: MessagePort): void {
-    if (!this.waiters && offer.waiting) this.waiters = new WaitingThreads(offer.waiting);
+    if (!this.waiters && offer.waiting) this.waiters = new WaitingThreads(offer.waiting, this.options.slot);
     this.links.attach(offer, port);
     this.dispatch();
   }
