@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page, Response } from 'playwright-core';
+import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { inProcessForSuite } from '../../support/in-process.js';
 import { inFlight } from '../../support/in-flight.js';
 import { freePort, http } from '../../support/servers.js';
@@ -178,8 +178,18 @@ test("create from pasted JSON shows the server's errors next to the field path",
 test('the live tail reconnects and fetches what it missed with since=, without duplicates', async () => {
   const port = await svc.createImposter({ name: 'orders', recordRequests: true, stubs: ordersStubs });
   await http('GET', `http://127.0.0.1:${port}/health?n=1`);
+  // The page reads the journal twice on its own: at load and at the stream's hello. Both must be over
+  // before the cut; a slow one answered after n=2 landed would bring n=2 and move the cursor past 1.
+  let reads = 0;
+  const counted = (request: Request) => {
+    if (request.url().includes('/requests?since=')) reads += 1;
+  };
+  page.on('requestfinished', counted);
   await page.goto(url(`/imposters/${port}`));
   await page.locator('#tail-status:text("live")').waitFor(WAIT);
+  for (let waited = 0; reads < 2 && waited < WAIT.timeout; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
+  page.off('requestfinished', counted);
+  assert.ok(reads >= 2, `the page's own journal reads finished (${reads})`);
   const sinceCalls: string[] = [];
   page.on('request', (request) => {
     if (request.url().includes('/requests?since=')) sinceCalls.push(new URL(request.url()).searchParams.get('since') ?? '');
