@@ -57,8 +57,10 @@ export class LinkedSvcRunner implements ScriptRunner {
   private pollTimer: NodeJS.Timeout | undefined;
   /** Since when runs wait behind busy workers (0: they do not). */
   private waitingSince = 0;
-  /** The pool's count of threads whose runs wait (from its first offer): a freed worker goes to them first. */
+  /** The pool's record of threads whose runs wait holding no worker (from its first offer): a freed worker goes to them first. */
   private waiters: WaitingThreads | undefined;
+  /** Workers holding a batch of this thread's. */
+  private holding = 0;
 
   constructor(private readonly options: LinkedSvcRunnerOptions) {
     this.links = new WorkerLinks<RunMessage, Call>({
@@ -146,8 +148,10 @@ export class LinkedSvcRunner implements ScriptRunner {
       // The imposter's waiting runs go together; the worker and the share are freed when all are done.
       const batch = this.takeBatch(i, waiting.scope);
       let owed = batch.length;
+      this.holding++;
       const done = (): void => {
         if (--owed > 0) return;
+        this.holding--;
         idle.owed.release();
         share?.running.release();
         // Another thread's runs wait: it takes the worker at its next look, not this thread again at once.
@@ -161,7 +165,8 @@ export class LinkedSvcRunner implements ScriptRunner {
       }
     }
     const waits = blocked && this.queue.length > 0;
-    this.waiters?.set(waits);
+    // Starved only while holding no worker: runs behind this thread's own batch go in its next one.
+    this.waiters?.set(waits && this.holding === 0);
     if (!waits) this.waitingSince = 0;
     else this.pollSoon();
   }

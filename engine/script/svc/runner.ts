@@ -226,8 +226,10 @@ export class SvcScriptRunner {
   private readonly running = new Map<number, SharedCount>();
   /** A dispatch retry while runs wait for workers engine threads hold (they free them without telling main). */
   private pollTimer: NodeJS.Timeout | undefined;
-  /** Threads (this runner, engine threads' linked runners) whose runs wait for a worker or a share (per-core). */
+  /** Threads (this runner, engine threads' linked runners) whose runs wait while they hold no worker (per-core). */
   private readonly waiters = new WaitingThreads();
+  /** Workers holding a batch of this runner's. */
+  private holding = 0;
   private readonly baseWorkers: number;
   private readonly maxWorkers: number;
   private readonly newSlot: () => Slot;
@@ -340,10 +342,12 @@ export class SvcScriptRunner {
         continue;
       }
       slot.post(pending.run.scope, this.takeBatch(i, pending.run.scope));
+      this.holding++;
     }
     if (waiting) this.growSoon();
     if (this.links) {
-      this.waiters.set(waiting || held);
+      // Starved only while holding no worker: runs behind this runner's own batch go in its next one.
+      this.waiters.set((waiting || held) && this.holding === 0);
       if (waiting || held) this.pollSoon();
     }
   }
@@ -395,6 +399,7 @@ export class SvcScriptRunner {
   /** A worker finished a batch: the next one starts, or a grown worker that stays idle is stopped. */
   private freed(slot: Slot): void {
     const scope = slot.scope;
+    this.holding--;
     slot.settled();
     slot.busy.release();
     this.runningOf(scope).release();
