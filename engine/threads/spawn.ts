@@ -58,9 +58,10 @@ function startWorker(entry: URL, options: WorkerOptions): Worker {
     const execArgv = options.execArgv;
     if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || !execArgv) throw err;
     // Node names them after the last ': ', separated by ', ' (as given, with any `=value`).
+    const message = String((err as Error).message);
     const refused = new Set(
-      String((err as Error).message)
-        .slice(String((err as Error).message).lastIndexOf(': ') + 2)
+      message
+        .slice(message.lastIndexOf(': ') + 2)
         .split(', ')
         .map(flagName),
     );

@@ -44,12 +44,8 @@ export function stopCommand(options: CliOptions): Promise<number> {
  * same options and return once it has written its pidfile, i.e. once it is serving.
  */
 export async function restartCommand(options: CliOptions, startArgs: string[]): Promise<number> {
-  try {
-    await stopForRestart(options.pidFile, (message) => process.stderr.write(`svc restart: ${message}\n`));
-  } catch (err) {
-    process.stderr.write(`svc restart: ${errorText(err)}\n`);
-    return 1;
-  }
+  const stopped = await reported('restart', () => stopForRestart(options.pidFile, (message) => process.stderr.write(`svc restart: ${message}\n`)));
+  if (stopped !== 0) return stopped;
   const scratch = mkdtempSync(join(tmpdir(), 'svc-restart-'));
   const errorsFile = join(scratch, 'stderr');
   const errFd = openSync(errorsFile, 'w');

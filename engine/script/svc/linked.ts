@@ -6,7 +6,7 @@
  *
  * Dispatch follows the runner's rules on main, through counts every thread shares: a worker serves
  * one batch at a time (its busy count, claimed by whichever thread posts), one imposter's runs that
- * wait here (up to MAX_BATCH), and an imposter holds at most its share of workers at once (its running
+ * wait here (up to runner.ts's MAX_BATCH), and an imposter holds at most its share of workers at once (its running
  * count, from its plan). Runs wait here in arrival order, looking again
  * every POLL_MS while other threads hold the workers; when they wait STALL_MS main hears of it and
  * grows the pool as for its own. Deadlines are held here as the runner holds them on main.
@@ -15,15 +15,13 @@ import type { MessagePort } from 'node:worker_threads';
 import { ArrayOutbox, SharedCount, WaitingThreads, type LinkOffer } from '../../threads/index.js';
 import type { JsScriptHost } from '../js/index.js';
 import { type LogLevel, WorkerLinks, type LinkedCall } from '../shared/index.js';
-import { runJavaScript, runMessage, type ScriptRun, type ScriptRunner } from './runner.js';
+import { runJavaScript, runMessage, takeBatch, type ScriptRun, type ScriptRunner } from './runner.js';
 import type { DoneMessage, RunMessage, RunOutcome } from './protocol.js';
 
 /** How often waiting runs look again for a worker another thread freed. */
 const POLL_MS = 5;
 /** How long runs wait behind busy workers before main is told (the runner's own STALL_MS). */
 const STALL_MS = 50;
-/** The most runs of one imposter posted to a worker at once (as the runner on main). */
-const MAX_BATCH = 16;
 
 export interface LinkedSvcRunnerOptions {
   log: (level: LogLevel, message: string) => void;
@@ -146,7 +144,7 @@ export class LinkedSvcRunner implements ScriptRunner {
         continue;
       }
       // The imposter's waiting runs go together; the worker and the share are freed when all are done.
-      const batch = this.takeBatch(i, waiting.scope);
+      const batch = takeBatch(this.queue, i, (queued) => queued.scope);
       let owed = batch.length;
       this.holding++;
       const done = (): void => {
@@ -177,16 +175,6 @@ export class LinkedSvcRunner implements ScriptRunner {
       this.pollTimer = undefined;
       this.dispatch();
     }, POLL_MS);
-  }
-
-  /** The waiting runs of imposter `scope` from position `from` on (the first is there), taken from the queue. */
-  private takeBatch(from: number, scope: number): Waiting[] {
-    const batch: Waiting[] = [];
-    for (let i = from; i < this.queue.length && batch.length < MAX_BATCH; ) {
-      if (this.queue[i]!.scope === scope) batch.push(...this.queue.splice(i, 1));
-      else i++;
-    }
-    return batch;
   }
 
   /** Every worker is busy: after STALL_MS of that, main hears of it (once per stall). */

@@ -43,6 +43,20 @@ const POLL_MS = 5;
 /** The most runs of one imposter posted to a worker at once. */
 const MAX_BATCH = 16;
 
+/**
+ * The queued runs of one imposter from position `from` on (the first is there), up to MAX_BATCH, taken
+ * out of `queue` in their order: what a claimed worker is given (this runner and engine threads' linked ones).
+ */
+export function takeBatch<T>(queue: T[], from: number, scopeOf: (queued: T) => number): T[] {
+  const scope = scopeOf(queue[from]!);
+  const batch: T[] = [];
+  for (let i = from; i < queue.length && batch.length < MAX_BATCH; ) {
+    if (scopeOf(queue[i]!) === scope) batch.push(...queue.splice(i, 1));
+    else i++;
+  }
+  return batch;
+}
+
 export interface ScriptRun extends ScriptInput {
   engine: ScriptEngineName;
   /** The imposter (JavaScript sandboxes are per imposter; Rhai workers are shared fairly between imposters). */
@@ -341,7 +355,10 @@ export class SvcScriptRunner {
         i++;
         continue;
       }
-      slot.post(pending.run.scope, this.takeBatch(i, pending.run.scope));
+      slot.post(
+        pending.run.scope,
+        takeBatch(this.queue, i, (queued) => queued.run.scope),
+      );
       this.holding++;
     }
     if (waiting) this.growSoon();
@@ -350,16 +367,6 @@ export class SvcScriptRunner {
       this.waiters.set((waiting || held) && this.holding === 0);
       if (waiting || held) this.pollSoon();
     }
-  }
-
-  /** The queued runs of imposter `scope` from position `from` on (the first is there), taken from the queue. */
-  private takeBatch(from: number, scope: number): Pending[] {
-    const batch: Pending[] = [];
-    for (let i = from; i < this.queue.length && batch.length < MAX_BATCH; ) {
-      if (this.queue[i]!.run.scope === scope) batch.push(...this.queue.splice(i, 1));
-      else i++;
-    }
-    return batch;
   }
 
   private get links(): LinkBoard | undefined {
