@@ -26,6 +26,8 @@ export {
   readPidFile,
   removeOwnPidFile,
   processAlive,
+  HeapReclaim,
+  type ReclaimReport,
 } from './process/index.js';
 export { VERSION } from '../engine/version/index.js';
 // A fleet (issue 20) for a manager an embedding host makes itself: `new ImposterManager({ fleet: new RedisFleet(...) })`.

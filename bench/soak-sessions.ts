@@ -209,22 +209,36 @@ export interface AttackFigures {
 }
 
 /**
- * How far RSS may rise over "before" during a class's run. Not a growth ratio between halves: V8 lets
- * the heap saw-tooth by some 40 MB between major collections, longer than a class runs (issue 23 saw
- * +231 MB and +904 MB from single attacks).
+ * How far RSS may rise over "before" while a class runs, and stay over it once the class is over. Not
+ * a tight bound: under Node 24 on this 24 GiB box V8 grows its young generation to 128 MiB semi-spaces
+ * under a session flood (docs/limits.md), +140 to +160 MB of RSS that is heap slack, not sessions held;
+ * `svc start` gives it back once quiet (app/process/heap-reclaim.ts), and what stays is the C
+ * allocator's. The failures issue 23 reported were +231 MB held after the clients had gone and
+ * +904 MB at peak.
  */
-export const ATTACK_RSS_BOUND_MB = 128;
+export const ATTACK_RSS_PEAK_MB = 256;
+export const ATTACK_RSS_AFTER_MB = 128;
+/** The second half's RSS peak over the first half's: at most this (a class levels off, as the mixed soak must). */
+export const ATTACK_LEVELS_OFF = 1.15;
 /** fds "after" may exceed "before" by this many (sockets the server is still closing). */
 export const ATTACK_FD_SLACK = 5;
 
-/** Bounded: memory stayed within ATTACK_RSS_BOUND_MB of "before", and every fd the attack took came back. */
+/**
+ * Bounded: every fd the attack took came back; RSS levelled off (nothing accumulates per round), stayed
+ * within ATTACK_RSS_PEAK_MB of "before" and came back within ATTACK_RSS_AFTER_MB of it.
+ */
 export function attackIsBounded(f: AttackFigures): boolean {
-  return f.peak.rssMb <= f.before.rssMb + ATTACK_RSS_BOUND_MB && f.after.fds <= f.before.fds + ATTACK_FD_SLACK;
+  return (
+    f.after.fds <= f.before.fds + ATTACK_FD_SLACK
+    && f.peak.rssMb <= f.firstHalf.rssMb * ATTACK_LEVELS_OFF
+    && f.peak.rssMb <= f.before.rssMb + ATTACK_RSS_PEAK_MB
+    && f.after.rssMb <= f.before.rssMb + ATTACK_RSS_AFTER_MB
+  );
 }
 
 /**
  * Each class alone: its rounds for `seconds`, sampled every 100 ms (peaks kept per half); "after" is read
- * once fds are back within ATTACK_FD_SLACK of "before" (or `settleSeconds` later) and 2 s more.
+ * once fds are back within ATTACK_FD_SLACK of "before" (or `settleSeconds` later) and 4 s more.
  */
 export async function measureAttacks(targets: SessionTargets, probe: ProcessProbe, seconds: number, settleSeconds: number): Promise<AttackFigures[]> {
   const figures: AttackFigures[] = [];
@@ -246,8 +260,9 @@ export async function measureAttacks(targets: SessionTargets, probe: ProcessProb
     clearInterval(sampler);
     const settled = Date.now() + settleSeconds * 1000;
     while (probe.fds() > before.fds + ATTACK_FD_SLACK && Date.now() < settled) await new Promise((resolve) => setTimeout(resolve, 100));
-    // RSS is read a fixed while after the last round, so the classes compare.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // RSS is read a fixed while after the last round, so the classes compare: long enough for `svc start`
+    // to see a quiet second and give a burst's heap back (app/process/heap-reclaim.ts).
+    await new Promise((resolve) => setTimeout(resolve, 4000));
     const peak = { rssMb: Math.max(firstHalf.rssMb, secondHalf.rssMb), fds: Math.max(firstHalf.fds, secondHalf.fds) };
     figures.push({ name: attack.name, rounds, before, firstHalf, peak, after: { rssMb: probe.rssMb(), fds: probe.fds() } });
   }

@@ -8,4 +8,5 @@ export { UsageError } from '../../engine/model/index.js';
 export { defaultCliOptions, DEFAULT_PIDFILE, DEFAULT_SAVEFILE, type CliOptions } from './server-options.js';
 export { stopServer, stopForRestart } from './process-control.js';
 export { saveImposters, replayImposters, checkHealth, type AdminTarget } from './snapshot.js';
+export { HeapReclaim, type ReclaimReport } from './heap-reclaim.js';
 export { writePidFile, readPidFile, removeOwnPidFile, processAlive } from './pidfile.js';

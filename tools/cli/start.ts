@@ -1,6 +1,6 @@
 import { createLogger } from '../../engine/log/index.js';
 import { errorText } from '../../engine/model/index.js';
-import { removeOwnPidFile, ServerBuilder, StartupFailure, VERSION, writePidFile, type CliOptions, type RunningServer } from '../../app/index.js';
+import { HeapReclaim, removeOwnPidFile, ServerBuilder, StartupFailure, VERSION, writePidFile, type CliOptions, type RunningServer } from '../../app/index.js';
 
 /**
  * `svc start`: the embedding API's ServerBuilder (app/) plus what belongs to the process:
@@ -29,12 +29,17 @@ export async function startCommand(options: CliOptions): Promise<number | undefi
   } catch (err) {
     log.error(`cannot write pidfile ${options.pidFile}: ${errorText(err)}`);
   }
+  const mb = (bytes: number) => (bytes / 1048576).toFixed(0);
+  const reclaim = new HeapReclaim({
+    onReclaim: (r) => log.info(`quiet after a burst: RSS ${mb(r.rssBefore)} -> ${mb(r.rssAfter)} MB (${r.pauseMs.toFixed(0)} ms)`),
+  });
   log.info(`svc v${VERSION} now taking orders - point your browser to http://localhost:${server.adminAddr().port}/ for help`);
 
   let stopping = false;
   const exit = async (status: number) => {
     if (stopping) return;
     stopping = true;
+    reclaim.stop();
     try {
       await server.shutdown();
     } finally {

@@ -1,0 +1,97 @@
+/**
+ * Gives memory back to the system once a burst is over (issue 23: "memory of closed sessions is
+ * released"). V8 sizes its young generation from the machine's memory (docs/limits.md): on a large box
+ * a burst of traffic grows the heap to well over 100 MB while it holds a few tens live, and V8 keeps
+ * that heap committed for as long as the process lives, even when the server goes quiet. Ordinary
+ * collections do not return it; V8's memory-reducing collection (the `last-resort` flavour of `gc()`) does.
+ *
+ * So `svc start` samples its RSS and event-loop use every CHECK_MS; when RSS has grown GROWTH_BYTES
+ * past what it held after the last reclaim (or its lowest since start) and the loop was nearly idle
+ * over the last check, it runs that collection once. The pause is paid only while no traffic is
+ * waiting, at most once per growth episode. Not used by the embedding API: an embedder owns its
+ * process's heap.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { runInNewContext } from 'node:vm';
+
+export const RECLAIM_CHECK_MS = 1_000;
+/** RSS growth over the post-reclaim level that makes a quiet server collect. */
+export const RECLAIM_GROWTH_BYTES = 64 * 1024 * 1024;
+/** Event-loop utilisation over the last check below which the server counts as quiet. */
+export const RECLAIM_QUIET_UTILISATION = 0.05;
+
+type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+export interface ReclaimReport {
+  rssBefore: number;
+  rssAfter: number;
+  pauseMs: number;
+}
+
+export interface HeapReclaimOptions {
+  checkMs?: number;
+  growthBytes?: number;
+  quietUtilisation?: number;
+  onReclaim?: (report: ReclaimReport) => void;
+}
+
+/**
+ * V8's `gc` function without starting node with --expose-gc: exposed for one new context, then hidden
+ * again. Only on V8 12 and later (Node 22+): Node 20's V8 ignores the `flavor` and ran a cheap collection
+ * that gave nothing back, while it returned a burst's heap on its own within seconds (measured).
+ */
+function memoryReducingGc(): GcFunction | undefined {
+  if (Number(process.versions.v8.split('.')[0]) < 12) return undefined;
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as GcFunction;
+  } catch {
+    return undefined;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+}
+
+export class HeapReclaim {
+  private readonly gc = memoryReducingGc();
+  private readonly growthBytes: number;
+  private readonly quietUtilisation: number;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private level = process.memoryUsage.rss();
+  private utilisation: EventLoopUtilization = performance.eventLoopUtilization();
+
+  constructor(private readonly options: HeapReclaimOptions = {}) {
+    this.growthBytes = options.growthBytes ?? RECLAIM_GROWTH_BYTES;
+    this.quietUtilisation = options.quietUtilisation ?? RECLAIM_QUIET_UTILISATION;
+    if (this.gc === undefined) return;
+    this.timer = setInterval(() => this.check(), options.checkMs ?? RECLAIM_CHECK_MS);
+    this.timer.unref();
+  }
+
+  /** Whether this process's V8 can give its heap back this way (see memoryReducingGc). */
+  get active(): boolean {
+    return this.gc !== undefined;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private check(): void {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, this.utilisation).utilization;
+    this.utilisation = now;
+    const rss = process.memoryUsage.rss();
+    // A lower level (V8 gave memory back on its own) is the new base.
+    if (rss < this.level) this.level = rss;
+    if (rss - this.level < this.growthBytes || busy > this.quietUtilisation || this.gc === undefined) return;
+    const started = performance.now();
+    this.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    const pauseMs = performance.now() - started;
+    this.level = process.memoryUsage.rss();
+    // The collection's own time is not traffic: the next check measures from here.
+    this.utilisation = performance.eventLoopUtilization();
+    this.options.onReclaim?.({ rssBefore: rss, rssAfter: this.level, pauseMs });
+  }
+}
