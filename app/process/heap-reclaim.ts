@@ -5,19 +5,23 @@
  * that heap committed for as long as the process lives, even when the server goes quiet. Ordinary
  * collections do not return it; V8's memory-reducing collection (the `last-resort` flavour of `gc()`) does.
  *
- * So `svc start` samples its RSS and event-loop use every CHECK_MS; when RSS has grown GROWTH_BYTES
- * past what it held after the last reclaim (or its lowest since start) and the loop was nearly idle
- * over the last check, it runs that collection once. The pause is paid only while no traffic is
- * waiting, at most once per growth episode. Not used by the embedding API: an embedder owns its
- * process's heap.
+ * So `svc start` samples its heap and event-loop use every CHECK_MS; when V8 holds more than it uses
+ * by SLACK_BYTES, and by more than it uses (the collection's pause grows with the live heap, so it is
+ * paid only where it returns more than that), and the loop was nearly idle over the last check, it runs
+ * that collection once, at most once every MIN_INTERVAL_MS. The pause is paid only while no traffic is
+ * waiting. A server whose live set
+ * grew (a full journal, many stubs) holds no slack and is left alone. Not used by the embedding API:
+ * an embedder owns its process's heap.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { runInNewContext } from 'node:vm';
 
 export const RECLAIM_CHECK_MS = 1_000;
-/** RSS growth over the post-reclaim level that makes a quiet server collect. */
-export const RECLAIM_GROWTH_BYTES = 64 * 1024 * 1024;
+/** Heap held beyond what is used that makes a quiet server collect. */
+export const RECLAIM_SLACK_BYTES = 32 * 1024 * 1024;
+/** At most one reclaim in this long, whatever the traffic's rhythm. */
+export const RECLAIM_MIN_INTERVAL_MS = 30_000;
 /** Event-loop utilisation over the last check below which the server counts as quiet. */
 export const RECLAIM_QUIET_UTILISATION = 0.05;
 
@@ -31,7 +35,8 @@ export interface ReclaimReport {
 
 export interface HeapReclaimOptions {
   checkMs?: number;
-  growthBytes?: number;
+  slackBytes?: number;
+  minIntervalMs?: number;
   quietUtilisation?: number;
   onReclaim?: (report: ReclaimReport) => void;
 }
@@ -55,14 +60,16 @@ function memoryReducingGc(): GcFunction | undefined {
 
 export class HeapReclaim {
   private readonly gc = memoryReducingGc();
-  private readonly growthBytes: number;
+  private readonly slackBytes: number;
+  private readonly minIntervalMs: number;
+  private lastAt = -Infinity;
   private readonly quietUtilisation: number;
   private readonly timer: NodeJS.Timeout | undefined;
-  private level = process.memoryUsage.rss();
   private utilisation: EventLoopUtilization = performance.eventLoopUtilization();
 
   constructor(private readonly options: HeapReclaimOptions = {}) {
-    this.growthBytes = options.growthBytes ?? RECLAIM_GROWTH_BYTES;
+    this.slackBytes = options.slackBytes ?? RECLAIM_SLACK_BYTES;
+    this.minIntervalMs = options.minIntervalMs ?? RECLAIM_MIN_INTERVAL_MS;
     this.quietUtilisation = options.quietUtilisation ?? RECLAIM_QUIET_UTILISATION;
     if (this.gc === undefined) return;
     this.timer = setInterval(() => this.check(), options.checkMs ?? RECLAIM_CHECK_MS);
@@ -82,16 +89,17 @@ export class HeapReclaim {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, this.utilisation).utilization;
     this.utilisation = now;
-    const rss = process.memoryUsage.rss();
-    // A lower level (V8 gave memory back on its own) is the new base.
-    if (rss < this.level) this.level = rss;
-    if (rss - this.level < this.growthBytes || busy > this.quietUtilisation || this.gc === undefined) return;
+    if (busy > this.quietUtilisation || this.gc === undefined || performance.now() - this.lastAt < this.minIntervalMs) return;
+    const heap = getHeapStatistics();
+    const slack = heap.total_heap_size - heap.used_heap_size;
+    if (slack < Math.max(this.slackBytes, heap.used_heap_size)) return;
+    const rssBefore = process.memoryUsage.rss();
     const started = performance.now();
     this.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    const pauseMs = performance.now() - started;
-    this.level = process.memoryUsage.rss();
+    this.lastAt = performance.now();
+    const pauseMs = this.lastAt - started;
     // The collection's own time is not traffic: the next check measures from here.
     this.utilisation = performance.eventLoopUtilization();
-    this.options.onReclaim?.({ rssBefore: rss, rssAfter: this.level, pauseMs });
+    this.options.onReclaim?.({ rssBefore, rssAfter: process.memoryUsage.rss(), pauseMs });
   }
 }
