@@ -5,7 +5,7 @@
  * connect+close probes and slowloris clients — sampling the server's RSS and open fds every
  * SOAK_SAMPLE_SECONDS (default 10). Issue 23's HTTP/2 and TLS attack classes (bench/soak-sessions.ts) run
  * first, one at a time (RSS and fds before, at peak and after each; bounded when the fds come back and
- * RSS levels off and comes back near before: `attackIsBounded`), and with SOAK_MIXED_ATTACKS=1 also in the mixed load. The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
+ * RSS stays within 256 MB of before and comes back within 128 MB of it: `attackIsBounded`), and with SOAK_MIXED_ATTACKS=1 also in the mixed load. The recording imposter is filled to the cap before sampling starts. After the warm-up (the first fifth) both must stay flat: the last
  * third's peak within 15% (RSS) / 20 fds of the warm-up end's peak. Then the script-bomb phase
  * (bench/soak-script-bombs.ts) reports RSS and fds before, at peak and after each bomb. Exit status 1
  * when not flat, an attack class was not bounded or a bomb did not hold.
