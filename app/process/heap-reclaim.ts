@@ -62,7 +62,6 @@ function memoryReducingGc(): (() => void) | undefined {
 }
 
 export class HeapReclaim {
-  private readonly gc = memoryReducingGc();
   private readonly growthBytes: number;
   private readonly minIntervalMs: number;
   private lastAt = -Infinity;
@@ -75,8 +74,9 @@ export class HeapReclaim {
     this.growthBytes = options.growthBytes ?? RECLAIM_GROWTH_BYTES;
     this.minIntervalMs = options.minIntervalMs ?? RECLAIM_MIN_INTERVAL_MS;
     this.quietUtilisation = options.quietUtilisation ?? RECLAIM_QUIET_UTILISATION;
-    if (this.gc === undefined) return;
-    this.timer = setInterval(() => this.check(), options.checkMs ?? RECLAIM_CHECK_MS);
+    const gc = memoryReducingGc();
+    if (gc === undefined) return;
+    this.timer = setInterval(() => this.check(gc), options.checkMs ?? RECLAIM_CHECK_MS);
     this.timer.unref();
   }
 
@@ -84,18 +84,18 @@ export class HeapReclaim {
     clearInterval(this.timer);
   }
 
-  private check(): void {
+  private check(gc: () => void): void {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, this.utilisation).utilization;
     this.utilisation = now;
-    if (busy > this.quietUtilisation || this.gc === undefined || performance.now() - this.lastAt < this.minIntervalMs) return;
+    if (busy > this.quietUtilisation || performance.now() - this.lastAt < this.minIntervalMs) return;
     const size = getHeapStatistics().total_heap_size;
     // A heap V8 shrank on its own is the new base.
     if (size < this.base) this.base = size;
     if (size - this.base < Math.max(this.growthBytes, this.base / 2)) return;
     const rssBefore = process.memoryUsage.rss();
     const started = performance.now();
-    this.gc();
+    gc();
     this.lastAt = performance.now();
     const pauseMs = this.lastAt - started;
     this.base = getHeapStatistics().total_heap_size;

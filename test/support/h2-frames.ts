@@ -4,7 +4,8 @@
  * Also the node:http2 clients the tests share: `h2Get` on a session, `h2Fetch` on a session of its own.
  */
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
+import tls from 'node:tls';
 
 export const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8 } as const;
@@ -134,5 +135,39 @@ export function h2Fetch(authority: string, request: { method?: string; path?: st
       reject(err);
     });
     stream.end(request.body);
+  });
+}
+
+/** A raw connection to `port` (TLS with ALPN h2 when `secure`) that has sent the preface and SETTINGS. */
+export function openRaw(port: number, secure: boolean): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = secure
+      ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false, ALPNProtocols: ['h2'] }, () => {
+          socket.write(OPENING);
+          resolve(socket);
+        })
+      : net.connect(port, '127.0.0.1', () => {
+          socket.write(OPENING);
+          resolve(socket);
+        });
+    socket.once('error', reject);
+  });
+}
+
+/** Resolves with ms from now until `socket` closes, or null after `limitMs`. */
+export function closedWithin(socket: Socket, limitMs: number): Promise<number | null> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    if (socket.destroyed) resolve(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(null);
+    }, limitMs);
+    socket.on('error', () => {});
+    socket.resume();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(Date.now() - started);
+    });
   });
 }

@@ -6,7 +6,7 @@
  * them, and a process 'exit' hook kills any child a crashed run left behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -187,6 +187,11 @@ export interface SvcOptions {
 }
 
 /** svc from source through tsx, so tests need no build; no log file unless the test names one (like mountebank's). */
+/** Resident set size of process `pid` in MB (/proc/<pid>/status VmRSS). */
+export function rssMbOf(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+}
+
 export async function startSvc(options: SvcOptions = {}): Promise<RunningServer> {
   const adminPort = options.adminPort ?? (await freePort());
   const args = options.args ?? [];

@@ -5,10 +5,9 @@
  * workers that grew are replaced); an inject or decorate result over the 64 MiB body cap is a 500
  * `response_too_large` envelope, and costs no lasting memory either.
  */
-import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort, http, startSvc, type RunningServer } from '../../support/servers.js';
+import { freePort, http, rssMbOf, startSvc, type RunningServer } from '../../support/servers.js';
 
 const test = suite('script memory');
 const MB = 1024 * 1024;
@@ -18,8 +17,7 @@ let port = 0;
 let baselineMb = 0;
 
 function rssMb(): number {
-  const status = readFileSync(`/proc/${svc!.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  return rssMbOf(svc!.pid!);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,14 +5,14 @@
  * timeout; client renegotiation is refused. A spawned svc (SVC_RUNTIME and SVC_WORKERS pass through)
  * with short timeouts; fds and RSS are the server process's own.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FrameCounter, h2Get, OPENING, request, SETTING } from '../../support/h2-frames.js';
-import { freePort, http, startSvc, type RunningServer } from '../../support/servers.js';
+import { closedWithin, FrameCounter, h2Get, openRaw, request, SETTING } from '../../support/h2-frames.js';
+import { freePort, http, rssMbOf, startSvc, type RunningServer } from '../../support/servers.js';
 
 const test = suite('HTTP/2 and TLS sessions');
 
@@ -39,7 +39,7 @@ let bigPort = 0;
 let baseline = 0;
 
 const fdCount = (): number => readdirSync(`/proc/${pid}/fd`).length;
-const rssMb = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+const rssMb = (): number => rssMbOf(pid);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function assertFdsBack(what: string): Promise<void> {
@@ -92,40 +92,6 @@ test.before(async () => {
 test.after(async () => {
   await svc?.stop();
 });
-
-/** A raw connection to `port` (TLS with ALPN h2 when `secure`) that has sent the preface and SETTINGS. */
-function openRaw(port: number, secure: boolean): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = secure
-      ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false, ALPNProtocols: ['h2'] }, () => {
-          socket.write(OPENING);
-          resolve(socket);
-        })
-      : net.connect(port, '127.0.0.1', () => {
-          socket.write(OPENING);
-          resolve(socket);
-        });
-    socket.once('error', reject);
-  });
-}
-
-/** Resolves with ms from now until `socket` closes, or null after `limitMs`. */
-function closedWithin(socket: net.Socket, limitMs: number): Promise<number | null> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    if (socket.destroyed) resolve(0);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(null);
-    }, limitMs);
-    socket.on('error', () => {});
-    socket.resume();
-    socket.once('close', () => {
-      clearTimeout(timer);
-      resolve(Date.now() - started);
-    });
-  });
-}
 
 test('30 sessions that half-close after the preface are closed on every plane (imposters, front door, admin, metrics), fds back to baseline', async () => {
   const planes: Array<[string, number, boolean]> = [

@@ -1,37 +1,21 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { ReclaimReport } from '../../../app/index.js';
-import { OPENING } from '../../support/h2-frames.js';
-import { freePort, http, repoRoot, startSvc } from '../../support/servers.js';
+import { closedWithin, openRaw } from '../../support/h2-frames.js';
+import { freePort, http, repoRoot, rssMbOf, startSvc } from '../../support/servers.js';
 import { tempDirForSuite } from '../../support/temp-dir.js';
 
 const test = suite('cli: svc start gives a burst memory back once quiet');
 const temp = tempDirForSuite(test, 'svc-reclaim-');
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
-  return Number(line?.[1] ?? 0) / 1024;
-}
-
 /** An HTTP/2 session that sends the preface and SETTINGS, half-closes 50 ms later and waits for the server's close. */
-function halfClosedSession(port: number): Promise<void> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => {
-      socket.write(OPENING);
-      setTimeout(() => socket.end(), 50);
-    });
-    const limit = setTimeout(() => socket.destroy(), 10_000);
-    socket.on('error', () => {});
-    socket.resume();
-    socket.once('close', () => {
-      clearTimeout(limit);
-      resolve();
-    });
-  });
+async function halfClosedSession(port: number): Promise<void> {
+  const socket = await openRaw(port, false);
+  setTimeout(() => socket.end(), 50);
+  await closedWithin(socket, 10_000);
 }
 
 test('HeapReclaim: a heap a burst grew to hundreds of MB is given back within 6 s of quiet (its own process)', () => {
@@ -62,12 +46,12 @@ test('after an HTTP/2 session flood the quiet server does not keep its grown hea
     const port = await freePort();
     const body = JSON.stringify({ port, protocol: 'http', stubs: [{ responses: [{ is: { body: 'ok' } }] }] });
     assert.is((await http('POST', `http://127.0.0.1:${svc.adminPort}/imposters`, { body })).status, 201);
-    const baseline = rssMb(pid);
+    const baseline = rssMbOf(pid);
     let peak = baseline;
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
       await Promise.all(Array.from({ length: 30 }, () => [halfClosedSession(port), halfClosedSession(svc.adminPort)]).flat());
-      peak = Math.max(peak, rssMb(pid));
+      peak = Math.max(peak, rssMbOf(pid));
     }
     // Checked every second; the first quiet second after the burst collects (or V8 shrank the heap on
     // its own first, which it sometimes does after a short flood). 10 s is far past either.
@@ -83,7 +67,7 @@ test('after an HTTP/2 session flood the quiet server does not keep its grown hea
       line = readFileSync(logFile, 'utf8').match(/quiet after a burst: RSS (\d+) -> (\d+) MB/);
       heap = await slackMb();
     }
-    const figures = `RSS baseline ${baseline.toFixed(0)}, peak ${peak.toFixed(0)}, now ${rssMb(pid).toFixed(0)} MB; heap slack ${heap.slack.toFixed(0)} MB over ${heap.used.toFixed(0)} used; log: ${line?.[0]}`;
+    const figures = `RSS baseline ${baseline.toFixed(0)}, peak ${peak.toFixed(0)}, now ${rssMbOf(pid).toFixed(0)} MB; heap slack ${heap.slack.toFixed(0)} MB over ${heap.used.toFixed(0)} used; log: ${line?.[0]}`;
     assert.not.ok(held(heap), `the grown heap is not kept (${figures})`);
     if (line) assert.ok(Number(line[2]) < Number(line[1]) - 20, `the reclaim gave memory back (${figures})`);
     assert.is((await http('GET', `http://127.0.0.1:${port}/`)).body, 'ok', 'still serving');
