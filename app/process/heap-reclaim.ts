@@ -13,9 +13,9 @@
  * slack over "used", is read: garbage a quiet server has not collected yet counts as used. `svc start`
  * only: an embedder owns its process's heap.
  */
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapStatistics } from 'node:v8';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import { runInNewContext } from 'node:vm';
+import { memoryReducingGc } from '../../engine/threads/index.js';
 
 export const RECLAIM_CHECK_MS = 1_000;
 const REPORT_DELAY_MS = 1_000;
@@ -25,8 +25,6 @@ export const RECLAIM_GROWTH_BYTES = 32 * 1024 * 1024;
 export const RECLAIM_MIN_INTERVAL_MS = 30_000;
 /** Event-loop utilisation over the last check below which the server counts as quiet. */
 export const RECLAIM_QUIET_UTILISATION = 0.05;
-
-type GcFunction = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
 export interface ReclaimReport {
   rssBefore: number;
@@ -40,25 +38,6 @@ export interface HeapReclaimOptions {
   minIntervalMs?: number;
   quietUtilisation?: number;
   onReclaim?: (report: ReclaimReport) => void;
-}
-
-/**
- * V8's memory-reducing collection, reached without starting node with --expose-gc: `gc` is exposed for
- * one new context, then hidden again. V8 12 (Node 22) and later take the `last-resort` flavour; Node
- * 20's V8 ignores it (a cheap collection that gave nothing back, measured), and there a plain full
- * collection shrinks the heap (76 -> 38 MB, RSS 128 -> 90 MB in a second, measured).
- */
-function memoryReducingGc(): (() => void) | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as GcFunction;
-    if (Number(process.versions.v8.split('.')[0]) < 12) return () => gc();
-    return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-  } catch {
-    return undefined;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
 }
 
 export class HeapReclaim {
