@@ -1,20 +1,18 @@
 /**
  * The soak's script-bomb phase (issue 23 item 5): Rhai allocation bombs (string, array, map) and
  * inject/decorate results over the 64 MiB body cap, one at a time against the soaking server. For
- * each: RSS and fds before, at peak (sampled every 20 ms while it runs) and 10 s after. Holds when
- * every bomb is refused (500 envelope), no Rhai bomb grows RSS by 256 MB (a JavaScript one is
- * bounded by its sandbox's 256 MiB heap, plus the copy the worker reads back), and RSS is back
- * within 20% of its value before the phase 10 s after each bomb. Not 5 s: after a grown worker is
- * replaced (within 30 ms of the bomb's answer) some 40 MB of its memory leaves RSS only 7-8 s later
- * (traced second by second on a fresh server: 151 140 140 140 140 140 140 110 101 100 MB against 113
- * before), a delay of V8's, not memory held; the soak's baseline is low since `svc start` gives a
- * burst's heap back, so a 5 s reading caught it.
+ * each: RSS and fds before, at peak (sampled every 20 ms while it runs) and 5 s after (the issue's
+ * figure). Holds when every bomb is refused (500 envelope), no Rhai bomb grows RSS by 256 MB (a
+ * JavaScript one is bounded by its sandbox's 256 MiB heap, plus the copy the worker reads back), and
+ * RSS is back within 20% of its value before the phase 5 s after each bomb. A grown script worker runs
+ * V8's memory-reducing collection before it is replaced (engine/script/shared/worker-memory.ts):
+ * without it, Node 24 unmapped some 40 MB of a replaced worker's pages only 8 s after it ended.
  */
 const MB = 1024 * 1024;
 const RHAI_PEAK_GROWTH_MB = 256;
 const JS_PEAK_GROWTH_MB = 384;
 const SETTLED_RATIO = 1.2;
-const SETTLE_MS = 10_000;
+const SETTLE_MS = 5_000;
 
 export interface BombProbe {
   /** An HTTP call: status and body. */
@@ -65,7 +63,7 @@ export async function soakScriptBombs(probe: BombProbe, adminPort: number, port:
   if (created.status !== 201) throw new Error(`creating the script-bomb imposter: ${created.status} ${created.body}`);
   let held = true;
   const baseline = probe.rssMb();
-  console.log(`\nscript bombs (RSS MB / fds: before, peak, 10 s after; phase baseline ${baseline.toFixed(1)} MB):`);
+  console.log(`\nscript bombs (RSS MB / fds: before, peak, 5 s after; phase baseline ${baseline.toFixed(1)} MB):`);
   for (const bomb of BOMBS) {
     const before = probe.rssMb();
     const fdsBefore = probe.fds();
