@@ -11,11 +11,11 @@
  * when not flat, an attack class was not bounded or a bomb did not hold.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
-import { freePort, repoRoot } from '../test/support/servers.js';
+import { freePort, repoRoot, rssMbOf } from '../test/support/servers.js';
 import { envInteger } from './env.js';
 import { attackIsBounded, measureAttacks, sessionAttackLoops, type SessionTargets } from './soak-sessions.js';
 import { soakScriptBombs } from './soak-script-bombs.js';
@@ -146,11 +146,7 @@ async function waitForAdmin(): Promise<void> {
   throw new Error('svc did not answer /health');
 }
 
-function readRssMb(): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /VmRSS:\s+(\d+) kB/.exec(status);
-  return match ? Number(match[1]) / 1024 : NaN;
-}
+const readRssMb = (): number => rssMbOf(pid);
 
 function countFds(): number {
   return readdirSync(`/proc/${pid}/fd`).length;

@@ -186,12 +186,12 @@ export interface SvcOptions {
   host?: string;
 }
 
-/** svc from source through tsx, so tests need no build; no log file unless the test names one (like mountebank's). */
 /** Resident set size of process `pid` in MB (/proc/<pid>/status VmRSS). */
 export function rssMbOf(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 }
 
+/** svc from source through tsx, so tests need no build; no log file unless the test names one (like mountebank's). */
 export async function startSvc(options: SvcOptions = {}): Promise<RunningServer> {
   const adminPort = options.adminPort ?? (await freePort());
   const args = options.args ?? [];

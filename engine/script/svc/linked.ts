@@ -15,13 +15,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { ArrayOutbox, SharedCount, WaitingThreads, type LinkOffer } from '../../threads/index.js';
 import type { JsScriptHost } from '../js/index.js';
 import { type LogLevel, WorkerLinks, type LinkedCall } from '../shared/index.js';
-import { runJavaScript, runMessage, takeBatch, type ScriptRun, type ScriptRunner } from './runner.js';
+import { POLL_MS, runJavaScript, runMessage, STALL_MS, takeBatch, type ScriptRun, type ScriptRunner } from './runner.js';
 import type { DoneMessage, RunMessage, RunOutcome } from './protocol.js';
-
-/** How often waiting runs look again for a worker another thread freed. */
-const POLL_MS = 5;
-/** How long runs wait behind busy workers before main is told (the runner's own STALL_MS). */
-const STALL_MS = 50;
 
 export interface LinkedSvcRunnerOptions {
   log: (level: LogLevel, message: string) => void;

@@ -32,14 +32,14 @@ import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput,
 import { errorText } from '../../model/index.js';
 
 const GRACE_MS = 1000;
-/** How long a run waits behind busy workers before the pool grows. */
-const STALL_MS = 50;
+/** How long a run waits behind busy workers before the pool grows (linked.ts: before main is told). */
+export const STALL_MS = 50;
 /** How long a worker beyond the base count stays idle before it stops. */
 const IDLE_MS = 30_000;
 /** The pool's growth bound when `maxWorkers` is not given. */
 const DEFAULT_MAX_WORKERS = 8;
-/** How often waiting runs look again for a worker engine threads may have freed (per-core). */
-const POLL_MS = 5;
+/** How often waiting runs look again for a worker another thread may have freed (per-core). */
+export const POLL_MS = 5;
 /** The most runs of one imposter posted to a worker at once. */
 const MAX_BATCH = 16;
 

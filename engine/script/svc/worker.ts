@@ -108,6 +108,14 @@ function runBatch(batch: RunMessage[], post: (message: unknown) => void): boolea
   let grown = false;
   let answers: DoneMessage[] = [];
   let since = Date.now();
+  // The footprint is read once per message of answers, not per run: the host acts on it only once
+  // this worker owes nothing, and a run cannot outgrow its own memory budget meanwhile.
+  const send = () => {
+    grown = footprint.grown();
+    answers[answers.length - 1]!.grown = grown;
+    post(answers);
+    answers = [];
+  };
   for (const message of batch) {
     logs = [];
     let outcome: RunOutcome;
@@ -119,16 +127,14 @@ function runBatch(batch: RunMessage[], post: (message: unknown) => void): boolea
         outcome = failure('host', `script worker failure: ${errorText(err)}`);
       }
     }
-    grown = footprint.grown();
-    answers.push({ type: 'done', id: message.id, outcome, logs, grown });
+    answers.push({ type: 'done', id: message.id, outcome, logs, grown: false });
     const now = Date.now();
     if (now - since >= FLUSH_MS) {
-      post(answers);
-      answers = [];
+      send();
       since = now;
     }
   }
-  if (answers.length > 0) post(answers);
+  if (answers.length > 0) send();
   return grown;
 }
 
