@@ -30,6 +30,8 @@ export const REPLACE_GROWTH_BYTES = 32 * 1024 * 1024;
 export class WorkerFootprint {
   private readonly base: number;
   private gc: (() => void) | undefined;
+  /** The footprint a collection left when it left the worker grown. */
+  private grownAfterGc: number | undefined;
 
   constructor(private readonly extraBytes: () => number = () => 0) {
     this.base = this.bytes();
@@ -41,9 +43,15 @@ export class WorkerFootprint {
 
   /** Whether the worker has grown enough to be worth replacing, after giving back what a collection can. */
   grown(): boolean {
-    if (this.bytes() - this.base <= REPLACE_GROWTH_BYTES) return false;
+    const bytes = this.bytes();
+    if (bytes - this.base <= REPLACE_GROWTH_BYTES) return false;
+    // Still grown after a collection (its replacement waits for it to be idle): the next collection
+    // waits for as much growth again, so a live set past the bound does not pay one per run.
+    if (this.grownAfterGc !== undefined && bytes - this.grownAfterGc <= REPLACE_GROWTH_BYTES) return true;
     this.gc ??= memoryReducingGc();
     this.gc?.();
-    return this.bytes() - this.base > REPLACE_GROWTH_BYTES;
+    const after = this.bytes();
+    this.grownAfterGc = after - this.base > REPLACE_GROWTH_BYTES ? after : undefined;
+    return this.grownAfterGc !== undefined;
   }
 }
