@@ -1,8 +1,8 @@
 /**
  * Issue 23 item 5: scripts are bounded in memory as they are in time. Against a spawned svc (its RSS
  * is the process's own): Rhai allocation bombs fail with the script error envelope before the
- * process grows 256 MB, and the process is back within 20% of its baseline RSS 5 s later (script
- * workers that grew are replaced); an inject or decorate result over the 64 MiB body cap is a 500
+ * process grows 256 MB, and the process is back within 20% of its baseline RSS 5 s later (a script
+ * worker that grew collects its garbage, and is replaced if still grown: engine/script/shared/worker-memory.ts); an inject or decorate result over the 64 MiB body cap is a 500
  * `response_too_large` envelope, and costs no lasting memory either.
  */
 import { suite } from 'uvu';
