@@ -7,7 +7,7 @@
 import { closeSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { BodyBudget, connectionFilter, createListener, type Listener, type OutgoingHeaders, type ResponseSink } from '../transport/index.js';
-import { asBuffer, type FromThread, type PlanMessage, type ScriptLinkMessage, type ThreadReport, type ToThread } from './protocol.js';
+import { asBuffer, type FromThread, type ObserverEvent, type PlanMessage, type ScriptLinkMessage, type ThreadReport, type ToThread } from './protocol.js';
 import { LinkedJsHost } from '../script/js/index.js';
 import { LinkedSvcRunner } from '../script/svc/index.js';
 import type { LogLevel } from '../script/svc/index.js';
@@ -15,6 +15,7 @@ import { exactBytes, Kept } from './intern.js';
 import { ThreadImposter } from './thread-imposter.js';
 import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
 import { RecordBatch } from './record-batch.js';
+import { EventRing } from './event-ring.js';
 import { CountTables } from './counts.js';
 import { hostedThread, PerTurn } from '../threads/index.js';
 import { errorText } from '../model/index.js';
@@ -49,8 +50,16 @@ let nextRequest = 1;
 const { control, slot } = workerData as { control: MessagePort; slot: number };
 const report = (message: ThreadReport): void => control.postMessage(message);
 const records = new RecordBatch(report);
+const events = new EventRing(
+  (key) => report({ t: 'eventKey', key }),
+  () => report({ t: 'eventsWaiting' }),
+);
+/** A metric event of the imposter on listener `id`, replayed on main: in the ring, else (full) as a message. */
+const observed = (id: number, event: ObserverEvent): void => {
+  if (!events.add(id, event)) report({ t: 'event', id, event });
+};
 /** Flow store operations of this thread's own redis stores, counted on main (svc_flow_state_ops_total). */
-const redisStores = new ThreadRedisStores((id, operation, result) => report({ t: 'event', id, event: { name: 'onFlowStateOp', args: [operation, result] } }));
+const redisStores = new ThreadRedisStores((id, operation, result) => observed(id, { name: 'onFlowStateOp', args: [operation, result] }));
 /** Each listener's newest plan this thread has applied; `local` absent: forward its requests. */
 const plans = new Map<number, { version: number; local?: ThreadImposter }>();
 const counts = new CountTables((key) => report({ t: 'key', key }));
@@ -121,6 +130,7 @@ function applyPlan(message: PlanMessage): void {
         slot,
         id: message.id,
         report,
+        observed,
         records,
         log,
         counts,
@@ -202,6 +212,7 @@ async function close(id: number): Promise<void> {
   plans.delete(id);
   redisStores.drop(id);
   counts.drop(id);
+  events.drop(id);
   post({ t: 'closed', id });
 }
 

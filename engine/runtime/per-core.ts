@@ -14,6 +14,7 @@ import {
 } from './protocol.js';
 import type { RecordedRequest } from '../serve/index.js';
 import { CountReader } from './counts.js';
+import { EventReader } from './event-ring.js';
 import { connectionFilterSpec, createListener, defaultKeyPair, type Listener, type ListenerOptions, type RequestHandler } from '../transport/index.js';
 import { LinkBoard, ThreadHost, workerSpawner } from '../threads/index.js';
 import { dupFd, loadDup } from './fd-dup.js';
@@ -126,9 +127,11 @@ class EngineThread {
   /** Stops this thread's script links from being made (its thread is gone). */
   private unlink: () => void = () => undefined;
 
-  /** Plans out; count keys, records and fault metrics in (also drained synchronously: receiveMessageOnPort). */
+  /** Plans out; count keys, records and event keys in (also drained synchronously: receiveMessageOnPort). */
   private control!: MessagePort;
   private counts = new CountReader();
+  /** The thread's metric events, replayed to the imposters' observers when drained. */
+  private events = new EventReader();
   /** Answers to requests of this generation of the thread: a restarted thread reuses request ids, so late answers to the dead one are dropped. */
   private answer: (message: ToThread) => void = () => undefined;
 
@@ -154,6 +157,7 @@ class EngineThread {
     this.control.on('message', (report: ThreadReport) => this.report(report));
     this.control.unref();
     this.counts = new CountReader();
+    this.events = new EventReader();
     return { workerData: { slot: this.slot, control: channel.port2 }, transferList: [channel.port2], stdout: false };
   }
 
@@ -167,19 +171,29 @@ class EngineThread {
     this.control.postMessage(message);
   }
 
-  /** Takes every report the thread posted so far, synchronously (records reach the journal now). */
+  /** Takes every report and metric event the thread made so far, synchronously (records reach the journal now). */
   drain(): void {
+    this.takeReports();
+    this.events.drain(this.replay, this.takeReports);
+  }
+
+  private readonly takeReports = (): void => {
     for (let received = receiveMessageOnPort(this.control); received; received = receiveMessageOnPort(this.control)) {
       this.report(received.message as ThreadReport);
     }
-  }
+  };
+
+  private readonly replay = (id: number, event: ObserverEvent): void => {
+    this.runtime.source(id)?.observed(event);
+  };
 
   private report(report: ThreadReport): void {
     if (report.t === 'key') this.counts.learn(report.key);
     else if (report.t === 'recs') for (const { id, record, notify } of report.records) this.runtime.source(id)?.recorded(record, notify);
     else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
     else if (report.t === 'match') this.runtime.source(report.id)?.threadMatched(report.stub, report.entry);
-    else if (report.t === 'events') for (const event of report.events) this.runtime.source(report.id)?.observed(event);
+    else if (report.t === 'eventKey') this.events.learn(report.key);
+    else if (report.t === 'eventsWaiting') this.events.drain(this.replay, this.takeReports);
     else this.runtime.source(report.id)?.observed(report.event);
   }
 
@@ -287,6 +301,9 @@ class EngineThread {
         this.settle(this.listening, message.id, Object.assign(new Error(message.message), { code: message.code }));
         return;
       case 'closed':
+        // Its events replayed first: the thread has dropped their keys, so none comes after this.
+        this.drain();
+        this.events.forget(message.id);
         this.settle(this.closing, message.id);
         return;
       case 'log':

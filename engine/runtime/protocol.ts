@@ -77,15 +77,18 @@ export type ObserverEvent =
 /**
  * Engine thread to main thread on the control channel, which main drains synchronously (before a
  * journal read, a metrics scrape) as well as when idle: a count key, finished records (posted before
- * their responses are written), a fault metric.
+ * their responses are written), the keys of its metric event ring.
  */
 export type ThreadReport =
   | { t: 'key'; key: CountKey }
   /** Finished records of one turn, in the order the thread finished them (RecordBatch). */
   | { t: 'recs'; records: Array<{ id: number; record: RecordedRequest; notify: boolean }> }
+  /** A metric event the thread could not put in its ring (full): posted instead. */
   | { t: 'event'; id: number; event: ObserverEvent }
-  /** A proxied request's upstream calls and its own event, in one message. */
-  | { t: 'events'; id: number; events: ObserverEvent[] }
+  /** A new key of the thread's metric event ring (event-ring.ts), posted before its first entry. */
+  | { t: 'eventKey'; key: EventKey }
+  /** Entries wait in the thread's event ring (sent when one finds it drained): main drains it. */
+  | { t: 'eventsWaiting' }
   /** A proxyAlways recording, posted before its response is written: the owner applies it in arrival order. */
   | { t: 'recording'; id: number; recording: ProxyRecording }
   /** `--debug`: what the stub with key `stub` matched and answered, posted before the response is written. */
@@ -102,6 +105,19 @@ export interface ProxyRecording {
 }
 
 /** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
+/** What names a metric event ring entry (event-ring.ts): the event with its label arguments. */
+export interface EventKey {
+  key: number;
+  /** The listener (the imposter) whose observers the event goes to. */
+  id: number;
+  name: ObserverEvent['name'];
+  /** The event's arguments, the measured one (`valueAt`, -1: none) standing at 0. */
+  args: Array<string | number | boolean>;
+  valueAt: number;
+  /** The ring, with the thread's first key. */
+  ring?: SharedArrayBuffer;
+}
+
 export interface CountKey {
   id: number;
   method: string;

@@ -52,6 +52,8 @@ export interface ThreadLinks {
   /** The listener this imposter serves (reports name it). */
   id: number;
   report(report: ThreadReport): void;
+  /** A metric event of an imposter of this thread, for main to replay to its observers (event-ring.ts). */
+  observed(id: number, event: ObserverEvent): void;
   /** Where finished records wait for the turn's message to main. */
   records: RecordBatch;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
@@ -103,8 +105,6 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   private readonly stubKeys: readonly number[];
   /** [2]: `--debug` matches posted and not received by main yet (ImposterPlan.recordings). */
   private readonly pending: Int32Array;
-  /** Upstream calls reported since the last proxied request's own event. */
-  private upstreamEvents: ObserverEvent[] = [];
   private readonly count: ThreadCounter;
   private readonly pipeline: RequestPipeline;
   /** `{"_svc": {"script": S}}` predicates of the stubs, by predicate object (this thread's copy of the config). */
@@ -136,14 +136,8 @@ export class ThreadImposter implements ServedImposter, ImposterState {
       onErrorStatus: (...args) => this.observe({ name: 'onErrorStatus', args }),
     };
     this.proxyObserver = {
-      // Held for the proxied request's own event, which follows it before the response is written: one message for both.
-      onUpstream: (...args) => this.upstreamEvents.push({ name: 'onUpstream', args }),
-      onProxy: (...args) => {
-        const events = this.upstreamEvents;
-        this.upstreamEvents = [];
-        events.push({ name: 'onProxy', args });
-        links.report({ t: 'events', id: links.id, events });
-      },
+      onUpstream: (...args) => this.observe({ name: 'onUpstream', args }),
+      onProxy: (...args) => this.observe({ name: 'onProxy', args }),
     };
     const pending = new Int32Array(plan.recordings);
     this.pending = pending;
@@ -212,7 +206,7 @@ export class ThreadImposter implements ServedImposter, ImposterState {
   }
 
   private observe(event: ObserverEvent): void {
-    this.links.report({ t: 'event', id: this.links.id, event });
+    this.links.observed(this.links.id, event);
   }
 
   countRequest(): void {

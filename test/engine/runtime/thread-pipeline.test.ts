@@ -239,6 +239,33 @@ test('1,000 concurrent recorded requests across both threads: indices 1..1000 wi
   }
 });
 
+test('fault metrics from both threads are exact when scraped right after the responses (the event ring)', async ({ svc }) => {
+  const port = await imposter(svc, {
+    stubs: [{ id: 'ring-rule', responses: [{ is: { body: 'late' }, _svc: { fault: { latency: { probability: 1, minMs: 1, maxMs: 3 } } } }] }],
+  });
+  const before = await acceptedBySlot(svc.metricsPort);
+  let N = 0;
+  let acrossThreads = false;
+  for (let burst = 0; burst < 5 && !acrossThreads; burst += 1) {
+    const bodies = await concurrentGets(
+      port,
+      Array.from({ length: 1000 }, (_, i) => `/n${N + i}`),
+    );
+    assert.ok(bodies.every((body) => body === 'late'));
+    N += 1000;
+    const after = await acceptedBySlot(svc.metricsPort);
+    acrossThreads = ['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0));
+  }
+  assert.ok(acrossThreads, 'both threads accepted');
+  const metrics = (await http('GET', `http://127.0.0.1:${svc.metricsPort}/metrics`)).body;
+  const value = (pattern: RegExp): number => Number(pattern.exec(metrics)?.[1]);
+  assert.is(value(/svc_faults_injected_total\{type="latency",rule_id="ring-rule",source="_svc.fault"\} (\d+)/), N);
+  assert.is(value(/svc_latency_injected_ms_count\{rule_id="ring-rule"\} (\d+)/), N);
+  // Each drawn delay kept its value: the sum lies within the range's bounds.
+  const sum = value(/svc_latency_injected_ms_sum\{rule_id="ring-rule"\} ([\d.e+]+)/);
+  assert.ok(sum >= N && sum <= 3 * N, `sum ${sum}`);
+});
+
 test('200 concurrent requests through a scenario stub that moves A → B, on both threads: it moves exactly once', async ({ svc }) => {
   const port = await imposter(svc, {
     stubs: [
