@@ -30,8 +30,9 @@ test('a hung engine thread is terminated by the heartbeat, logged at error level
   } finally {
     delete process.env.SVC_TEST_THREAD_SPIN;
   }
-  // The main thread answers meanwhile: the hung thread does not accept.
-  assert.is(await fresh(port), 'up');
+  // The main thread answers meanwhile. The thread starts spinning 20 ms after it is ready (engine/threads/hosted.ts):
+  // on a busy box it may still accept this connection first, which is then reset when the heartbeat ends the thread.
+  assert.ok(['up', 'ECONNRESET'].includes(await fresh(port)));
   await until(
     async () =>
       svc.log
