@@ -194,6 +194,30 @@ async function burstOnBothThreads(
 }
 
 /**
+ * Bursts of 1,000 concurrent GETs of distinct paths, each body checked against `body`, until a burst
+ * reached both engine threads (the test fails when none did). Returns how many requests were sent.
+ */
+export async function countedBurstsOnBothThreads(svc: PerCoreServer, port: number, body: string): Promise<number> {
+  let sent = 0;
+  const acrossThreads = await burstOnBothThreads(
+    svc,
+    port,
+    Array.from({ length: 1000 }, (_, i) => `/n${i}`),
+    {
+      check: (bodies) => {
+        sent += bodies.length;
+        assert.ok(
+          bodies.every((b) => b === body),
+          `every body is ${body}`,
+        );
+      },
+    },
+  );
+  assert.ok(acrossThreads, 'both threads accepted in one burst');
+  return sent;
+}
+
+/**
  * A scenario test's bursts: 200 concurrent GETs of `/`, the port's scenarios reset before each, `check`
  * on each burst's bodies, until a burst reached both engine threads (the test fails when none did).
  */
