@@ -5,8 +5,8 @@
  * run in turns, each on a fresh server, so load on the machine hits both alike.
  *
  * `npx tsc -p tsconfig.json && node --import tsx bench/edits-curve.ts`
- * Env: EDIT_SIZES (default 100,1000,10000), BENCH_EDITS (calls of each kind per cell, default 20, as
- * `npm run bench`), BENCH_RUNS (fresh servers per build, default 3; the median is printed), BASELINE_DIST.
+ * Env: EDIT_SIZES (default 100,1000,10000), BENCH_SVC_EDITS (calls of each kind per cell, default 100, as
+ * `npm run bench` gives svc), BENCH_RUNS (fresh servers per build, default 3; the median is printed), BASELINE_DIST.
  */
 import { cpuMsPerPost, type EditCosts } from './admin-edits.js';
 import { envInteger } from './env.js';
@@ -14,7 +14,7 @@ import { hasTaskset } from './wrk.js';
 import { pinning, startSvcServer } from './processes.js';
 
 const sizes = (process.env.EDIT_SIZES ?? '100,1000,10000').split(',').map(Number);
-const edits = envInteger('BENCH_EDITS', 20);
+const edits = envInteger('BENCH_SVC_EDITS', 100);
 const runs = envInteger('BENCH_RUNS', 3);
 const builds: Array<[string, string | undefined]> = [['this build', undefined]];
 if (process.env.BASELINE_DIST) builds.push(['baseline', process.env.BASELINE_DIST]);
