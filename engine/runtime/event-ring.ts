@@ -33,8 +33,10 @@ export class EventRing {
   private readonly buffer = new SharedArrayBuffer(HEAD_BYTES + CAPACITY * 16);
   private readonly head = new Int32Array(this.buffer, 0, 2);
   private readonly slots = new Float64Array(this.buffer, HEAD_BYTES);
-  /** `${listener} ${name} ${label args}` → key number. */
+  /** `${listener} ${name}` and each label argument with its length (no two label lists read alike) → key number. */
   private readonly keys = new Map<string, number>();
+  /** Never reused: main may still hold a dropped listener's key numbers until it forgets them. */
+  private nextKey = 0;
   private announced = false;
 
   constructor(
@@ -51,10 +53,14 @@ export class EventRing {
     const valueAt = VALUE_AT[event.name];
     const args = event.args as ReadonlyArray<string | number | boolean>;
     let name = `${id} ${event.name}`;
-    for (let at = 0; at < args.length; at++) if (at !== valueAt) name += `\u0001${args[at]}`;
+    for (let at = 0; at < args.length; at++) {
+      if (at === valueAt) continue;
+      const label = String(args[at]);
+      name += ` ${label.length}:${label}`;
+    }
     let key = this.keys.get(name);
     if (key === undefined) {
-      key = this.keys.size;
+      key = this.nextKey++;
       this.keys.set(name, key);
       const labels = args.slice();
       if (valueAt >= 0) labels[valueAt] = 0;

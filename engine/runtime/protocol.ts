@@ -104,7 +104,6 @@ export interface ProxyRecording {
   recorded: Record<string, unknown>;
 }
 
-/** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 /** What names a metric event ring entry (event-ring.ts): the event with its label arguments. */
 export interface EventKey {
   key: number;
@@ -118,6 +117,7 @@ export interface EventKey {
   ring?: SharedArrayBuffer;
 }
 
+/** Engine thread to main thread, before its first count: where (method, status) of listener `id` is counted. */
 export interface CountKey {
   id: number;
   method: string;

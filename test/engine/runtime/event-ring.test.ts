@@ -126,6 +126,36 @@ test('a listener closed: its keys go on both sides, and its next event is announ
   ]);
 });
 
+test('a key number is never reused after a listener closed: the other listeners keep their keys', () => {
+  const p = pair();
+  p.ring.add(7, fault('a'));
+  p.ring.add(8, fault('b'));
+  p.drain();
+  p.ring.drop(7);
+  p.reader.forget(7);
+  p.ring.add(9, fault('c'));
+  p.ring.add(8, fault('b'));
+  p.drain();
+  assert.equal(p.replayed.slice(2), [
+    [9, fault('c')],
+    [8, fault('b')],
+  ]);
+});
+
+test('label arguments that concatenate alike are different keys', () => {
+  const p = pair();
+  const one: ObserverEvent = { name: 'onErrorStatus', args: [503, 'a b'] };
+  const two: ObserverEvent = { name: 'onScriptError', args: ['a', 'b 2:x'] };
+  const three: ObserverEvent = { name: 'onScriptError', args: ['a b', '2:x'] };
+  for (const event of [one, two, three]) p.ring.add(1, event);
+  assert.is(p.channel.length, 3);
+  p.drain();
+  assert.equal(
+    p.replayed.map(([, event]) => event),
+    [one, two, three],
+  );
+});
+
 test('a drain asked for during a drain (the nudge on the channel) replays nothing twice', () => {
   const p = pair();
   p.ring.add(1, fault('a'));
