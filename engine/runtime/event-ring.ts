@@ -37,7 +37,6 @@ export class EventRing {
   private readonly keys = new Map<string, number>();
   /** Never reused: main may still hold a dropped listener's key numbers until it forgets them. */
   private nextKey = 0;
-  private announced = false;
 
   constructor(
     /** Posts a new key on the control channel (the ring itself goes with the first). */
@@ -64,9 +63,8 @@ export class EventRing {
       this.keys.set(name, key);
       const labels = args.slice();
       if (valueAt >= 0) labels[valueAt] = 0;
-      // Announced before the first entry, so a reader that sees the entry can learn its key.
-      this.announce({ key, id, name: event.name, args: labels, valueAt, ...(this.announced ? {} : { ring: this.buffer }) });
-      this.announced = true;
+      // Announced before the first entry, so a reader that sees the entry can learn its key; the ring goes with key 0.
+      this.announce({ key, id, name: event.name, args: labels, valueAt, ...(key === 0 ? { ring: this.buffer } : {}) });
     }
     const at = (written & MASK) * 2;
     this.slots[at] = key;

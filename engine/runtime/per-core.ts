@@ -174,8 +174,12 @@ class EngineThread {
   /** Takes every report and metric event the thread made so far, synchronously (records reach the journal now). */
   drain(): void {
     this.takeReports();
-    this.events.drain(this.replay, this.takeReports);
+    this.drainEvents();
   }
+
+  private readonly drainEvents = (): void => {
+    this.events.drain(this.replay, this.takeReports);
+  };
 
   private readonly takeReports = (): void => {
     for (let received = receiveMessageOnPort(this.control); received; received = receiveMessageOnPort(this.control)) {
@@ -193,7 +197,7 @@ class EngineThread {
     else if (report.t === 'recording') this.runtime.source(report.id)?.proxyRecorded(report.recording);
     else if (report.t === 'match') this.runtime.source(report.id)?.threadMatched(report.stub, report.entry);
     else if (report.t === 'eventKey') this.events.learn(report.key);
-    else if (report.t === 'eventsWaiting') this.events.drain(this.replay, this.takeReports);
+    else if (report.t === 'eventsWaiting') this.drainEvents();
     else this.runtime.source(report.id)?.observed(report.event);
   }
 

@@ -170,7 +170,7 @@ export function concurrentGets(port: number, paths: readonly string[]): Promise<
 }
 
 /**
- * Bursts of concurrent GETs on fresh connections (sent as concurrentGets sends them) until one burst was
+ * Bursts of concurrent GETs (of `paths(attempt)`) on fresh connections, sent as concurrentGets sends them, until one burst was
  * accepted by both slot 0 and slot 1, at most `attempts` bursts: which thread accepts is the kernel's
  * choice, and a burst one thread took alone proves nothing across threads. `prepare` runs before each
  * burst (a scenario reset), `check` on each burst's bodies. True once a burst reached both threads.
@@ -178,14 +178,14 @@ export function concurrentGets(port: number, paths: readonly string[]): Promise<
 async function burstOnBothThreads(
   svc: PerCoreServer,
   port: number,
-  paths: readonly string[],
+  paths: (attempt: number) => readonly string[],
   burst: { prepare?: () => Promise<void>; check: (bodies: string[]) => Promise<void> | void },
   attempts = 5,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     await burst.prepare?.();
     const before = await acceptedBySlot(svc.metricsPort);
-    const bodies = await concurrentGets(port, paths);
+    const bodies = await concurrentGets(port, paths(attempt));
     const after = await acceptedBySlot(svc.metricsPort);
     await burst.check(bodies);
     if (['0', '1'].every((slot) => (after.get(slot) ?? 0) > (before.get(slot) ?? 0))) return true;
@@ -194,25 +194,20 @@ async function burstOnBothThreads(
 }
 
 /**
- * Bursts of 1,000 concurrent GETs of distinct paths, each body checked against `body`, until a burst
+ * Bursts of 1,000 concurrent GETs, every path distinct across bursts, each body checked against `body`, until a burst
  * reached both engine threads (the test fails when none did). Returns how many requests were sent.
  */
 export async function countedBurstsOnBothThreads(svc: PerCoreServer, port: number, body: string): Promise<number> {
   let sent = 0;
-  const acrossThreads = await burstOnBothThreads(
-    svc,
-    port,
-    Array.from({ length: 1000 }, (_, i) => `/n${i}`),
-    {
-      check: (bodies) => {
-        sent += bodies.length;
-        assert.ok(
-          bodies.every((b) => b === body),
-          `every body is ${body}`,
-        );
-      },
+  const acrossThreads = await burstOnBothThreads(svc, port, (attempt) => Array.from({ length: 1000 }, (_, i) => `/n${attempt * 1000 + i}`), {
+    check: (bodies) => {
+      sent += bodies.length;
+      assert.ok(
+        bodies.every((b) => b === body),
+        `every body is ${body}`,
+      );
     },
-  );
+  });
   assert.ok(acrossThreads, 'both threads accepted in one burst');
   return sent;
 }
@@ -222,16 +217,11 @@ export async function countedBurstsOnBothThreads(svc: PerCoreServer, port: numbe
  * on each burst's bodies, until a burst reached both engine threads (the test fails when none did).
  */
 export async function scenarioBurstsOnBothThreads(svc: PerCoreServer, port: number, check: (bodies: string[]) => Promise<void> | void): Promise<void> {
-  const acrossThreads = await burstOnBothThreads(
-    svc,
-    port,
-    Array.from({ length: 200 }, () => '/'),
-    {
-      prepare: async () => {
-        assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
-      },
-      check,
+  const acrossThreads = await burstOnBothThreads(svc, port, () => Array.from({ length: 200 }, () => '/'), {
+    prepare: async () => {
+      assert.is((await svc.admin('POST', `/imposters/${port}/scenarios/reset`, {})).status, 200);
     },
-  );
+    check,
+  });
   assert.ok(acrossThreads, 'both threads accepted in one burst');
 }

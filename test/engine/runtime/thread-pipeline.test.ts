@@ -217,14 +217,7 @@ test('1,000 concurrent recorded requests across both threads: indices 1..1000 wi
   assert.is(all.headers['x-svc-next-index'], String(N));
   const paths = (all.json as Array<{ path: string }>).map((r) => r.path);
   assert.is(paths.length, N);
-  // Each burst sends the same 1,000 paths: each path once per burst.
-  assert.is(new Set(paths).size, 1000);
-  const times = new Map<string, number>();
-  for (const path of paths) times.set(path, (times.get(path) ?? 0) + 1);
-  assert.ok(
-    [...times.values()].every((n) => n === N / 1000),
-    'each path recorded once per burst',
-  );
+  assert.is(new Set(paths).size, N);
   // Indices are 1..N with none skipped: every `since` cursor leaves exactly the rest.
   for (const since of [0, 1, 499, N - 1]) {
     const page = await svc.admin('GET', `/imposters/${port}/savedRequests?since=${since}`);
