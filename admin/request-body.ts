@@ -10,6 +10,19 @@ export function declaredTooLarge(request: IncomingMessage, limit: number): boole
   return Number.isFinite(declared) && declared > limit;
 }
 
+/** The body of a request that has none. */
+export const EMPTY_BODY: Buffer = Buffer.alloc(0);
+
+/**
+ * An HTTP/1 request whose head announces no body (RFC 9112 §6.3: no Transfer-Encoding, no or a zero
+ * Content-Length). An HTTP/2 request can send DATA frames without either, so it is always read.
+ */
+export function hasNoBody(request: IncomingMessage): boolean {
+  if (request.httpVersionMajor !== 1) return false;
+  const { headers } = request;
+  return headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
+}
+
 /**
  * The whole body, or a 413 SvcError once more than `limit` bytes arrive (chunked bodies announce no
  * length). Past the limit the rest is drained, not kept, so memory stays bounded until the answer.

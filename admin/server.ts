@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { ImposterManager } from '../engine/manager/index.js';
 import { errors, errorText, isSvcError, type SvcError, type WireRequest } from '../engine/model/index.js';
 import type { Logger } from '../engine/log/index.js';
-import { Router, type AdminRequest, type AdminSettings, acceptH2c, reply, sendError, answerClientErrorsWithEnvelope } from './http/index.js';
+import { Router, type AdminRequest, type FoundRoute, type AdminSettings, acceptH2c, reply, sendError, answerClientErrorsWithEnvelope } from './http/index.js';
 import { dispatchGateway, dispatchWireGateway, gatewayTarget } from './gateway.js';
 import { acceptAnyMethod } from './any-method.js';
 import type { OutgoingHeaders, ResponseSink } from '../engine/transport/index.js';
@@ -22,8 +22,8 @@ import {
 } from './routes/index.js';
 import { EventHub, eventRoutes } from './events/index.js';
 import { InterceptControl, imposterProtocols } from './intercept/index.js';
-import { declaredTooLarge, MAX_ADMIN_BODY, readBody } from './request-body.js';
-import { requestUrl } from './request-target.js';
+import { declaredTooLarge, EMPTY_BODY, hasNoBody, MAX_ADMIN_BODY, readBody } from './request-body.js';
+import { requestTarget, type RequestTarget } from './request-target.js';
 import { dashboardResponder, dashboardRoutes } from './dashboard/index.js';
 import { freshJournals } from './fleet-reads.js';
 
@@ -105,9 +105,9 @@ function anyMethodHandler(manager: ImposterManager, apiKey: string | undefined):
     }
     let path: string;
     try {
-      path = requestUrl(wire.url).pathname;
+      path = requestTarget(wire.url).pathname;
     } catch (err) {
-      // requestUrl refuses an unparseable target with a 400 SvcError.
+      // requestTarget refuses an unparseable target with a 400 SvcError.
       sendEnvelope(sink, err as SvcError);
       return;
     }
@@ -138,38 +138,61 @@ export function createAdminServer(options: AdminServerOptions): Server {
 
   const maxBody = options.maxBodyBytes ?? MAX_ADMIN_BODY;
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = requestUrl(request.url);
+  /**
+   * Answers one request. Synchronous to the route's handler when the request has no body and no fleet
+   * journal to bring up to date (most reads): each await is a turn of microtasks on every admin call.
+   */
+  function handle(request: IncomingMessage, response: ServerResponse): Promise<void> | undefined {
+    const target = requestTarget(request.url);
     if (declaredTooLarge(request, maxBody)) throw errors.payloadTooLarge(maxBody);
-    const gateway = GATEWAY.exec(url.pathname);
-    if (gateway) {
-      const body = await readBody(request, maxBody);
-      const rest = (request.url ?? '').replace(/^\/__svc\/\d+\/?/, '');
-      if (!dispatchGateway(manager, Number(gateway[1]), rest, request, body, response)) {
-        sendError(response, errors.noSuchResource(`no imposter on port ${gateway[1]}`), { compat: manager.compat });
-      }
-      return;
-    }
-    if (dashboard(request, url.pathname, response)) return;
+    const gateway = GATEWAY.exec(target.pathname);
+    if (gateway) return forwardToGateway(request, response, gateway[1]!);
+    if (dashboard(request, target.pathname, response)) return undefined;
     // Checked on the head: an unauthenticated client cannot make the server buffer its body.
     if (!authorized(request, settings.apiKey)) throw errors.unauthorized();
     const method = request.method ?? 'GET';
-    const found = router.find(method, url.pathname);
-    if (found === undefined || found === 'method') throw errors.notFoundRoute(`${method} ${url.pathname}`);
+    const found = router.find(method, target.pathname);
+    if (found === undefined || found === 'method') throw errors.notFoundRoute(`${method} ${target.pathname}`);
+    if (hasNoBody(request) && !manager.options.fleet) return answer(found, request, target, EMPTY_BODY, response);
+    return (async () => {
+      const body = await readBody(request, maxBody);
+      await freshJournals(manager, target.pathname);
+      await answer(found, request, target, body, response);
+    })();
+  }
+
+  async function forwardToGateway(request: IncomingMessage, response: ServerResponse, port: string): Promise<void> {
     const body = await readBody(request, maxBody);
+    const rest = (request.url ?? '').replace(/^\/__svc\/\d+\/?/, '');
+    if (!dispatchGateway(manager, Number(port), rest, request, body, response)) {
+      sendError(response, errors.noSuchResource(`no imposter on port ${port}`), { compat: manager.compat });
+    }
+  }
+
+  function answer(found: FoundRoute, request: IncomingMessage, target: RequestTarget, body: Buffer, response: ServerResponse): Promise<void> | undefined {
+    let query: URLSearchParams | undefined;
     const adminRequest: AdminRequest = {
-      method,
-      path: url.pathname,
-      query: url.searchParams,
+      method: request.method ?? 'GET',
+      path: target.pathname,
+      // Made when a route reads it: most do not.
+      get query() {
+        query ??= new URLSearchParams(target.search);
+        return query;
+      },
       params: found.params,
       headers: request.headers,
       body,
       baseUrl: `http://${request.headers.host ?? request.headers[':authority'] ?? `localhost:${settings.port}`}`,
       raw: request,
     };
-    await freshJournals(manager, url.pathname);
-    const result = await found.handler(adminRequest, response);
+    const result = found.handler(adminRequest, response);
+    if (result instanceof Promise) {
+      return result.then((settled) => {
+        if (settled) reply(response, settled);
+      });
+    }
     if (result) reply(response, result);
+    return undefined;
   }
 
   /** Never throws: whatever a request raises is answered (or its connection cut) and logged, never fatal. */
@@ -178,7 +201,9 @@ export function createAdminServer(options: AdminServerOptions): Server {
       if (!isSvcError(err)) log.error(`admin ${request.method} ${request.url}: ${(err as Error)?.stack ?? String(err)}`);
       const failure = isSvcError(err) ? err : errors.internal(errorText(err));
       // A body left unread (refused before or while reading it) is not worth draining: close after the answer.
-      sendError(response, failure, { headers: request.complete ? {} : { Connection: 'close' }, compat: manager.compat });
+      // A request without one may be refused before node:http marks it complete (the head's own turn).
+      const unread = !request.complete && !hasNoBody(request);
+      sendError(response, failure, { headers: unread ? { Connection: 'close' } : {}, compat: manager.compat });
     } catch {
       response.destroy();
     }
@@ -192,8 +217,29 @@ export function createAdminServer(options: AdminServerOptions): Server {
         log.debug(`admin ${request.method} ${request.url} => ${response.statusCode} in ${Math.round(performance.now() - started)} ms`);
       });
     }
-    handle(request, response).catch((err: unknown) => answerFailure(request, response, err));
+    // node:http hands over a pipelined request while the one before it on the connection is still being
+    // answered: it waits for that one, so a read pipelined after a write sees the write (HTTP/2 streams
+    // are concurrent by design and are not chained).
+    const socket = request.httpVersionMajor === 1 ? request.socket : undefined;
+    const before = socket && inFlight.get(socket);
+    const settled = before ? before.then(() => answerSafely(request, response)) : answerSafely(request, response);
+    if (socket && settled) {
+      inFlight.set(socket, settled);
+      void settled.then(() => {
+        if (inFlight.get(socket) === settled) inFlight.delete(socket);
+      });
+    }
   };
+  /** A request's answer; the promise (settled, never rejected) while it is still being worked out. */
+  const answerSafely = (request: IncomingMessage, response: ServerResponse): Promise<void> | undefined => {
+    try {
+      return handle(request, response)?.catch((err: unknown) => answerFailure(request, response, err));
+    } catch (err) {
+      answerFailure(request, response, err);
+      return undefined;
+    }
+  };
+  const inFlight = new WeakMap<Socket, Promise<void>>();
   const server = createServer({ keepAliveTimeout: 5000 }, onRequest);
   acceptAnyMethod(server, { handler: anyMethodHandler(manager, settings.apiKey), maxBodyBytes: MAX_ADMIN_BODY, idleMs: server.requestTimeout });
   acceptH2c(server, onRequest);

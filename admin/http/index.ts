@@ -3,5 +3,5 @@ export { answerClientErrorsWithEnvelope } from './client-errors.js';
 export { acceptH2c } from './h2c.js';
 export { sendJson, sendError, reply, rawErrorResponse, type ErrorReplyOptions } from './replies.js';
 export { flag, jsonBody, objectBody, portParam, renderOptions, negotiated } from './request-helpers.js';
-export { Router, type AdminRequest, type AdminReply, type RouteHandler } from './router.js';
+export { Router, type AdminRequest, type AdminReply, type FoundRoute, type RouteHandler } from './router.js';
 export type { AdminSettings } from './settings.js';

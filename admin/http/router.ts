@@ -34,6 +34,12 @@ interface Route {
   rest: boolean;
 }
 
+/** A route found for a request: its handler and the path parameters it captured. */
+export interface FoundRoute {
+  handler: RouteHandler;
+  params: Record<string, string>;
+}
+
 /** Segment counts whose candidate lists are kept; longer paths are matched against every route. */
 const KEPT_LENGTHS = 32;
 
@@ -63,7 +69,7 @@ export class Router {
   }
 
   /** The handler and captured params, `'method'` when the path exists under another method, or undefined. */
-  find(method: string, path: string): { handler: RouteHandler; params: Record<string, string> } | 'method' | undefined {
+  find(method: string, path: string): FoundRoute | 'method' | undefined {
     const parts = path.split('/').filter(Boolean);
     let pathExists = false;
     for (const route of this.candidates(parts.length)) {

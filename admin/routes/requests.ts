@@ -1,6 +1,6 @@
-import type { ImposterManager } from '../../engine/manager/index.js';
+import type { ImposterManager, SavedRequestsPage } from '../../engine/manager/index.js';
 import { errors } from '../../engine/model/index.js';
-import { type AdminRequest, type Router, jsonBody, negotiated, portParam } from '../http/index.js';
+import { type AdminReply, type AdminRequest, type Router, jsonBody, negotiated, portParam } from '../http/index.js';
 
 function sinceOf(req: AdminRequest): number | undefined {
   const raw = req.query.get('since');
@@ -9,14 +9,18 @@ function sinceOf(req: AdminRequest): number | undefined {
   return Number(raw);
 }
 
+function pageReply(page: SavedRequestsPage): AdminReply {
+  // A degraded read (a fleet journal missing records) gives no cursor: docs/recording-and-verify.md.
+  const headers: Record<string, string> = page.nextIndex === undefined ? {} : { 'x-svc-next-index': String(page.nextIndex) };
+  if (page.truncated) headers['x-svc-truncated'] = 'true';
+  return { status: 200, headers, body: page.requests };
+}
+
 export function requestRoutes(router: Router, manager: ImposterManager): void {
   for (const name of ['savedRequests', 'requests']) {
-    router.on('GET', `/imposters/:port/${name}`, async (req) => {
-      const page = await manager.savedRequests(portParam(req), { since: sinceOf(req), match: req.query.getAll('match') });
-      // A degraded read (a fleet journal missing records) gives no cursor: docs/recording-and-verify.md.
-      const headers: Record<string, string> = page.nextIndex === undefined ? {} : { 'x-svc-next-index': String(page.nextIndex) };
-      if (page.truncated) headers['x-svc-truncated'] = 'true';
-      return { status: 200, headers, body: page.requests };
+    router.on('GET', `/imposters/:port/${name}`, (req) => {
+      const page = manager.savedRequests(portParam(req), { since: sinceOf(req), match: req.query.getAll('match') });
+      return page instanceof Promise ? page.then(pageReply) : pageReply(page);
     });
     router.on('DELETE', `/imposters/:port/${name}`, async (req) => {
       const port = portParam(req);
