@@ -3,9 +3,8 @@
  * own way and prints its own table, with the target it is held to. `BENCH_ONLY` names them by id.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { http, repoRoot, type RunningServer } from '../test/support/servers.js';
+import { http, repoRoot, rssMbOf, type RunningServer } from '../test/support/servers.js';
 import { cpuMsPerPost, EDIT_SIZES, EDIT_TARGETS, wiremockMsPerPost } from './admin-edits.js';
 import { addMapping, loadMappings } from './wiremock.js';
 import { cpuTime } from './cpu.js';
@@ -168,6 +167,7 @@ export const sections: Section[] = [
       });
       const svc = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '{}') as { heapPerImposter?: number; rssPerImposter?: number };
       // mountebank cannot be asked to collect garbage: its RSS growth over `count` imposters made through its admin API.
+      const rssOf = (pid: number | undefined) => (pid === undefined ? undefined : rssMbOf(pid) * 1024 * 1024);
       const before = rssOf(mb.pid);
       const ports: number[] = [];
       for (let n = 0; n < count; n++) ports.push(await createImposter(mb, tenStubs(n)));
@@ -282,13 +282,3 @@ function tenStubs(n: number): Record<string, unknown> {
   };
 }
 
-/** Resident set size of a process in bytes (/proc/<pid>/status VmRSS), or undefined off Linux. */
-function rssOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
-    return line ? Number(line[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}

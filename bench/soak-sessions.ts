@@ -10,7 +10,7 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
-import { OPENING, request } from '../test/support/h2-frames.js';
+import { openRaw, request } from '../test/support/h2-frames.js';
 
 export interface SessionTargets {
   /** h2c imposter answering small bodies. */
@@ -36,20 +36,6 @@ function whenClosed(socket: net.Socket): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-  });
-}
-
-/** A raw connection that has sent the HTTP/2 preface and SETTINGS. */
-function openRaw(port: number, secure: boolean): Promise<net.Socket> {
-  return new Promise((resolve) => {
-    const opened = (): void => {
-      socket.write(OPENING);
-      resolve(socket);
-    };
-    const socket = secure
-      ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false, ALPNProtocols: ['h2'] }, opened)
-      : net.connect(port, '127.0.0.1', opened);
-    socket.on('error', () => resolve(socket));
   });
 }
 
