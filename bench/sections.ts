@@ -47,6 +47,19 @@ async function cpuPerRequest(server: RunningServer, url: string, request: BenchR
   return before && after && result.requests > 0 ? (1e6 * (after.all - before.all)) / result.requests : undefined;
 }
 
+/** Median of each cell over BENCH_RUNS rounds, the cells measured in turn within each round (interleaved, as the scenario table is). */
+async function interleavedMedians(cells: Array<() => Promise<number | undefined>>): Promise<Array<number | undefined>> {
+  const runs = envInteger('BENCH_RUNS', 3);
+  const taken: number[][] = cells.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [i, cell] of cells.entries()) {
+      const value = await cell();
+      if (value !== undefined) taken[i]!.push(value);
+    }
+  }
+  return taken.map((values) => (values.length === 0 ? undefined : [...values].sort((a, b) => a - b)[values.length >> 1]));
+}
+
 const us = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(1)} µs`);
 
 async function createImposter(server: RunningServer, body: unknown): Promise<number> {
@@ -107,11 +120,15 @@ export const sections: Section[] = [
         await runWrk({ url: `http://127.0.0.1:${port}`, request: { method: 'GET', path: '/fill' }, seconds: 3, connections: 10, threads: 1, wrapper: [] });
         const admin = `http://127.0.0.1:${server.adminPort}`;
         const tip = (await http('GET', `${admin}/imposters/${port}/savedRequests?since=0`)).headers['x-svc-next-index'];
-        cells.set(name, [
-          name === 'svc' ? await cpuPerRequest(server, admin, { method: 'GET', path: `/imposters/${port}/savedRequests?since=${tip}` }) : undefined,
-          await cpuPerRequest(server, admin, { method: 'GET', path: '/' }),
-          await cpuPerRequest(server, admin, { method: 'GET', path: `/imposters/${quiet}` }),
-        ]);
+        const poll = () => cpuPerRequest(server, admin, { method: 'GET', path: `/imposters/${port}/savedRequests?since=${tip}` });
+        cells.set(
+          name,
+          await interleavedMedians([
+            name === 'svc' ? poll : async () => undefined,
+            () => cpuPerRequest(server, admin, { method: 'GET', path: '/' }),
+            () => cpuPerRequest(server, admin, { method: 'GET', path: `/imposters/${quiet}` }),
+          ]),
+        );
         await http('DELETE', `${admin}/imposters/${port}`, { timeoutMs: 120_000 });
         await http('DELETE', `${admin}/imposters/${quiet}`);
       }
@@ -119,11 +136,14 @@ export const sections: Section[] = [
         await loadMappings(wm, []);
         const id = await addMapping(wm, { request: { method: 'GET', urlPath: '/ok' }, response: { status: 200, body: 'ok' } });
         const admin = `http://127.0.0.1:${wm.adminPort}`;
-        cells.set('WireMock', [
-          undefined,
-          await cpuPerRequest(wm, admin, { method: 'GET', path: '/__admin/health' }),
-          await cpuPerRequest(wm, admin, { method: 'GET', path: `/__admin/mappings/${id}` }),
-        ]);
+        cells.set(
+          'WireMock',
+          await interleavedMedians([
+            async () => undefined,
+            () => cpuPerRequest(wm, admin, { method: 'GET', path: '/__admin/health' }),
+            () => cpuPerRequest(wm, admin, { method: 'GET', path: `/__admin/mappings/${id}` }),
+          ]),
+        );
         await loadMappings(wm, []);
       }
       const labels = [
@@ -142,7 +162,7 @@ export const sections: Section[] = [
         wmSummary === undefined
           ? `  target: GET of one imposter <= WireMock's (not run here; the issue's 41.5 µs): ${verdict(summary, 41.5)}`
           : `  target: GET of one imposter <= WireMock's GET of one mapping: ${verdict(summary, wmSummary)}`,
-        '  wrk -t1 -c10, unpinned, after a 1 s warm-up',
+        `  wrk -t1 -c10, unpinned, after a 1 s warm-up; median of ${envInteger('BENCH_RUNS', 3)} rounds, the three requests measured in turn in each`,
       ].join('\n');
     },
   },
@@ -281,4 +301,3 @@ function tenStubs(n: number): Record<string, unknown> {
     })),
   };
 }
-
