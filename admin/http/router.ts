@@ -32,6 +32,8 @@ interface Route {
   handler: RouteHandler;
   /** Ends in `*` (captures the rest). */
   rest: boolean;
+  /** Its place in the order routes were added: the first that fits a request wins. */
+  order: number;
 }
 
 /** A route found for a request: its handler and the path parameters it captured. */
@@ -40,50 +42,79 @@ export interface FoundRoute {
   params: Record<string, string>;
 }
 
-/** Segment counts whose candidate lists are kept; longer paths are matched against every route. */
+/** The routes that fit one segment count: by their last segment when it is a literal, the others apart. */
+interface LengthIndex {
+  byLast: Map<string, Route[]>;
+  /** Last segment a parameter, or a trailing `*`. */
+  open: Route[];
+}
+
+/** Segment counts whose indexes are kept; longer paths are matched against an index built for them. */
 const KEPT_LENGTHS = 32;
+
+/** The first route of `routes` (in order) that fits the path and method, and whether any fits the path's literals. */
+function firstFit(routes: readonly Route[] | undefined, method: string, parts: string[]): { route: Route | undefined; exists: boolean } {
+  let exists = false;
+  for (const route of routes ?? []) {
+    if (!literalsMatch(route.segments, parts)) continue;
+    if (route.method === method || route.method === '*') return { route, exists: true };
+    exists = true;
+  }
+  return { route: undefined, exists };
+}
 
 /**
  * Tiny segment router: `:name` captures one segment, a trailing `*` captures the rest. Routes are tried
- * in the order they were added, but only those whose segment count fits the path's (the lists are kept
- * per count), literal segments are compared before any parameter is decoded or any object made: a poll
- * of a route added late costs what one added first does.
+ * in the order they were added, but only those whose segment count fits the path's and, when their last
+ * segment is a literal, whose last segment is the path's (the indexes are kept per count): a poll of
+ * `/imposters/{port}/savedRequests` compares the two routes ending so and the few ending in a parameter,
+ * not every three-segment route. Literals are compared before any parameter is decoded or any object made.
  */
 export class Router {
   private readonly routes: Route[] = [];
-  private readonly byLength = new Map<number, Route[]>();
+  private readonly byLength = new Map<number, LengthIndex>();
 
   on(method: string, pattern: string, handler: RouteHandler): this {
     const segments = pattern.split('/').filter(Boolean);
-    this.routes.push({ method, segments, handler, rest: segments.at(-1) === '*' });
+    this.routes.push({ method, segments, handler, rest: segments.at(-1) === '*', order: this.routes.length });
     this.byLength.clear();
     return this;
   }
 
-  private candidates(length: number): Route[] {
+  private index(length: number): LengthIndex {
     const kept = this.byLength.get(length);
     if (kept) return kept;
-    const fits = this.routes.filter((r) => (r.rest ? r.segments.length - 1 <= length : r.segments.length === length));
-    if (length <= KEPT_LENGTHS) this.byLength.set(length, fits);
-    return fits;
+    const built: LengthIndex = { byLast: new Map(), open: [] };
+    for (const route of this.routes) {
+      if (!(route.rest ? route.segments.length - 1 <= length : route.segments.length === length)) continue;
+      const last = route.segments.at(-1);
+      if (last === undefined || route.rest || last.charCodeAt(0) === 58 /* : */) {
+        built.open.push(route);
+        continue;
+      }
+      const list = built.byLast.get(last);
+      if (list) list.push(route);
+      else built.byLast.set(last, [route]);
+    }
+    if (length <= KEPT_LENGTHS) this.byLength.set(length, built);
+    return built;
   }
 
   /** The handler and captured params, `'method'` when the path exists under another method, or undefined. */
   find(method: string, path: string): FoundRoute | 'method' | undefined {
     const parts = path.split('/').filter(Boolean);
-    let pathExists = false;
-    for (const route of this.candidates(parts.length)) {
-      if (!literalsMatch(route.segments, parts)) continue;
-      const params = paramsOf(route.segments, parts);
-      if (route.method === method || route.method === '*') return { handler: route.handler, params };
-      pathExists = true;
-    }
-    return pathExists ? 'method' : undefined;
+    const { byLast, open } = this.index(parts.length);
+    const named = firstFit(parts.length === 0 ? undefined : byLast.get(parts[parts.length - 1]!), method, parts);
+    const other = firstFit(open, method, parts);
+    const first = named.route === undefined || (other.route !== undefined && other.route.order < named.route.order) ? other.route : named.route;
+    if (first !== undefined) return { handler: first.handler, params: paramsOf(first.segments, parts) };
+    return named.exists || other.exists ? 'method' : undefined;
   }
 }
 
 /** A path parameter, percent-decoded; a malformed escape (`%E0`) is the client's error, a 400. */
 function decodeParam(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
