@@ -47,6 +47,11 @@ async function cpuPerRequest(server: RunningServer, url: string, request: BenchR
   return before && after && result.requests > 0 ? (1e6 * (after.all - before.all)) / result.requests : undefined;
 }
 
+/** The middle value (the upper of the two middles for an even count). */
+function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[values.length >> 1]!;
+}
+
 /** Median of each cell over BENCH_RUNS rounds, the cells measured in turn within each round (interleaved, as the scenario table is). */
 async function interleavedMedians(cells: Array<() => Promise<number | undefined>>): Promise<Array<number | undefined>> {
   const runs = envInteger('BENCH_RUNS', 3);
@@ -57,7 +62,7 @@ async function interleavedMedians(cells: Array<() => Promise<number | undefined>
       if (value !== undefined) taken[i]!.push(value);
     }
   }
-  return taken.map((values) => (values.length === 0 ? undefined : [...values].sort((a, b) => a - b)[values.length >> 1]));
+  return taken.map((values) => (values.length === 0 ? undefined : median(values)));
 }
 
 const us = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(1)} µs`);
@@ -268,7 +273,6 @@ async function tailerCost(svc: RunningServer): Promise<string> {
     agent.destroy();
     await http('DELETE', `${admin}/imposters/${port}`, { timeoutMs: 120_000 });
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
   const drop = 1 - median(tailed.map((r) => r.rps)) / median(alone.map((r) => r.rps));
   const rate = median(tailed.map((r) => r.polls)) / seconds;
   const perRequest = (r: { cpu?: number; requests: number }) => (r.cpu === undefined || r.requests === 0 ? undefined : r.cpu / r.requests);
