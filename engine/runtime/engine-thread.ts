@@ -17,7 +17,7 @@ import { ThreadRedisStores, type FlowCaller } from './remote-flow-store.js';
 import { RecordBatch } from './record-batch.js';
 import { EventRing } from './event-ring.js';
 import { CountTables } from './counts.js';
-import { hostedThread, PerTurn } from '../threads/index.js';
+import { CallTable, hostedThread, PerTurn } from '../threads/index.js';
 import { errorText } from '../model/index.js';
 
 const port = parentPort!;
@@ -40,7 +40,7 @@ const post = (message: FromThread): void => {
   schedule();
 };
 const listeners = new Map<number, Listener>();
-const pending = new Map<number, ResponseSink>();
+const pending = new CallTable<ResponseSink>();
 /** Static responses' header lists and bodies, by the ids the main thread's interners gave them. */
 const keptHeaders = new Kept<OutgoingHeaders>([]);
 const keptBodies = new Kept<Uint8Array>(new Uint8Array(0));
@@ -100,7 +100,7 @@ function controlMessage(message: PlanMessage | ScriptLinkMessage): void {
 }
 
 /** Flow store and proxy recorder calls waiting for the main thread (their owner) to answer. */
-const calls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+const calls = new CallTable<{ resolve(value: unknown): void; reject(error: Error): void }>();
 let nextCall = 1;
 const ownerCall =
   (t: 'flow' | 'proxy', id: number) =>

@@ -5,3 +5,4 @@ export { ArrayOutbox, PerTurn, type BatchTiming, type Outbox } from './per-turn.
 export { LinkBoard, type LinkOffer } from './links.js';
 export { SharedCount, SharedQuiet, WaitingThreads } from './shared-count.js';
 export { memoryReducingGc } from './gc.js';
+export { CallTable } from './call-table.js';

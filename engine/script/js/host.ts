@@ -17,7 +17,7 @@
 import { availableParallelism } from 'node:os';
 import { format } from 'node:util';
 import type { TransferListItem, Worker, WorkerOptions } from 'node:worker_threads';
-import { SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
+import { CallTable, SharedCount, SharedQuiet, ThreadHost, workerSpawner, type LinkBoard, type Outbox } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS, STARTUP_ALLOWANCE_MS, StateChannel, type StateMessage } from '../shared/index.js';
 import type { FlowStore } from '../../state/index.js';
 import type { Logger } from '../../log/index.js';
@@ -142,7 +142,7 @@ export class SandboxOutbox implements Outbox<SandboxItem> {
 
 /** One sandbox worker (its lifecycle, heartbeat and restarts: ThreadHost) and the calls it owes. */
 class WorkerSlot {
-  readonly pending = new Map<number, PendingCall>();
+  readonly pending = new CallTable<PendingCall>();
   scopes = 0;
   /** The next thread takes over calls engine threads still wait for (a stuck or grown thread was replaced, not a crashed one). */
   retryNext = false;

@@ -14,7 +14,7 @@
  * host's fault (it crashed), exactly as the pool's own calls on main.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '../../threads/index.js';
+import { CallTable, PerTurn, SharedCount, SharedQuiet, type LinkOffer, type Outbox } from '../../threads/index.js';
 
 /** How long past a released call's deadline a silent worker is given before it is reported stuck. */
 export const LINK_GRACE_MS = 1000;
@@ -72,7 +72,7 @@ interface Held<Call> {
 }
 
 class Link<Item, Call extends LinkedCall<Item>> {
-  readonly pending = new Map<number, Held<Call>>();
+  readonly pending = new CallTable<Held<Call>>();
   private outbox: Outbox<Item>;
   private readonly batching: PerTurn;
   private port: MessagePort | undefined;

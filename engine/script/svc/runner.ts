@@ -26,7 +26,7 @@ import type { FlowStore } from '../../state/index.js';
 import { ScriptError, ScriptTimeoutError, type JsScriptHost, type ScriptErrorKind } from '../js/index.js';
 import { jsOutcomeOf } from './placement.js';
 import type { ScriptEngineName } from './spec.js';
-import { SharedCount, SharedQuiet, ThreadHost, WaitingThreads, workerSpawner, type LinkBoard } from '../../threads/index.js';
+import { CallTable, SharedCount, SharedQuiet, ThreadHost, WaitingThreads, workerSpawner, type LinkBoard } from '../../threads/index.js';
 import { SCRIPT_WORKER_LIMITS, type LogLevel, StateChannel } from '../shared/index.js';
 import type { DoneMessage, RunMessage, RunOutcome, ScriptErrorType, ScriptInput, StateMessage, WorkerMessage } from './protocol.js';
 import { errorText } from '../../model/index.js';
@@ -150,7 +150,7 @@ class Slot {
   /** Until when engine threads' runs may keep the worker silent. */
   readonly linkedQuiet = new SharedQuiet();
   /** This runner's batch in progress (one imposter's runs), by run id. */
-  readonly runs = new Map<number, Pending>();
+  readonly runs = new CallTable<Pending>();
   /** The imposter whose share the batch holds. */
   scope = 0;
   /** The latest deadline of the batch's runs. */

@@ -376,6 +376,43 @@ test('one header list reused across answers with different status, body, HEAD an
   }
 });
 
+test('a frozen header list is encoded per answer; the list it answered with is not changed', async () => {
+  const frozen = Object.freeze([Object.freeze(['X-Frozen', 'a']), Object.freeze(['Content-Type', 'text/plain'])]) as unknown as Array<[string, string]>;
+  const fresh: Array<Array<[string, string]>> = [];
+  const listener = await listen({}, (request, sink) => {
+    if (request.url === '/frozen') {
+      sink.send(200, frozen, Buffer.from('f'));
+      return;
+    }
+    const list: Array<[string, string]> = [['X-Fresh', request.url]];
+    fresh.push(list);
+    sink.send(201, list, Buffer.from(request.url));
+  });
+  const client = await RawClient.connect(listener.port);
+  try {
+    for (const url of ['/frozen', '/one', '/frozen', '/two']) {
+      client.send(`GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const answer = await client.next();
+      if (url === '/frozen') {
+        assert.is(answer.status, 200);
+        assert.is(headerOf(answer, 'x-frozen'), 'a');
+        assert.is(headerOf(answer, 'content-type'), 'text/plain');
+      } else {
+        assert.is(answer.status, 201);
+        assert.is(headerOf(answer, 'x-fresh'), url);
+      }
+    }
+    assert.equal(
+      fresh.map((list) => JSON.stringify(list)),
+      ['[["X-Fresh","/one"]]', '[["X-Fresh","/two"]]'],
+    );
+    assert.equal(Object.keys(fresh[0]!), ['0'], 'no enumerable property added to the list');
+  } finally {
+    client.close();
+    await listener.close();
+  }
+});
+
 test('a static answer served again is byte-identical within a second and carries the new Date after one', async () => {
   const headers: Array<[string, string]> = [['X-Static', '1']];
   const body = Buffer.from('same');
