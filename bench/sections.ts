@@ -10,7 +10,8 @@ import { addMapping, loadMappings } from './wiremock.js';
 import { cpuTime } from './cpu.js';
 import { envInteger } from './env.js';
 import type { BenchRequest } from './scenarios.js';
-import { runWrk } from './wrk.js';
+import { hasTaskset, runWrk } from './wrk.js';
+import { pinning } from './processes.js';
 import { fleetRow } from './fleet.js';
 
 export interface SectionServers {
@@ -64,6 +65,12 @@ async function interleavedMedians(cells: Array<() => Promise<number | undefined>
   }
   return taken.map((values) => (values.length === 0 ? undefined : median(values)));
 }
+
+/**
+ * A request's objects die young when nothing holds them past their response: then a scavenge keeps
+ * under 2% of what it finds (gc-probe.ts); the two retention bugs it guards against kept 7-18%.
+ */
+const GC_SURVIVAL_TARGET = 0.05;
 
 const us = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(1)} µs`);
 
@@ -208,6 +215,27 @@ export const sections: Section[] = [
           ['RSS growth per imposter', kb(svc.rssPerImposter), before && after ? kb((after - before) / count) : '-'],
         ],
       )}\n  ${count} imposters; svc: bench/memory-probe.ts (one manager, --expose-gc); target <= 60 KB after GC: ${verdict}`;
+    },
+  },
+  {
+    id: 'gc',
+    title: "what the serving thread's young-generation collections keep, for responses that leave the request's turn",
+    async run() {
+      const seconds = envInteger('BENCH_DURATION', 5);
+      const pin = pinning(hasTaskset());
+      const [command, ...args] = [...pin.server, process.execPath, '--import', 'tsx', 'bench/gc-probe.ts', String(seconds), pin.wrk.join(' ')];
+      const probe = spawnSync(command!, args, { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 });
+      const rows = probe.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { id: string; title: string; requests: number; scavenges: number; survived: number; promoted: number });
+      if (rows.length === 0) return `  the probe printed nothing (exit ${probe.status}): ${probe.stderr.slice(-500)}`;
+      const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
+      const verdict = (share: number) => (share <= GC_SURVIVAL_TARGET ? 'met' : `missed by ${(share / GC_SURVIVAL_TARGET).toFixed(1)}x`);
+      return `${table(
+        ['imposter', 'requests', 'scavenges', 'survived', 'promoted', `survived <= ${percent(GC_SURVIVAL_TARGET)}`],
+        rows.map((r) => [`(${r.id}) ${r.title}`, String(r.requests), String(r.scavenges), percent(r.survived), percent(r.promoted), verdict(r.survived)]),
+      )}\n  svc: bench/gc-probe.ts (one manager from dist/, V8's GCProfiler over a ${seconds} s wrk run); survived: of the young generation's bytes at each scavenge, the share kept or promoted`;
     },
   },
 ];
