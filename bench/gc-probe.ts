@@ -5,8 +5,9 @@
  * V8's GCProfiler records the heap spaces around every scavenge of the measured run. A request's
  * objects should die young; a WeakMap entry per fresh response header list, and a Map of pending
  * script calls keyed by growing ids, each once made V8 keep and promote nearly every one.
- * Prints one JSON line per imposter: requests, scavenges, and the share of the young generation's
- * bytes that survived (kept or promoted) and that was promoted.
+ * Prints one JSON line per imposter: requests, scavenges, the young generation's bytes per request
+ * (what the serving thread allocates, roughly), and the share of them that survived (kept or
+ * promoted) and that was promoted.
  */
 import { GCProfiler } from 'node:v8';
 import type * as Manager from '../engine/manager/index.js';
@@ -22,11 +23,18 @@ const wrapper = (process.argv[3] ?? '').split(' ').filter(Boolean);
 
 const keepAlive = { Connection: 'keep-alive' };
 const GC_IMPOSTERS = [
+  // The reference: answered within the request's turn, its objects die before any scavenge.
+  { id: 'a', title: 'static is stub', responses: [{ is: { body: 'hello', headers: keepAlive } }] },
   { id: 'w', title: 'wait behavior of 1 ms', responses: [{ is: { body: 'hello', headers: keepAlive }, _behaviors: { wait: 1 } }] },
   {
     id: 'g',
     title: 'decorate behavior',
     responses: [{ is: { body: 'hello', headers: keepAlive }, _behaviors: { decorate: 'function (config) { config.response.body += config.request.path; }' } }],
+  },
+  {
+    id: 'v',
+    title: '_svc.script rhai using ctx.state',
+    responses: [{ _svc: { script: { code: 'ctx.state.incr("n"); http(200, "counted").header("Connection", "keep-alive")' } } }],
   },
   {
     id: 'f',
@@ -72,7 +80,7 @@ try {
       promoted += grown;
     }
     process.stdout.write(
-      `${JSON.stringify({ id: imposter.id, title: imposter.title, requests: result.requests, scavenges, survived: survived / young, promoted: promoted / young })}\n`,
+      `${JSON.stringify({ id: imposter.id, title: imposter.title, requests: result.requests, scavenges, youngPerRequest: young / result.requests, survived: survived / young, promoted: promoted / young })}\n`,
     );
     await manager.deleteImposter(created.port, {});
   }

@@ -228,13 +228,24 @@ export const sections: Section[] = [
       const rows = probe.stdout
         .split('\n')
         .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { id: string; title: string; requests: number; scavenges: number; survived: number; promoted: number });
+        .map(
+          (line) =>
+            JSON.parse(line) as { id: string; title: string; requests: number; scavenges: number; youngPerRequest: number; survived: number; promoted: number },
+        );
       if (rows.length === 0) return `  the probe printed nothing (exit ${probe.status}): ${probe.stderr.slice(-500)}`;
       const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
       const verdict = (share: number) => (share <= GC_SURVIVAL_TARGET ? 'met' : `missed by ${(share / GC_SURVIVAL_TARGET).toFixed(1)}x`);
       return `${table(
-        ['imposter', 'requests', 'scavenges', 'survived', 'promoted', `survived <= ${percent(GC_SURVIVAL_TARGET)}`],
-        rows.map((r) => [`(${r.id}) ${r.title}`, String(r.requests), String(r.scavenges), percent(r.survived), percent(r.promoted), verdict(r.survived)]),
+        ['imposter', 'requests', 'scavenges', 'young bytes/request', 'survived', 'promoted', `survived <= ${percent(GC_SURVIVAL_TARGET)}`],
+        rows.map((r) => [
+          `(${r.id}) ${r.title}`,
+          String(r.requests),
+          String(r.scavenges),
+          `${(r.youngPerRequest / 1024).toFixed(1)} KB`,
+          percent(r.survived),
+          percent(r.promoted),
+          verdict(r.survived),
+        ]),
       )}\n  svc: bench/gc-probe.ts (one manager from dist/, V8's GCProfiler over a ${seconds} s wrk run); survived: of the young generation's bytes at each scavenge, the share kept or promoted`;
     },
   },

@@ -99,6 +99,21 @@ async function behaved(compiled: CompiledResponse, fields: ResponseFields, ctx: 
   );
 }
 
+/**
+ * An `is` response whose behaviors only wait: after them it is the static response, already prepared
+ * when its stub was compiled (and its header list's encoded block kept by the writer), so a request
+ * neither copies nor prepares nor encodes it again. No wait reads or changes the response.
+ */
+async function waited(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
+  let plain: Record<string, unknown> | undefined;
+  await runBehaviors(
+    compiled.behaviors!,
+    compiled.config.is as ResponseFields,
+    behaviorContext(ctx, () => (plain ??= plainRequest(ctx.request))),
+  );
+  return { kind: 'http', response: compiled.prepared! };
+}
+
 /** Forward, run the proxy response's behaviors on the answer, record it (docs/responses.md), serve it. */
 async function proxied(compiled: CompiledResponse, ctx: ResolveContext & ServingContext): Promise<ResponseOutcome> {
   const proxy = compiled.proxy!;
@@ -160,6 +175,7 @@ async function typedResponse(compiled: CompiledResponse, ctx: ResolveContext & S
   switch (compiled.type) {
     case 'is':
       if (!compiled.behaviors) return { kind: 'http', response: compiled.prepared! };
+      if (compiled.behaviors.waitsOnly) return waited(compiled, ctx);
       return behaved(compiled, copyContainers(compiled.config.is) as ResponseFields, ctx);
     case 'proxy':
       return proxied(compiled, ctx);

@@ -281,6 +281,16 @@ export class RequestPipeline {
       this.answer(ex, compiled.prepared!);
       return;
     }
+    const delay = compiled.type === 'is' && compiled.config._svc === undefined ? compiled.behaviors?.delay : undefined;
+    if (delay) {
+      // docs/behaviors.md: an `is` response with plain waits only is its static response after their
+      // delay, answered from one timer (the dynamic path would build the same bytes again per request).
+      setTimeout(() => {
+        if (configIndex >= 0) this.recordMatch(stub, index, configIndex, ex.request, compiled.prepared, debugAt);
+        this.answer(ex, compiled.prepared!);
+      }, delay());
+      return;
+    }
     const ctx = {
       request: ex.request,
       imposter: imposter.scope,

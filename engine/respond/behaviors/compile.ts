@@ -1,6 +1,6 @@
 import { isObject } from '../../model/index.js';
 import { behaviorEntries, entrySteps, type BehaviorKind } from './steps.js';
-import { compileWait } from './wait.js';
+import { compileWait, plainDelay } from './wait.js';
 import { compileCopy } from './copy.js';
 import { compileLookup } from './lookup.js';
 import { compileShellTransform } from './shell-transform.js';
@@ -19,10 +19,31 @@ export interface BehaviorScriptContext {
 /** A response's behaviors compiled once when its stub changes, run in order per request. */
 export interface CompiledBehaviors {
   readonly steps: readonly StepRunner[];
+  /** Every step is a `wait` (of any form): the response leaves the steps exactly as it entered them. */
+  readonly waitsOnly: boolean;
+  /** Every step is a plain `wait` (a number or a range, no script): their whole delay, drawn per request. */
+  readonly delay?: () => number;
+}
+
+/** Whether a `wait` or `decorate` value is a `_svc.script` the imposter's script settings compile (svc-steps.ts). */
+function isSvcScript(value: unknown, scripts: BehaviorScriptContext | undefined): value is { _svc: Record<string, unknown> } {
+  return scripts !== undefined && isObject(value) && isObject(value._svc);
+}
+
+/** The delays of `entries` summed, when each is a plain wait. */
+function plainDelays(entries: Array<{ kind: BehaviorKind; value: unknown }>, scripts: BehaviorScriptContext | undefined): (() => number) | undefined {
+  const delays: Array<() => number> = [];
+  for (const { kind, value } of entries) {
+    const delay = kind === 'wait' && !isSvcScript(value, scripts) ? plainDelay(value) : undefined;
+    if (!delay) return undefined;
+    delays.push(delay);
+  }
+  if (delays.length === 1) return delays[0];
+  return () => delays.reduce((total, delay) => total + delay(), 0);
 }
 
 function compileStep(kind: BehaviorKind, value: unknown, scripts: BehaviorScriptContext | undefined): StepRunner {
-  if (scripts && (kind === 'wait' || kind === 'decorate') && isObject(value) && isObject(value._svc)) {
+  if (scripts && (kind === 'wait' || kind === 'decorate') && isSvcScript(value, scripts)) {
     const script = compileScript(value._svc.script, kind === 'wait' ? 'delay' : 'transform', scripts.settings, scripts.stub);
     return kind === 'wait' ? compileSvcWait(script) : compileSvcDecorate(script);
   }
@@ -42,12 +63,13 @@ function compileStep(kind: BehaviorKind, value: unknown, scripts: BehaviorScript
 
 /** The behaviors of a validated response, or undefined when it has none (`repeat` is the cycle's business). */
 export function compileBehaviors(response: Record<string, unknown>, scripts?: BehaviorScriptContext): CompiledBehaviors | undefined {
-  const entries = behaviorEntries(response) ?? [];
-  const steps = entries
-    .filter(isObject)
-    .flatMap(entrySteps)
-    .map(({ kind, value }) => compileStep(kind, value, scripts));
-  return steps.length > 0 ? { steps } : undefined;
+  const entries = (behaviorEntries(response) ?? []).filter(isObject).flatMap(entrySteps);
+  if (entries.length === 0) return undefined;
+  return {
+    steps: entries.map(({ kind, value }) => compileStep(kind, value, scripts)),
+    waitsOnly: entries.every(({ kind }) => kind === 'wait'),
+    delay: plainDelays(entries, scripts),
+  };
 }
 
 export async function runBehaviors(behaviors: CompiledBehaviors, response: ResponseFields, ctx: BehaviorContext): Promise<ResponseFields> {

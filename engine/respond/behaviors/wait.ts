@@ -6,22 +6,26 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * wait: a number (or numeric string: mountebank parseInts it), svc's `{min, max}` range, or a
- * JavaScript function given as a string or as `{inject}` whose result is the delay.
+ * The delay of a `wait` given as a number (or numeric string: mountebank parseInts it) or as svc's
+ * `{min, max}` range, drawn per call; undefined for a JavaScript function (a string or `{inject}`).
  */
-export function compileWait(value: unknown): StepRunner {
-  if (isObject(value) && value.inject === undefined) {
+export function plainDelay(value: unknown): (() => number) | undefined {
+  if (isObject(value)) {
+    if (value.inject !== undefined) return undefined;
     const min = Number(value.min);
     const span = Number(value.max) - min;
-    return async (response: ResponseFields) => {
-      await sleep(min + Math.floor(Math.random() * (span + 1)));
-      return response;
-    };
+    return () => min + Math.floor(Math.random() * (span + 1));
   }
   const fixed = typeof value === 'number' ? value : parseInt(String(value), 10);
-  if (!isObject(value) && !Number.isNaN(fixed)) {
+  return Number.isNaN(fixed) ? undefined : () => fixed;
+}
+
+/** wait: a plain delay (plainDelay), or a JavaScript function given as a string or as `{inject}` whose result is the delay. */
+export function compileWait(value: unknown): StepRunner {
+  const delay = plainDelay(value);
+  if (delay) {
     return async (response: ResponseFields) => {
-      await sleep(fixed);
+      await sleep(delay());
       return response;
     };
   }

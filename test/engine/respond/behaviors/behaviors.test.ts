@@ -56,6 +56,32 @@ test('wait: a static stub on the same imposter is not delayed by a waiting one',
   assert.is((await slow).body, 'slow');
 });
 
+test("wait only: the answer is the stub's static response, every time, whatever form the wait takes", async () => {
+  const is = { statusCode: 201, headers: { 'X-Kind': 'static', 'Set-Cookie': ['a=1', 'b=2'] }, body: { id: 7, name: 'seven' } };
+  const defaultResponse = { statusCode: 404, headers: { 'X-Default': 'yes' }, body: 'default' };
+  const port = await imposter(
+    [
+      { predicates: [{ equals: { path: '/static' } }], responses: [{ is }] },
+      { predicates: [{ equals: { path: '/number' } }], responses: [{ is, _behaviors: { wait: 1 } }] },
+      { predicates: [{ equals: { path: '/range' } }], responses: [{ is, behaviors: [{ wait: { min: 1, max: 3 } }, { wait: '1' }] }] },
+      { predicates: [{ equals: { path: '/function' } }], responses: [{ is, _behaviors: { wait: 'function () { return 1; }' } }] },
+      { predicates: [{ equals: { path: '/binary' } }], responses: [{ is: { body: 'AAEC/w==', _mode: 'binary' }, _behaviors: { wait: 1 } }] },
+    ],
+    { defaultResponse },
+  );
+  const seen = (res: Awaited<ReturnType<typeof call>>) => {
+    const { date: _date, ...headers } = res.headers;
+    return JSON.stringify({ status: res.status, headers, body: res.body });
+  };
+  const expected = seen(await call(port, 'GET', '/static'));
+  assert.match(expected, /"set-cookie":\["a=1","b=2"\]/);
+  for (const path of ['/number', '/range', '/function']) {
+    for (let i = 0; i < 3; i++) assert.is(seen(await call(port, 'GET', path)), expected, `${path}, answer ${i + 1}`);
+  }
+  const binary = await call(port, 'GET', '/binary');
+  assert.equal([...binary.bodyBytes], [0, 1, 2, 255], 'a binary body is decoded as the static one is');
+});
+
 test('copy regex: ${TOKEN} is the whole match, ${TOKEN}[n] the groups, in body, headers and keys', async () => {
   const port = await imposter([
     {
