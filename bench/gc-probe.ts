@@ -1,12 +1,12 @@
 /**
  * What the young-generation collections of svc's serving thread keep, for responses that leave the
- * request's turn (a `wait`, a decorate, an inject), run as its own process (bench/sections.ts spawns
- * it, pinned like the servers): one manager from dist/ serves each imposter while wrk loads it, and
- * V8's GCProfiler records the heap spaces around every scavenge of the measured run. A request's
- * objects should die young; a WeakMap entry per fresh response header list, and a Map of pending
- * script calls keyed by growing ids, each once made V8 keep and promote nearly every one.
- * Prints one JSON line per imposter: requests, scavenges, the young generation's bytes per request
- * (what the serving thread allocates, roughly), and the share of them that survived (kept or
+ * request's turn (a `wait`, a fault latency, a decorate, an inject, a script), run as its own process
+ * (bench/sections.ts spawns it, pinned like the servers): one manager from dist/ serves each imposter
+ * while wrk loads it, and V8's GCProfiler records the heap spaces around every scavenge of the
+ * measured run. A request's objects should die young; a WeakMap entry per fresh response header list,
+ * and a Map of pending script calls keyed by growing ids, each once made V8 keep and promote nearly
+ * every one. Prints one JSON line per imposter: requests, scavenges, the young generation's bytes per
+ * request (what the serving thread allocates, roughly), and the share of them that survived (kept or
  * promoted) and that was promoted.
  */
 import { GCProfiler } from 'node:v8';
@@ -26,6 +26,11 @@ const GC_IMPOSTERS = [
   // The reference: answered within the request's turn, its objects die before any scavenge.
   { id: 'a', title: 'static is stub', responses: [{ is: { body: 'hello', headers: keepAlive } }] },
   { id: 'w', title: 'wait behavior of 1 ms', responses: [{ is: { body: 'hello', headers: keepAlive }, _behaviors: { wait: 1 } }] },
+  {
+    id: 'l',
+    title: '_svc.fault latency 1 ms, probability 0.5',
+    responses: [{ is: { body: 'hello', headers: keepAlive }, _svc: { fault: { latency: { probability: 0.5, minMs: 1, maxMs: 1 } } } }],
+  },
   {
     id: 'g',
     title: 'decorate behavior',

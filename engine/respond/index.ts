@@ -14,7 +14,7 @@ export { resolveResponse, unknownFault } from './pipeline.js';
 export type { ResponseOutcome, ResolveContext, ImposterScope, ImposterScripts } from './shared/index.js';
 export { scriptFailure } from './inject-response.js';
 export { errorResponse, type ErrorResponseOptions } from './shared/index.js';
-export { faultBlockErrors, faultRandom, sharedFaultDraws, sharedFaultRandom, stubsUseTcpFault, type SharedFaultDraws } from './faults/index.js';
+export { drawFaultBlock, faultBlockErrors, faultRandom, sharedFaultDraws, sharedFaultRandom, stubsUseTcpFault, type SharedFaultDraws } from './faults/index.js';
 export type { FaultObserver } from './shared/index.js';
 export {
   isRecordedProxyResponse,

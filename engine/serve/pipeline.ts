@@ -5,6 +5,7 @@ import { PredicateError, type MatchContext, type TriedEntry as MatchTried } from
 import {
   applyTransportFault,
   canonicalFault,
+  drawFaultBlock,
   errorResponse,
   resolveResponse,
   scriptFailure,
@@ -281,21 +282,29 @@ export class RequestPipeline {
       this.answer(ex, compiled.prepared!);
       return;
     }
-    const delay = compiled.type === 'is' && compiled.config._svc === undefined ? compiled.behaviors?.delay : undefined;
-    if (delay) {
-      // docs/behaviors.md: an `is` response with plain waits only is its static response after their
-      // delay, answered from one timer (the dynamic path would build the same bytes again per request).
-      setTimeout(() => {
-        if (configIndex >= 0) this.recordMatch(stub, index, configIndex, ex.request, compiled.prepared, debugAt);
-        this.answer(ex, compiled.prepared!);
-      }, delay());
-      return;
+    const stubId = stub.config.id as string | undefined;
+    // An `is` response that only waits (docs/behaviors.md) or only has a fault block (docs/faults.md)
+    // is its prepared static response, or the fault drawn in its place, after a delay: answered from
+    // one timer, without the dynamic path's promise chain and without building the same bytes again.
+    if (compiled.type === 'is') {
+      const { behaviors } = compiled;
+      const plain: ResponseOutcome = { kind: 'http', response: compiled.prepared! };
+      if (behaviors?.delay && compiled.config._svc === undefined) {
+        this.deliverAfter(ex, stub, configIndex, debugAt, plain, behaviors.delay(), true);
+        return;
+      }
+      if (!behaviors && onlyFaultBlock(compiled.config)) {
+        const drawn = drawFaultBlock(plain, compiled, { request: ex.request, imposter: imposter.scope, stubIndex: index, stubId });
+        // Unref'd, as the fault step's own delay: a pending latency must not keep a stopping process alive.
+        this.deliverAfter(ex, stub, configIndex, debugAt, drawn.outcome, drawn.delayMs, false);
+        return;
+      }
     }
     const ctx = {
       request: ex.request,
       imposter: imposter.scope,
       stubIndex: index,
-      stubId: stub.config.id as string | undefined,
+      stubId,
       url: ex.url,
       recorder: this.state.proxyRecorder,
       log: this.logLine,
@@ -319,6 +328,20 @@ export class RequestPipeline {
         this.answer(ex, errorResponse('internal_error', message), `response failed: ${(err as Error)?.stack ?? String(err)}`);
       },
     );
+  }
+
+  /** Faults stage for an outcome known when the request arrived, after `delayMs` (at once when 0), with its `--debug` match as the dynamic path records it. */
+  private deliverAfter(ex: Exchange, stub: LiveStub, configIndex: number, debugAt: number, outcome: ResponseOutcome, delayMs: number, ref: boolean): void {
+    const deliver = (): void => {
+      if (configIndex >= 0) this.recordMatch(stub, ex.index, configIndex, ex.request, outcome.kind === 'http' ? outcome.response : undefined, debugAt);
+      this.deliver(ex, outcome);
+    };
+    if (delayMs <= 0) {
+      deliver();
+      return;
+    }
+    const timer = setTimeout(deliver, delayMs);
+    if (!ref) timer.unref();
   }
 
   /** `--debug`: the stub keeps what it matched and answered (on its owner: the main thread). */
@@ -393,6 +416,12 @@ export class RequestPipeline {
       sink.reset();
     }
   }
+}
+
+/** A response's `_svc` block holds nothing but `fault` (and the `templated` flag, which changes nothing served). */
+function onlyFaultBlock(config: Record<string, unknown>): boolean {
+  const svc = config._svc;
+  return isObject(svc) && Object.keys(svc).every((key) => key === 'fault' || key === 'templated');
 }
 
 /**

@@ -37,16 +37,21 @@ export interface FaultedOutcome {
   faultApplied: boolean;
 }
 
+/** What the fault block drew for one request: the outcome, whether a fault fired, and the latency to wait first (whole ms, 0: none). */
+export interface DrawnFaults extends FaultedOutcome {
+  delayMs: number;
+}
+
 /**
- * The `_svc.fault` step (docs/faults.md), after the response type and behaviors: latency delays and
- * continues, then a firing tcp fault replaces the response, else a firing error does. Every draw is
- * made before any delay, so the imposter's draw sequence follows request arrival order.
+ * The `_svc.fault` step's draws (docs/faults.md), after the response type and behaviors: latency
+ * delays and continues, then a firing tcp fault replaces the response, else a firing error does.
+ * Every draw is made before any delay, so the imposter's draw sequence follows request arrival order.
  */
-export function applyFaultBlock(outcome: ResponseOutcome, compiled: FaultedResponse, ctx: ResolveContext): FaultedOutcome | Promise<FaultedOutcome> {
+export function drawFaultBlock(outcome: ResponseOutcome, compiled: FaultedResponse, ctx: ResolveContext): DrawnFaults {
   const faults = faultsOf(compiled);
   if (faults === null) {
     countFaultResponse(outcome, compiled, ctx);
-    return { outcome, faultApplied: false };
+    return { outcome, faultApplied: false, delayMs: 0 };
   }
   const { random, observers } = ctx.imposter;
   let delayMs = -1;
@@ -69,8 +74,14 @@ export function applyFaultBlock(outcome: ResponseOutcome, compiled: FaultedRespo
   } else {
     countFaultResponse(outcome, compiled, ctx);
   }
-  const faulted = { outcome: result, faultApplied: delayMs >= 0 || result !== outcome };
-  // Unref'd: a pending delay must not keep a stopping process alive (its connection is closed anyway).
   // Rounded up: timers drop the fraction, and the client must wait at least the drawn delay.
-  return delayMs > 0 ? sleep(Math.ceil(delayMs), undefined, { ref: false }).then(() => faulted) : faulted;
+  return { outcome: result, faultApplied: delayMs >= 0 || result !== outcome, delayMs: delayMs > 0 ? Math.ceil(delayMs) : 0 };
+}
+
+/** The `_svc.fault` step: drawFaultBlock, then its latency. */
+export function applyFaultBlock(outcome: ResponseOutcome, compiled: FaultedResponse, ctx: ResolveContext): FaultedOutcome | Promise<FaultedOutcome> {
+  const drawn = drawFaultBlock(outcome, compiled, ctx);
+  const faulted = { outcome: drawn.outcome, faultApplied: drawn.faultApplied };
+  // Unref'd: a pending delay must not keep a stopping process alive (its connection is closed anyway).
+  return drawn.delayMs > 0 ? sleep(drawn.delayMs, undefined, { ref: false }).then(() => faulted) : faulted;
 }
