@@ -1,6 +1,6 @@
-import { isObject } from '../../model/index.js';
+import { isObject, MAX_DELAY_MS } from '../../model/index.js';
 import { behaviorEntries, entrySteps, type BehaviorKind } from './steps.js';
-import { compileWait, plainDelay } from './wait.js';
+import { compileWait, plainDelay, type PlainDelay } from './wait.js';
 import { compileCopy } from './copy.js';
 import { compileLookup } from './lookup.js';
 import { compileShellTransform } from './shell-transform.js';
@@ -30,16 +30,22 @@ function isSvcScript(value: unknown, scripts: BehaviorScriptContext | undefined)
   return scripts !== undefined && isObject(value) && isObject(value._svc);
 }
 
-/** The delays of `entries` summed, when each is a plain wait. */
+/**
+ * The delays of `entries` summed, when each is a plain wait and the sum fits one timer (node fires a
+ * longer one after 1 ms; such waits keep their own timers, one after another).
+ */
 function plainDelays(entries: Array<{ kind: BehaviorKind; value: unknown }>, scripts: BehaviorScriptContext | undefined): (() => number) | undefined {
-  const delays: Array<() => number> = [];
+  const delays: PlainDelay[] = [];
+  let max = 0;
   for (const { kind, value } of entries) {
     const delay = kind === 'wait' && !isSvcScript(value, scripts) ? plainDelay(value) : undefined;
     if (!delay) return undefined;
     delays.push(delay);
+    max += delay.max;
   }
-  if (delays.length === 1) return delays[0];
-  return () => delays.reduce((total, delay) => total + delay(), 0);
+  if (!(max <= MAX_DELAY_MS)) return undefined;
+  if (delays.length === 1) return delays[0]!.draw;
+  return () => delays.reduce((total, delay) => total + delay.draw(), 0);
 }
 
 function compileStep(kind: BehaviorKind, value: unknown, scripts: BehaviorScriptContext | undefined): StepRunner {

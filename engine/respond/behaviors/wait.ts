@@ -5,19 +5,26 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A plain `wait`'s delay: drawn per call, never above `max`. */
+export interface PlainDelay {
+  draw(): number;
+  max: number;
+}
+
 /**
  * The delay of a `wait` given as a number (or numeric string: mountebank parseInts it) or as svc's
- * `{min, max}` range, drawn per call; undefined for a JavaScript function (a string or `{inject}`).
+ * `{min, max}` range; undefined for a JavaScript function (a string or `{inject}`).
  */
-export function plainDelay(value: unknown): (() => number) | undefined {
+export function plainDelay(value: unknown): PlainDelay | undefined {
   if (isObject(value)) {
     if (value.inject !== undefined) return undefined;
     const min = Number(value.min);
-    const span = Number(value.max) - min;
-    return () => min + Math.floor(Math.random() * (span + 1));
+    const max = Number(value.max);
+    const span = max - min;
+    return { draw: () => min + Math.floor(Math.random() * (span + 1)), max };
   }
   const fixed = typeof value === 'number' ? value : parseInt(String(value), 10);
-  return Number.isNaN(fixed) ? undefined : () => fixed;
+  return Number.isNaN(fixed) ? undefined : { draw: () => fixed, max: fixed };
 }
 
 /** wait: a plain delay (plainDelay), or a JavaScript function given as a string or as `{inject}` whose result is the delay. */
@@ -25,7 +32,7 @@ export function compileWait(value: unknown): StepRunner {
   const delay = plainDelay(value);
   if (delay) {
     return async (response: ResponseFields) => {
-      await sleep(delay());
+      await sleep(delay.draw());
       return response;
     };
   }
