@@ -17,6 +17,8 @@ export interface CompiledResponse {
   dynamic: boolean;
   /** The response's behaviors (docs/behaviors.md), absent when it has none. */
   behaviors?: CompiledBehaviors;
+  /** `is` only: its `_svc` block holds nothing but `fault` (and `templated`, which changes nothing served). */
+  faultsOnly?: boolean;
   /** Present for `proxy`. */
   proxy?: CompiledProxy;
   /** Present for `_svc.script` when the imposter can run scripts. */
@@ -47,7 +49,11 @@ export function compileResponse(config: Record<string, unknown>, defaults: IsFie
   const type = responseTypeOf(config);
   const dynamic = type !== 'is' || hasBehaviors(config) || isObject(config._svc);
   const behaviors = compileBehaviors(config, scripts);
-  if (type === 'is') return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic, behaviors };
+  if (type === 'is') {
+    const svc = config._svc;
+    const faultsOnly = isObject(svc) && Object.keys(svc).every((key) => key === 'fault' || key === 'templated');
+    return { config, type, prepared: prepareResponse(config.is as IsFields, defaults), dynamic, behaviors, faultsOnly };
+  }
   if (type === 'proxy') return { config, type, dynamic, behaviors, proxy: compileProxy(config) };
   if (type === '_svc' && scripts && isObject(config._svc) && config._svc.script !== undefined) {
     return { config, type, dynamic, behaviors, script: compileScript(config._svc.script, 'respond', scripts.settings, scripts.stub) };

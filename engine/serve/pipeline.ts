@@ -288,12 +288,12 @@ export class RequestPipeline {
     // one timer, without the dynamic path's promise chain and without building the same bytes again.
     if (compiled.type === 'is') {
       const { behaviors } = compiled;
-      const plain: ResponseOutcome = { kind: 'http', response: compiled.prepared! };
       if (behaviors?.delay && compiled.config._svc === undefined) {
-        this.deliverAfter(ex, stub, configIndex, debugAt, plain, behaviors.delay(), true);
+        this.deliverAfter(ex, stub, configIndex, debugAt, { kind: 'http', response: compiled.prepared! }, behaviors.delay(), true);
         return;
       }
-      if (!behaviors && onlyFaultBlock(compiled.config)) {
+      if (!behaviors && compiled.faultsOnly) {
+        const plain: ResponseOutcome = { kind: 'http', response: compiled.prepared! };
         const drawn = drawFaultBlock(plain, compiled, { request: ex.request, imposter: imposter.scope, stubIndex: index, stubId });
         // Unref'd, as the fault step's own delay: a pending latency must not keep a stopping process alive.
         this.deliverAfter(ex, stub, configIndex, debugAt, drawn.outcome, drawn.delayMs, false);
@@ -416,12 +416,6 @@ export class RequestPipeline {
       sink.reset();
     }
   }
-}
-
-/** A response's `_svc` block holds nothing but `fault` (and the `templated` flag, which changes nothing served). */
-function onlyFaultBlock(config: Record<string, unknown>): boolean {
-  const svc = config._svc;
-  return isObject(svc) && Object.keys(svc).every((key) => key === 'fault' || key === 'templated');
 }
 
 /**
